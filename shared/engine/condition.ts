@@ -1,0 +1,144 @@
+import type { Duration } from './duration.ts';
+import type { SignalName } from './signals.ts';
+
+export type Comparator = '>' | '>=' | '<' | '<=';
+
+/** A number, or `$name`: a rule parameter that a cluster can override. */
+export type Threshold = number | `$${string}`;
+
+/** What a condition reads at each step: one signal, a sum of signals, or the ratio of two such values. */
+export type Term = SignalName | { readonly sum: readonly SignalName[] };
+export type Operand = Term | { readonly ratio: readonly [Term, Term]; readonly minDenominator?: number };
+
+export type Aggregate = 'sum' | 'avg' | 'max' | 'min' | 'count' | 'episodes';
+
+export interface ThresholdCondition {
+  readonly kind: 'threshold';
+  readonly of: Operand;
+  readonly op: Comparator;
+  readonly value: Threshold;
+}
+
+/** Met when at least `m` of the last `n` samples pass the comparison. */
+export interface SustainedCondition {
+  readonly kind: 'sustained';
+  readonly of: Operand;
+  readonly op: Comparator;
+  readonly value: Threshold;
+  readonly m: number;
+  readonly n: number;
+}
+
+/**
+ * An aggregate of the samples in a trailing window, compared with a threshold. `count` counts samples (those passing
+ * `where`, when given); `episodes` counts separate runs of samples that pass `where`.
+ */
+export interface WindowCondition {
+  readonly kind: 'window';
+  readonly of: Operand;
+  readonly aggregate: Aggregate;
+  readonly window: Duration;
+  readonly where?: { readonly op: Comparator; readonly value: Threshold };
+  readonly op: Comparator;
+  readonly value: Threshold;
+}
+
+/** The recent window's aggregate against the baseline window just before it, as a ratio or a difference. */
+export interface ChangeCondition {
+  readonly kind: 'change';
+  readonly of: Operand;
+  readonly aggregate: 'avg' | 'max' | 'min' | 'sum';
+  readonly window: Duration;
+  readonly baseline: Duration;
+  readonly mode: 'ratio' | 'delta';
+  readonly op: Comparator;
+  readonly value: Threshold;
+}
+
+/** Met when none of the signals has a single datapoint in the window: the cluster went dark. */
+export interface AbsentCondition {
+  readonly kind: 'absent';
+  readonly of: readonly SignalName[];
+  readonly window: Duration;
+}
+
+export interface AllOfCondition {
+  readonly kind: 'allOf';
+  readonly conditions: readonly Condition[];
+}
+
+export interface AnyOfCondition {
+  readonly kind: 'anyOf';
+  readonly conditions: readonly Condition[];
+}
+
+/**
+ * Met unless one of the conditions is met. Unknown and unevaluable children count as "not seen": it expresses
+ * "no visible cause of this kind", so a cluster without webhook metrics still gets its control-plane page.
+ */
+export interface NoneOfCondition {
+  readonly kind: 'noneOf';
+  readonly conditions: readonly Condition[];
+}
+
+export type Condition =
+  | ThresholdCondition
+  | SustainedCondition
+  | WindowCondition
+  | ChangeCondition
+  | AbsentCondition
+  | AllOfCondition
+  | AnyOfCondition
+  | NoneOfCondition;
+
+export function termSignals(term: Term): readonly SignalName[] {
+  return typeof term === 'string' ? [term] : term.sum;
+}
+
+export function operandSignals(operand: Operand): readonly SignalName[] {
+  if (typeof operand === 'object' && 'ratio' in operand) {
+    return [...termSignals(operand.ratio[0]), ...termSignals(operand.ratio[1])];
+  }
+  return termSignals(operand);
+}
+
+export function conditionSignals(condition: Condition): readonly SignalName[] {
+  switch (condition.kind) {
+    case 'absent':
+      return condition.of;
+    case 'allOf':
+    case 'anyOf':
+    case 'noneOf':
+      return [...new Set(condition.conditions.flatMap(conditionSignals))];
+    default:
+      return operandSignals(condition.of);
+  }
+}
+
+export function conditionParams(condition: Condition): readonly string[] {
+  const param = (value: Threshold | undefined) =>
+    typeof value === 'string' ? [value.slice(1)] : ([] as readonly string[]);
+  switch (condition.kind) {
+    case 'absent':
+      return [];
+    case 'allOf':
+    case 'anyOf':
+    case 'noneOf':
+      return condition.conditions.flatMap(conditionParams);
+    case 'window':
+      return [...param(condition.value), ...param(condition.where?.value)];
+    default:
+      return param(condition.value);
+  }
+}
+
+export function describeTerm(term: Term): string {
+  return typeof term === 'string' ? term : `(${term.sum.join(' + ')})`;
+}
+
+export function describeOperand(operand: Operand): string {
+  if (typeof operand === 'object' && 'ratio' in operand) {
+    return `${describeTerm(operand.ratio[0])} / ${describeTerm(operand.ratio[1])}`;
+  }
+  return describeTerm(operand);
+}

@@ -1,0 +1,424 @@
+import type { Rule } from './rule.ts';
+
+/**
+ * The default rule set. Ids are a public contract; thresholds are justified in docs/rules.md and tuned on the
+ * scenario corpus. Sources named in hints are listed in docs/rules.md#sources.
+ */
+
+const OPA_POSTMORTEM = 'Jetstack post-mortem of the OPA validating-webhook outage on GKE (2019)';
+const GATEKEEPER_ISSUE = 'Gatekeeper issue: readiness before the webhook serves, no shutdown grace (v3.17.1)';
+const APISERVER_TALK = 'Schimanski & Eads, "Operating kube-apiserver Without Hiccups", KubeCon EU 2019';
+const KMS_PR = 'kubernetes/kubernetes#78540: healthz check for KMS providers';
+const K8S_DOCS = 'Kubernetes docs: Dynamic Admission Control';
+
+const webhookFailureShare = { ratio: ['webhook.failures', 'webhook.requests'], minDenominator: 10 } as const;
+const errorShare = { ratio: ['apiserver.5xx', 'apiserver.requests'], minDenominator: 50 } as const;
+const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDenominator: 1 } as const;
+const replacedShare = { ratio: ['nodes.replaced', 'nodes.total'], minDenominator: 1 } as const;
+
+const pauseAutoRepair = [
+  {
+    text: 'Pause node auto-repair until the control plane is healthy: EKS managed node groups `aws eks update-nodegroup-config --cluster-name CLUSTER --nodegroup-name NG --node-repair-config enabled=false`; Karpenter: turn the NodeRepair feature gate off; GKE: `gcloud container node-pools update POOL --cluster CLUSTER --no-enable-autorepair`; plain ASGs: `aws autoscaling suspend-processes --auto-scaling-group-name ASG --scaling-processes ReplaceUnhealthy`.',
+    source: OPA_POSTMORTEM,
+  },
+];
+
+export const DEFAULT_RULES: readonly Rule[] = [
+  {
+    id: 'webhook-blackhole',
+    title: 'Admission webhook is black-holing API writes',
+    summary:
+      'Admission webhook calls time out or fail while apiserver writes stall. Anything that writes through the webhook, including control-plane start-up hooks that update kube-system and kubelets reporting status, can fail.',
+    severity: 'page',
+    params: {
+      webhookP99Seconds: {
+        default: 2.5,
+        unit: 'seconds',
+        description: 'webhook p99 that means calls hang until they time out',
+      },
+      webhookFailureRatio: {
+        default: 0.2,
+        unit: 'ratio',
+        description: 'share of webhook calls that error or time out',
+      },
+      writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as a stall' },
+      errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx' },
+    },
+    when: {
+      kind: 'allOf',
+      conditions: [
+        {
+          kind: 'anyOf',
+          conditions: [
+            { kind: 'sustained', of: 'webhook.p99', op: '>=', value: '$webhookP99Seconds', m: 2, n: 3 },
+            { kind: 'sustained', of: webhookFailureShare, op: '>=', value: '$webhookFailureRatio', m: 2, n: 3 },
+          ],
+        },
+        {
+          kind: 'anyOf',
+          conditions: [
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 2, n: 3 },
+            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 2, n: 3 },
+          ],
+        },
+      ],
+    },
+    explains: ['control-plane-degraded', 'node-repair-storm', 'webhook-availability-gaps', 'apiserver-restart-errors'],
+    holdDown: '15m',
+    // The OPA outage happened during a planned master upgrade: muting this rule in maintenance would hide it.
+    maintenance: 'notify',
+    hints: [
+      {
+        text: 'Find the webhook: `kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations`, then check the backend of each (`kubectl -n NS get endpoints,pods -l APP`) and which one is slow in `apiserver_admission_webhook_admission_duration_seconds` by name.',
+        source: OPA_POSTMORTEM,
+      },
+      {
+        text: 'Emergency: save it (`kubectl get validatingwebhookconfiguration NAME -o yaml > NAME.yaml`), then delete it or set `failurePolicy: Ignore`; retry the delete if the apiserver is flaky.',
+        source: OPA_POSTMORTEM,
+      },
+      ...pauseAutoRepair,
+      {
+        text: 'Lasting fix: a namespaceSelector that excludes kube-system and the webhook’s own namespace, and rules for only the resources the policy needs (the post-mortem narrowed OPA to Ingress and Service).',
+        source: OPA_POSTMORTEM,
+      },
+      {
+        text: 'Lasting fix: a short `timeoutSeconds` (a few seconds), liveness and readiness probes that exercise the TLS serving path, and two or more replicas with a PodDisruptionBudget.',
+        source: K8S_DOCS,
+      },
+    ],
+    runbook: 'docs/runbooks/webhook-blackhole.md',
+  },
+  {
+    id: 'control-plane-degraded',
+    title: 'Kubernetes control plane is degraded',
+    summary:
+      'Write latency or the apiserver 5xx share is high and no admission webhook explains it: look at etcd, API Priority and Fairness, and clients overloading the apiserver.',
+    severity: 'page',
+    params: {
+      writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as degraded' },
+      errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx' },
+      webhookP99Seconds: {
+        default: 2.5,
+        unit: 'seconds',
+        description: 'webhook p99 that would make a webhook the cause',
+      },
+      webhookFailureRatio: {
+        default: 0.2,
+        unit: 'ratio',
+        description: 'webhook failure share that would make a webhook the cause',
+      },
+    },
+    when: {
+      kind: 'allOf',
+      conditions: [
+        {
+          kind: 'anyOf',
+          conditions: [
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 4 },
+            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 4 },
+          ],
+        },
+        {
+          kind: 'noneOf',
+          conditions: [
+            {
+              kind: 'window',
+              of: 'webhook.p99',
+              aggregate: 'max',
+              window: '5m',
+              op: '>=',
+              value: '$webhookP99Seconds',
+            },
+            {
+              kind: 'window',
+              of: webhookFailureShare,
+              aggregate: 'max',
+              window: '5m',
+              op: '>=',
+              value: '$webhookFailureRatio',
+            },
+          ],
+        },
+      ],
+    },
+    explains: ['node-repair-storm', 'apiserver-restart-errors'],
+    holdDown: '15m',
+    maintenance: 'mute',
+    hints: [
+      {
+        text: 'Check etcd first: request latency and database size in the apiserver metrics (`kubectl get --raw /metrics | grep -E "etcd_request_duration|apiserver_storage_size"`); on EKS, open the control-plane logs in CloudWatch Logs.',
+        source: APISERVER_TALK,
+      },
+      {
+        text: 'Check API Priority and Fairness: `kubectl get --raw /metrics | grep apiserver_flowcontrol_rejected_requests_total` shows which flow schema sheds load; find the client from the audit log and throttle it.',
+        source: APISERVER_TALK,
+      },
+      ...pauseAutoRepair,
+    ],
+    runbook: 'docs/runbooks/control-plane-degraded.md',
+  },
+  {
+    id: 'node-repair-storm',
+    title: 'Node auto-repair is replacing nodes in a storm',
+    summary:
+      'Many nodes are being replaced in a short window, relative to the cluster size, while nodes fail to report or the control plane struggles. When the control plane is degraded, auto-repair is reacting to kubelets that cannot report, not to broken nodes.',
+    severity: 'page',
+    params: {
+      replacedShare: { default: 0.2, unit: 'ratio', description: 'share of the cluster replaced within 30 minutes' },
+      minReplaced: { default: 3, unit: 'nodes', description: 'fewest replacements that count, for small clusters' },
+      notReadyShare: { default: 0.3, unit: 'ratio', description: 'share of nodes NotReady at once' },
+      writeP99Seconds: {
+        default: 1,
+        unit: 'seconds',
+        description: 'write p99 that counts as a struggling control plane',
+      },
+      errorRatio: { default: 0.02, unit: 'ratio', description: '5xx share that counts as a struggling control plane' },
+    },
+    when: {
+      kind: 'allOf',
+      conditions: [
+        { kind: 'window', of: replacedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
+        { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
+        {
+          kind: 'anyOf',
+          conditions: [
+            { kind: 'sustained', of: notReadyShare, op: '>=', value: '$notReadyShare', m: 3, n: 5 },
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 2, n: 5 },
+            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 2, n: 5 },
+          ],
+        },
+      ],
+    },
+    explains: ['node-churn'],
+    holdDown: '15m',
+    // A rolling node upgrade replaces many nodes on purpose; a storm while the control plane is down is not that.
+    maintenance: { notifyWhenFiring: ['control-plane-degraded', 'webhook-blackhole'] },
+    hints: [
+      ...pauseAutoRepair,
+      {
+        text: 'Fix the control plane first: nodes that cannot report status to a struggling apiserver look dead to auto-repair, and replacing them adds load without fixing anything.',
+        source: OPA_POSTMORTEM,
+      },
+    ],
+    runbook: 'docs/runbooks/node-repair-storm.md',
+  },
+  {
+    id: 'webhook-latency-tax',
+    title: 'Admission webhook latency dominates API write latency',
+    summary:
+      'For hours, admission webhook latency has made up a large share of apiserver write latency. Every CREATE and UPDATE pays it, and a webhook this slow is one bad day away from black-holing writes.',
+    severity: 'ticket',
+    params: {
+      shareOfWrite: {
+        default: 0.4,
+        unit: 'ratio',
+        description: 'webhook p99 as a share of write p99, averaged over 2h',
+      },
+      minWebhookP99Seconds: {
+        default: 0.1,
+        unit: 'seconds',
+        description: 'webhook p99 below which the tax is ignored',
+      },
+    },
+    when: {
+      kind: 'allOf',
+      conditions: [
+        {
+          kind: 'window',
+          of: { ratio: ['webhook.p99', 'apiserver.write.p99'] },
+          aggregate: 'avg',
+          window: '2h',
+          op: '>=',
+          value: '$shareOfWrite',
+        },
+        { kind: 'window', of: 'webhook.p99', aggregate: 'avg', window: '2h', op: '>=', value: '$minWebhookP99Seconds' },
+      ],
+    },
+    explains: [],
+    holdDown: '1h',
+    maintenance: 'mute',
+    hints: [
+      {
+        text: 'This is the warning the OPA outage gave for days: write latency rose on every CREATE and UPDATE once the webhook was deployed. Find the slow webhook by name in `apiserver_admission_webhook_admission_duration_seconds`.',
+        source: OPA_POSTMORTEM,
+      },
+      {
+        text: 'Scope it down: namespaceSelector, objectSelector or matchConditions, and rules for only the resources and operations the policy checks; set a short `timeoutSeconds`.',
+        source: K8S_DOCS,
+      },
+    ],
+    runbook: 'docs/runbooks/webhook-latency-tax.md',
+  },
+  {
+    id: 'webhook-availability-gaps',
+    title: 'Admission webhook fails in short recurring bursts',
+    summary:
+      'The webhook fails in short bursts again and again, as at every rollout of its deployment. Under fail-open each burst silently skips policy on a share of requests; under fail-closed it rejects them.',
+    severity: 'ticket',
+    params: {
+      failureRatio: { default: 0.01, unit: 'ratio', description: 'webhook failure share that makes a burst' },
+      bursts: { default: 3, unit: 'bursts', description: 'separate bursts within 6 hours' },
+    },
+    when: {
+      kind: 'window',
+      of: webhookFailureShare,
+      aggregate: 'episodes',
+      window: '6h',
+      where: { op: '>=', value: '$failureRatio' },
+      op: '>=',
+      value: '$bursts',
+    },
+    explains: [],
+    holdDown: '1h',
+    maintenance: 'mute',
+    hints: [
+      {
+        text: 'Make readiness mean "can serve": a readiness probe that goes through the TLS webhook server (Gatekeeper: `--enable-tls-healthcheck=true` and a readiness probe on /healthz).',
+        source: GATEKEEPER_ISSUE,
+      },
+      {
+        text: 'Give shutdown a grace period: a `preStop` sleep of about 10 s so endpoints are removed before the server stops listening.',
+        source: GATEKEEPER_ISSUE,
+      },
+      {
+        text: 'Under failurePolicy Ignore these bursts skip policy silently; the Gatekeeper reporter measured about 2% of pods escaping mutation during node-pool rollovers.',
+        source: GATEKEEPER_ISSUE,
+      },
+    ],
+    runbook: 'docs/runbooks/webhook-availability-gaps.md',
+  },
+  {
+    id: 'apiserver-restart-errors',
+    title: 'kube-apiserver drops requests when it restarts',
+    summary:
+      'Short bursts of 5xx or 429 answers recur with healthy latency in between, the signature of apiservers restarting without graceful termination.',
+    severity: 'ticket',
+    params: {
+      errorRatio: { default: 0.02, unit: 'ratio', description: 'share of 5xx plus 429 that makes a burst' },
+      bursts: { default: 2, unit: 'bursts', description: 'separate bursts within 2 hours' },
+      writeP99Seconds: {
+        default: 1,
+        unit: 'seconds',
+        description: 'average write p99 below which latency counts as healthy',
+      },
+    },
+    when: {
+      kind: 'allOf',
+      conditions: [
+        {
+          kind: 'window',
+          of: { ratio: [{ sum: ['apiserver.5xx', 'apiserver.429'] }, 'apiserver.requests'], minDenominator: 50 },
+          aggregate: 'episodes',
+          window: '2h',
+          where: { op: '>=', value: '$errorRatio' },
+          op: '>=',
+          value: '$bursts',
+        },
+        {
+          kind: 'window',
+          of: 'apiserver.write.p99',
+          aggregate: 'avg',
+          window: '2h',
+          op: '<',
+          value: '$writeP99Seconds',
+        },
+      ],
+    },
+    explains: [],
+    holdDown: '30m',
+    maintenance: 'mute',
+    hints: [
+      {
+        text: 'Terminate gracefully: on SIGTERM fail /readyz at once, keep serving through a minimum shutdown delay while load balancers and the endpoints controller stop sending traffic, then drain (`--shutdown-delay-duration`, `--shutdown-send-retry-after`).',
+        source: APISERVER_TALK,
+      },
+      {
+        text: 'Point load-balancer health checks at /readyz, not /healthz: /healthz failing restarts the pod, /readyz failing only removes the endpoint.',
+        source: APISERVER_TALK,
+      },
+      {
+        text: 'If the errors follow restarts and hit Secrets, check the KMS plugin: an apiserver that starts before its KMS plugin is healthy fails Secret requests; the kms-provider healthz check keeps it not-ready until the plugin answers.',
+        source: KMS_PR,
+      },
+    ],
+    runbook: 'docs/runbooks/apiserver-restart-errors.md',
+  },
+  {
+    id: 'node-churn',
+    title: 'Node replacements are elevated',
+    summary:
+      'Nodes are being replaced well above the recent baseline while the control plane is healthy: spot interruptions, a bad node image, or consolidation. Worth a look, never a page.',
+    severity: 'ticket',
+    params: {
+      minReplaced: { default: 5, unit: 'nodes', description: 'replacements within 30 minutes' },
+      changeRatio: { default: 3, unit: 'x', description: 'rate over 30 minutes against the 6-hour baseline' },
+      writeP99Seconds: {
+        default: 1,
+        unit: 'seconds',
+        description: 'write p99 that would mean the control plane is involved',
+      },
+      errorRatio: {
+        default: 0.05,
+        unit: 'ratio',
+        description: '5xx share that would mean the control plane is involved',
+      },
+    },
+    when: {
+      kind: 'allOf',
+      conditions: [
+        { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
+        {
+          kind: 'change',
+          of: 'nodes.replaced',
+          aggregate: 'avg',
+          window: '30m',
+          baseline: '6h',
+          mode: 'ratio',
+          op: '>=',
+          value: '$changeRatio',
+        },
+        {
+          kind: 'noneOf',
+          conditions: [
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 5 },
+            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 5 },
+          ],
+        },
+      ],
+    },
+    explains: [],
+    holdDown: '1h',
+    maintenance: 'mute',
+    hints: [
+      {
+        text: 'Tell the causes apart: `aws autoscaling describe-scaling-activities --auto-scaling-group-name ASG` for ASG terminations, EC2 Spot interruption warnings in EventBridge, and Karpenter `disruption` events (`kubectl get events -A --field-selector reason=DisruptionTerminating`).',
+        source: 'Karpenter docs: Disruption; Amazon EC2 docs: Spot Instance interruptions',
+      },
+    ],
+    runbook: 'docs/runbooks/node-churn.md',
+  },
+  {
+    id: 'signals-missing',
+    title: 'Cluster signals stopped arriving',
+    summary:
+      'No apiserver datapoint has arrived for this cluster for 10 minutes: either its control plane is down, or monitoring is blind. Both mean nothing else here can page for it.',
+    severity: 'page',
+    params: {},
+    when: { kind: 'absent', of: ['apiserver.requests', 'apiserver.write.p99'], window: '10m' },
+    explains: [],
+    holdDown: '5m',
+    // A control plane that goes dark during an upgrade is exactly what an upgrade must not hide.
+    maintenance: 'notify',
+    hints: [
+      {
+        text: 'Is the control plane up? `aws eks describe-cluster --name CLUSTER --query cluster.status` and `kubectl get --raw /readyz?verbose`.',
+        source: APISERVER_TALK,
+      },
+      {
+        text: 'Is monitoring blind? `aws cloudwatch list-metrics --namespace AWS/EKS --dimensions Name=ClusterName,Value=CLUSTER` in the cluster account, and `aws oam list-attached-links` in the ops account for the cross-account link.',
+        source: 'Amazon CloudWatch docs: cross-account observability',
+      },
+    ],
+    runbook: 'docs/runbooks/signals-missing.md',
+  },
+];

@@ -1,0 +1,82 @@
+import type { Evidence } from './evaluate-condition.ts';
+import type { Hint, Rule, Severity } from './rule.ts';
+
+export type NotificationKind = 'page' | 'ticket' | 'update' | 'resolve';
+
+/** Why a notification went out, beyond its kind. */
+export type NotificationReason =
+  | 'opened'
+  | 'maintenance-ended'
+  | 'escalated'
+  | 'new-symptom'
+  | 'cause-identified'
+  | 'reminder'
+  | 'resolved';
+
+export interface ClusterEvidence {
+  readonly cluster: string;
+  readonly incident: string;
+  readonly rule: string;
+  readonly items: readonly Evidence[];
+}
+
+/** What one page, ticket, update or resolve says; the notifier renders it for each protocol. */
+export interface Notification {
+  readonly id: string;
+  readonly at: string;
+  readonly kind: NotificationKind;
+  readonly reason: NotificationReason;
+  /** `critical` for a page-severity incident, `warning` for a ticket. */
+  readonly severity: 'critical' | 'warning';
+  readonly rule: string;
+  readonly title: string;
+  readonly summary: string;
+  readonly clusters: readonly string[];
+  readonly incidents: readonly string[];
+  readonly openedAt: string;
+  readonly symptoms: readonly string[];
+  /** New symptoms or the replaced cause, for updates. */
+  readonly changes: readonly string[];
+  /** Each symptom's causal path from the root, e.g. ["webhook-blackhole", "node-repair-storm"]. */
+  readonly causalChain: readonly (readonly string[])[];
+  readonly evidence: readonly ClusterEvidence[];
+  readonly hints: readonly Hint[];
+  readonly runbook: string;
+}
+
+/** ISO-8601 UTC to the second, as scenario files and notifications write times. */
+export function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+export function alertSeverity(severity: Severity): Notification['severity'] {
+  return severity === 'page' ? 'critical' : 'warning';
+}
+
+/** FNV-1a, to give grouped notifications a short, deterministic id without importing a crypto module. */
+export function shortHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+export function notificationTitle(
+  kind: NotificationKind,
+  reason: NotificationReason,
+  rule: Rule,
+  clusters: readonly string[],
+) {
+  const where = clusters.length === 1 ? `on ${clusters[0]}` : `on ${clusters.length} clusters`;
+  const prefix: Partial<Record<NotificationReason, string>> = {
+    resolved: 'Resolved: ',
+    reminder: 'Still firing: ',
+    'new-symptom': 'Update: ',
+    'cause-identified': 'Cause identified: ',
+    escalated: 'Escalated: ',
+  };
+  const label = kind === 'page' || kind === 'ticket' ? (prefix[reason] ?? '') : (prefix[reason] ?? 'Update: ');
+  return `${label}${rule.title} ${where}`;
+}

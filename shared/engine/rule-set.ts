@@ -1,0 +1,184 @@
+import { InputError, type InputProblem } from '../errors.ts';
+import { jsonPath } from '../schema-errors.ts';
+import { conditionParams } from './condition.ts';
+import { durationMs } from './duration.ts';
+import { conditionLookback, type Params } from './evaluate-condition.ts';
+import type { Rule, RuleOverrides, Severity } from './rule.ts';
+
+/** A rule as it runs on one cluster, after the fleet's and the cluster's overrides. */
+export interface ClusterRule {
+  readonly rule: Rule;
+  readonly severity: Severity;
+  readonly params: Params;
+  readonly holdDownMs: number;
+}
+
+/** Where each rule came from, so that a problem can point into the right file. */
+export interface RuleOrigin {
+  readonly file: string;
+  readonly path: readonly PropertyKey[];
+}
+
+/**
+ * A validated set of rules: ids unique, causal links and parameters resolvable, no cycle in what explains what.
+ * Rules are kept explainers first, so that correlation sees a cause before its symptoms.
+ */
+export class RuleSet {
+  private readonly byId: ReadonlyMap<string, Rule>;
+  private readonly closure: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly rules: readonly Rule[];
+
+  private constructor(rules: readonly Rule[]) {
+    this.byId = new Map(rules.map((rule) => [rule.id, rule]));
+    const closure = new Map<string, Set<string>>();
+    const visit = (id: string): Set<string> => {
+      const known = closure.get(id);
+      if (known) return known;
+      const reached = new Set<string>();
+      closure.set(id, reached);
+      for (const next of this.byId.get(id)?.explains ?? []) {
+        reached.add(next);
+        for (const further of visit(next)) reached.add(further);
+      }
+      return reached;
+    };
+    for (const rule of rules) visit(rule.id);
+    this.closure = closure;
+    // A rule explains strictly more than anything it explains, so a larger closure sorts first.
+    this.rules = [...rules].sort((a, b) => this.explained(b.id).size - this.explained(a.id).size);
+  }
+
+  /** Validate rules from one or more files; every problem is reported at once, each with its file and path. */
+  static compile(rules: readonly Rule[], origins: readonly RuleOrigin[]): RuleSet {
+    const problems = new Map<string, InputProblem[]>();
+    const report = (index: number, suffix: readonly PropertyKey[], message: string) => {
+      const origin = origins[index] ?? { file: 'rules', path: [index] };
+      const list = problems.get(origin.file) ?? [];
+      list.push({ path: jsonPath([...origin.path, ...suffix]), message });
+      problems.set(origin.file, list);
+    };
+    const ids = new Set<string>();
+    rules.forEach((rule, index) => {
+      if (ids.has(rule.id)) report(index, ['id'], `duplicate rule id "${rule.id}": ids must be unique`);
+      ids.add(rule.id);
+    });
+    rules.forEach((rule, index) => {
+      rule.explains.forEach((target, at) => {
+        if (target === rule.id) report(index, ['explains', at], 'a rule cannot explain itself');
+        else if (!ids.has(target)) report(index, ['explains', at], `unknown rule "${target}"`);
+      });
+      if (typeof rule.maintenance === 'object') {
+        rule.maintenance.notifyWhenFiring.forEach((target, at) => {
+          if (!ids.has(target)) report(index, ['maintenance', 'notifyWhenFiring', at], `unknown rule "${target}"`);
+        });
+      }
+      for (const param of conditionParams(rule.when)) {
+        if (!Object.hasOwn(rule.params, param)) {
+          report(index, ['when'], `uses $${param}, which is not declared in "params"`);
+        }
+      }
+    });
+    const cycle = findCycle(rules);
+    if (cycle) {
+      report(
+        rules.findIndex((r) => r.id === cycle[0]),
+        ['explains'],
+        `causal links form a cycle: ${cycle.join(' -> ')}`,
+      );
+    }
+    if (problems.size > 0) {
+      const [file, list] = [...problems.entries()][0] as [string, InputProblem[]];
+      throw new InputError(file, list);
+    }
+    return new RuleSet(rules);
+  }
+
+  get(id: string): Rule | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Every rule that `id` explains, directly or through others. */
+  explained(id: string): ReadonlySet<string> {
+    return this.closure.get(id) ?? new Set();
+  }
+
+  explains(cause: string, symptom: string): boolean {
+    return this.explained(cause).has(symptom);
+  }
+
+  /** The shortest causal path from a root cause to a symptom, both included. */
+  chain(cause: string, symptom: string): string[] {
+    const previous = new Map<string, string>();
+    const queue = [cause];
+    for (let current = queue.shift(); current !== undefined; current = queue.shift()) {
+      if (current === symptom) break;
+      for (const next of this.byId.get(current)?.explains ?? []) {
+        if (!previous.has(next) && next !== cause) {
+          previous.set(next, current);
+          queue.push(next);
+        }
+      }
+    }
+    const path = [symptom];
+    for (let at = previous.get(symptom); at !== undefined; at = previous.get(at)) path.unshift(at);
+    return path[0] === cause ? path : [cause, symptom];
+  }
+
+  /** Samples of history the whole set reads at one step. */
+  lookback(stepSeconds: number): number {
+    return Math.max(1, ...this.rules.map((rule) => conditionLookback(rule.when, stepSeconds)));
+  }
+
+  /** Problems with overrides written at `path` in `file` (unknown rules or parameters). */
+  checkOverrides(overrides: RuleOverrides, path: readonly PropertyKey[]): InputProblem[] {
+    return Object.entries(overrides).flatMap(([id, override]) => {
+      const rule = this.byId.get(id);
+      if (!rule) return [{ path: jsonPath([...path, id]), message: `unknown rule "${id}"` }];
+      return Object.keys(override.params ?? {})
+        .filter((param) => !Object.hasOwn(rule.params, param))
+        .map((param) => ({
+          path: jsonPath([...path, id, 'params', param]),
+          message: `rule "${id}" has no parameter "${param}"; it has: ${Object.keys(rule.params).join(', ') || 'none'}`,
+        }));
+    });
+  }
+
+  /** The enabled rules for one cluster, with overrides applied in order (fleet-wide first, then the cluster's). */
+  forCluster(layers: readonly RuleOverrides[]): ClusterRule[] {
+    return this.rules.flatMap((rule) => {
+      const applied = layers.map((layer) => layer[rule.id]).filter((o) => o !== undefined);
+      if ((applied.findLast((o) => o.enabled !== undefined)?.enabled ?? true) === false) return [];
+      const params: Record<string, number> = Object.fromEntries(
+        Object.entries(rule.params).map(([name, param]) => [name, param.default]),
+      );
+      for (const override of applied) Object.assign(params, override.params);
+      const severity = applied.findLast((o) => o.severity)?.severity ?? rule.severity;
+      const holdDown = applied.findLast((o) => o.holdDown)?.holdDown ?? rule.holdDown;
+      return [{ rule, severity, params, holdDownMs: durationMs(holdDown) }];
+    });
+  }
+}
+
+function findCycle(rules: readonly Rule[]): string[] | undefined {
+  const explains = new Map(rules.map((rule) => [rule.id, rule.explains]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'visiting') return [...stack.slice(stack.indexOf(id)), id];
+    state.set(id, 'visiting');
+    stack.push(id);
+    for (const next of explains.get(id) ?? []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    stack.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const rule of rules) {
+    const cycle = visit(rule.id);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}

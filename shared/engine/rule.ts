@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import type { Condition } from './condition.ts';
+import { type Duration, isDuration } from './duration.ts';
+import { SIGNAL_NAMES, type SignalName } from './signals.ts';
+
+export type Severity = 'page' | 'ticket';
+
+/** A remediation step and the incident or document that taught it. */
+export interface Hint {
+  readonly text: string;
+  readonly source: string;
+}
+
+/**
+ * What a rule does inside a declared maintenance window. `mute` holds its notifications until the window ends;
+ * `notifyWhenFiring` mutes unless one of the named rules fires on the same cluster, so a repair storm with a
+ * degraded control plane still pages during an upgrade.
+ */
+export type MaintenancePolicy = 'notify' | 'mute' | { readonly notifyWhenFiring: readonly string[] };
+
+export interface RuleParam {
+  readonly default: number;
+  readonly unit: string;
+  readonly description: string;
+}
+
+export interface Rule {
+  readonly id: string;
+  /** Names the cause; it is the headline of every page about it. */
+  readonly title: string;
+  readonly summary: string;
+  readonly severity: Severity;
+  readonly params: Readonly<Record<string, RuleParam>>;
+  readonly when: Condition;
+  /** Rules whose findings this rule's incident explains: they attach to it as symptoms instead of paging. */
+  readonly explains: readonly string[];
+  /** How long everything must stay clear before the incident resolves. */
+  readonly holdDown: Duration;
+  readonly maintenance: MaintenancePolicy;
+  readonly hints: readonly Hint[];
+  readonly runbook: string;
+}
+
+const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const PARAM_REF = /^\$[A-Za-z][A-Za-z0-9]*$/;
+
+const signalSchema = z.enum(SIGNAL_NAMES as [SignalName, ...SignalName[]], {
+  error: (issue) => `unknown signal ${JSON.stringify(issue.input)}: expected one of ${SIGNAL_NAMES.join(', ')}`,
+});
+const durationSchema = z.string().refine(isDuration, { error: 'expected a duration like 90s, 15m, 4h or 2d' });
+const comparatorSchema = z.enum(['>', '>=', '<', '<='], { error: 'expected a comparator: >, >=, < or <=' });
+const paramRefSchema = z.custom<`$${string}`>((value) => typeof value === 'string' && PARAM_REF.test(value));
+const thresholdSchema = z.union([z.number(), paramRefSchema], {
+  error: 'expected a number or a parameter reference like $writeP99Seconds',
+});
+const termSchema = z.union([signalSchema, z.strictObject({ sum: z.array(signalSchema).min(2) })], {
+  error: 'expected a signal name or { "sum": [signal, signal, ...] }',
+});
+const operandSchema = z.union(
+  [
+    termSchema,
+    z.strictObject({ ratio: z.tuple([termSchema, termSchema]), minDenominator: z.number().min(0).optional() }),
+  ],
+  { error: 'expected a signal name, { "sum": [...] } or { "ratio": [numerator, denominator] }' },
+);
+
+const CONDITION_KINDS = ['threshold', 'sustained', 'window', 'change', 'absent', 'allOf', 'anyOf', 'noneOf'] as const;
+
+export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
+  z.discriminatedUnion(
+    'kind',
+    [
+      z.strictObject({ kind: z.literal('threshold'), of: operandSchema, op: comparatorSchema, value: thresholdSchema }),
+      z
+        .strictObject({
+          kind: z.literal('sustained'),
+          of: operandSchema,
+          op: comparatorSchema,
+          value: thresholdSchema,
+          m: z.int().min(1),
+          n: z.int().min(1),
+        })
+        .refine((c) => c.m <= c.n, { error: 'm must not exceed n ("m of the last n samples")', path: ['m'] }),
+      z
+        .strictObject({
+          kind: z.literal('window'),
+          of: operandSchema,
+          aggregate: z.enum(['sum', 'avg', 'max', 'min', 'count', 'episodes']),
+          window: durationSchema,
+          where: z.strictObject({ op: comparatorSchema, value: thresholdSchema }).optional(),
+          op: comparatorSchema,
+          value: thresholdSchema,
+        })
+        .refine((c) => c.aggregate !== 'episodes' || c.where !== undefined, {
+          error: 'an episodes aggregate needs "where": which samples make an episode',
+          path: ['where'],
+        }),
+      z.strictObject({
+        kind: z.literal('change'),
+        of: operandSchema,
+        aggregate: z.enum(['avg', 'max', 'min', 'sum']),
+        window: durationSchema,
+        baseline: durationSchema,
+        mode: z.enum(['ratio', 'delta']),
+        op: comparatorSchema,
+        value: thresholdSchema,
+      }),
+      z.strictObject({ kind: z.literal('absent'), of: z.array(signalSchema).min(1), window: durationSchema }),
+      z.strictObject({ kind: z.literal('allOf'), conditions: z.array(conditionSchema).min(1) }),
+      z.strictObject({ kind: z.literal('anyOf'), conditions: z.array(conditionSchema).min(1) }),
+      z.strictObject({ kind: z.literal('noneOf'), conditions: z.array(conditionSchema).min(1) }),
+    ],
+    { error: `expected a condition with "kind" one of ${CONDITION_KINDS.join(', ')}` },
+  ),
+);
+
+export const severitySchema = z.enum(['page', 'ticket'], { error: 'expected "page" or "ticket"' });
+export const ruleIdSchema = z
+  .string()
+  .regex(RULE_ID, { error: 'expected a kebab-case rule id like webhook-blackhole' });
+
+export const ruleSchema = z.strictObject({
+  id: ruleIdSchema,
+  title: z.string().min(1),
+  summary: z.string().min(1),
+  severity: severitySchema,
+  params: z
+    .record(
+      z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/),
+      z.strictObject({ default: z.number(), unit: z.string(), description: z.string().min(1) }),
+    )
+    .default({}),
+  when: conditionSchema,
+  explains: z.array(ruleIdSchema).default([]),
+  holdDown: durationSchema.default('15m'),
+  maintenance: z
+    .union([z.enum(['notify', 'mute']), z.strictObject({ notifyWhenFiring: z.array(ruleIdSchema).min(1) })], {
+      error: 'expected "notify", "mute" or { "notifyWhenFiring": [rule ids] }',
+    })
+    .default('mute'),
+  hints: z.array(z.strictObject({ text: z.string().min(1), source: z.string().min(1) })).min(1, {
+    error: 'a rule needs at least one remediation hint that names its source',
+  }),
+  runbook: z.string().min(1),
+}) satisfies z.ZodType<Rule, unknown>;
+
+/** Per-cluster (or fleet-wide) changes to one rule, from the deployment configuration. */
+export const ruleOverrideSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  severity: severitySchema.optional(),
+  params: z.record(z.string(), z.number()).optional(),
+  holdDown: durationSchema.optional(),
+});
+export type RuleOverride = z.infer<typeof ruleOverrideSchema>;
+export const ruleOverridesSchema = z.record(ruleIdSchema, ruleOverrideSchema);
+export type RuleOverrides = z.infer<typeof ruleOverridesSchema>;

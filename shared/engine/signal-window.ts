@@ -1,0 +1,35 @@
+import type { Sample, SignalName } from './signals.ts';
+
+/**
+ * The history of one cluster's signals that a rule can see at one step, newest sample last. Replay and the poller
+ * both hand the engine one of these, so a rule cannot tell a scenario from CloudWatch.
+ */
+export interface SignalWindow {
+  readonly stepSeconds: number;
+  /** Whether the cluster provides this signal at all; a rule that needs a signal it lacks is skipped. */
+  has(signal: SignalName): boolean;
+  /** The sample `back` steps before the newest (0 = newest); null when missing or before the history starts. */
+  sample(signal: SignalName, back: number): Sample;
+}
+
+export type SeriesBySignal = Partial<Record<SignalName, readonly Sample[]>>;
+
+/** A window over whole series whose newest sample is at index `end`: replay moves `end` instead of copying. */
+export class SeriesWindow implements SignalWindow {
+  constructor(
+    private readonly series: SeriesBySignal,
+    readonly stepSeconds: number,
+    readonly end: number,
+  ) {}
+
+  has(signal: SignalName): boolean {
+    return this.series[signal] !== undefined;
+  }
+
+  sample(signal: SignalName, back: number): Sample {
+    const index = this.end - back;
+    if (index < 0) return null;
+    const value = this.series[signal]?.[index];
+    return value === undefined || value === null || !Number.isFinite(value) ? null : value;
+  }
+}

@@ -1,0 +1,281 @@
+import { type ConditionResult, type Evidence, evaluateCondition } from './evaluate-condition.ts';
+import { type Incident, incidentId, maxSeverity, members } from './incident.ts';
+import { allowsNotification } from './maintenance.ts';
+import {
+  alertSeverity,
+  type ClusterEvidence,
+  isoSeconds,
+  type Notification,
+  type NotificationKind,
+  type NotificationReason,
+  notificationTitle,
+  shortHash,
+} from './notification.ts';
+import type { ClusterRule, RuleSet } from './rule-set.ts';
+import type { SignalWindow } from './signal-window.ts';
+
+/** What the engine knows about one cluster at one step. */
+export interface ClusterObservation {
+  readonly cluster: string;
+  readonly window: SignalWindow;
+  readonly rules: readonly ClusterRule[];
+  readonly inMaintenance: boolean;
+}
+
+export interface EngineSettings {
+  /** How long an open page waits before it is re-sent as a reminder. */
+  readonly renotifyMs: number;
+  /** Prefix of runbook links; a rule's runbook path is appended. */
+  readonly runbookBaseUrl: string;
+}
+
+/** One rule's verdict on one cluster at one step. */
+export interface Finding extends ConditionResult {
+  readonly cluster: string;
+  readonly rule: string;
+}
+
+export interface StepInput {
+  readonly at: number;
+  readonly ruleSet: RuleSet;
+  readonly clusters: readonly ClusterObservation[];
+  /** The open incidents of these clusters, as the store holds them. */
+  readonly incidents: readonly Incident[];
+  readonly settings: EngineSettings;
+}
+
+export interface StepOutput {
+  /** Every incident this step opened, changed or resolved, in its new state. */
+  readonly changed: readonly Incident[];
+  /** Open incidents after the step (changed or not). */
+  readonly open: readonly Incident[];
+  readonly notifications: readonly Notification[];
+  readonly findings: readonly Finding[];
+}
+
+/** What one incident has to say at the end of a step, before notifications are grouped across clusters. */
+interface Outgoing {
+  readonly incident: Incident;
+  readonly kind: NotificationKind;
+  readonly reason: NotificationReason;
+  readonly changes: readonly string[];
+}
+
+/**
+ * One evaluation step: evaluate every rule on every cluster, correlate the findings into incidents, move each
+ * incident through its lifecycle, and say what must be sent. Pure: the same input always gives the same output,
+ * which is what lets a retried or overlapping poll produce identical, de-duplicable notifications.
+ */
+export function step(input: StepInput): StepOutput {
+  const at = isoSeconds(input.at);
+  const findings: Finding[] = [];
+  const changed: Incident[] = [];
+  const open: Incident[] = [];
+  const outgoing: Outgoing[] = [];
+  for (const observation of input.clusters) {
+    const previous = input.incidents.filter((i) => i.cluster === observation.cluster && i.status === 'open');
+    const result = advanceCluster(observation, previous, input, at);
+    findings.push(...result.findings);
+    changed.push(...result.changed);
+    open.push(...result.open);
+    outgoing.push(...result.outgoing);
+  }
+  return { changed, open, notifications: groupAcrossClusters(outgoing, input, at), findings };
+}
+
+function advanceCluster(observation: ClusterObservation, previous: readonly Incident[], input: StepInput, at: string) {
+  const { ruleSet } = input;
+  const now = input.at;
+  const findings: Finding[] = observation.rules.map(({ rule, params }) => ({
+    cluster: observation.cluster,
+    rule: rule.id,
+    ...evaluateCondition(rule.when, observation.window, params),
+  }));
+  const verdictOf = new Map(findings.map((f) => [f.rule, f]));
+  const configOf = new Map(observation.rules.map((r) => [r.rule.id, r]));
+  const firing = findings.filter((f) => f.verdict === 'met');
+  const firingIds = new Set(firing.map((f) => f.rule));
+
+  const incidents = new Map<string, Incident>(previous.map((i) => [i.id, i]));
+  const touched = new Set<string>();
+  const changes = new Map<string, { reason: NotificationReason; changes: string[] }>();
+  const update = (next: Incident) => {
+    incidents.set(next.id, next);
+    touched.add(next.id);
+  };
+  const noteChange = (id: string, reason: NotificationReason, what: string) => {
+    const entry = changes.get(id) ?? { reason, changes: [] };
+    entry.changes.push(what);
+    changes.set(id, entry);
+  };
+  const openIncidents = () => [...incidents.values()].filter((i) => i.status === 'open');
+
+  // Correlate: findings arrive explainers first, so a cause opens its incident before its symptoms look for one.
+  for (const finding of firing) {
+    const severity = configOf.get(finding.rule)?.severity ?? 'ticket';
+    if (openIncidents().some((i) => members(i).includes(finding.rule))) continue;
+    const host = openIncidents().find((i) => ruleSet.explains(i.rule, finding.rule));
+    if (host) {
+      update({ ...host, symptoms: [...host.symptoms, finding.rule], severity: maxSeverity(host.severity, severity) });
+      noteChange(host.id, 'new-symptom', `new symptom: ${finding.rule}`);
+      continue;
+    }
+    const explained = openIncidents()
+      .filter((i) => ruleSet.explains(finding.rule, i.rule))
+      .sort((a, b) => a.openedAt.localeCompare(b.openedAt))[0];
+    if (explained) {
+      // The cause showed itself after its symptom: the incident keeps its identity and gains its real root.
+      update({
+        ...explained,
+        rule: finding.rule,
+        symptoms: [explained.rule, ...explained.symptoms],
+        severity: maxSeverity(explained.severity, severity),
+      });
+      noteChange(explained.id, 'cause-identified', `cause identified: ${finding.rule} (was ${explained.rule})`);
+      continue;
+    }
+    update({
+      id: incidentId(observation.cluster, finding.rule, at),
+      cluster: observation.cluster,
+      rule: finding.rule,
+      severity,
+      status: 'open',
+      openedAt: at,
+      symptoms: [],
+      flaps: 0,
+      paged: false,
+      notifications: 0,
+      reminders: 0,
+      evidence: {},
+    });
+  }
+
+  // Lifecycle: an incident lives while any member fires; it resolves after all stay clear for the hold-down.
+  for (const incident of openIncidents()) {
+    const verdicts = members(incident).map((id) => verdictOf.get(id)?.verdict ?? 'unmet');
+    const evidence = { ...incident.evidence };
+    for (const id of members(incident)) {
+      const finding = verdictOf.get(id);
+      if (finding?.verdict === 'met') evidence[id] = finding.evidence;
+    }
+    if (verdicts.includes('met')) {
+      const flapped = incident.clearSince !== undefined;
+      update({ ...incident, clearSince: undefined, flaps: incident.flaps + (flapped ? 1 : 0), evidence });
+    } else if (verdicts.includes('unknown')) {
+      // Missing data is not evidence of recovery: the hold-down starts again once data says "clear".
+      if (incident.clearSince !== undefined) update({ ...incident, clearSince: undefined });
+    } else {
+      const clearSince = incident.clearSince ?? at;
+      const holdDownMs = configOf.get(incident.rule)?.holdDownMs ?? 0;
+      if (now - Date.parse(clearSince) >= holdDownMs) {
+        update({ ...incident, clearSince, status: 'resolved', resolvedAt: at });
+      } else if (incident.clearSince === undefined) {
+        update({ ...incident, clearSince });
+      }
+    }
+  }
+
+  // Notify: at most one notification per incident per step.
+  const outgoing: Outgoing[] = [];
+  for (const id of [...incidents.keys()]) {
+    const incident = incidents.get(id) as Incident;
+    const decision = decide(incident, changes.get(id), observation, firingIds, input, at);
+    if (!decision) continue;
+    const notified = decision.kind === 'page' || decision.kind === 'ticket';
+    const sent: Incident = {
+      ...incident,
+      notifiedAt: incident.notifiedAt ?? at,
+      lastNotifiedAt: at,
+      paged: incident.paged || decision.kind === 'page',
+      notifications: incident.notifications + 1,
+      reminders: incident.reminders + (decision.reason === 'reminder' ? 1 : 0),
+    };
+    update(notified || incident.notifiedAt ? sent : incident);
+    outgoing.push({ ...decision, incident: sent });
+  }
+
+  const all = [...incidents.values()];
+  return {
+    findings,
+    changed: all.filter((i) => touched.has(i.id)),
+    open: all.filter((i) => i.status === 'open'),
+    outgoing,
+  };
+}
+
+function decide(
+  incident: Incident,
+  change: { reason: NotificationReason; changes: string[] } | undefined,
+  observation: ClusterObservation,
+  firing: ReadonlySet<string>,
+  input: StepInput,
+  at: string,
+): Omit<Outgoing, 'incident'> | undefined {
+  if (incident.status === 'resolved') {
+    return incident.notifiedAt ? { kind: 'resolve', reason: 'resolved', changes: [] } : undefined;
+  }
+  if (!incident.notifiedAt) {
+    const muted =
+      observation.inMaintenance &&
+      !members(incident).some((id) => {
+        const rule = input.ruleSet.get(id);
+        return rule !== undefined && allowsNotification(rule.maintenance, firing);
+      });
+    if (muted) return undefined;
+    const kind = incident.severity === 'page' ? 'page' : 'ticket';
+    return { kind, reason: incident.openedAt === at ? 'opened' : 'maintenance-ended', changes: [] };
+  }
+  if (incident.severity === 'page' && !incident.paged) {
+    return { kind: 'page', reason: 'escalated', changes: change?.changes ?? [] };
+  }
+  if (change) return { kind: 'update', reason: change.reason, changes: change.changes };
+  const since = Date.parse(incident.lastNotifiedAt ?? incident.openedAt);
+  if (incident.severity === 'page' && input.at - since >= input.settings.renotifyMs) {
+    return { kind: 'update', reason: 'reminder', changes: [] };
+  }
+  return undefined;
+}
+
+/** The same rule saying the same thing on many clusters at once becomes one notification that lists them. */
+function groupAcrossClusters(outgoing: readonly Outgoing[], input: StepInput, at: string): Notification[] {
+  const groups = new Map<string, Outgoing[]>();
+  for (const item of outgoing) {
+    const key = [item.kind, item.reason, item.incident.rule, item.incident.severity, item.changes.join('|')].join(
+      '\u0000',
+    );
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  return [...groups.values()].map((items) => {
+    const first = items[0] as Outgoing;
+    const rule = input.ruleSet.get(first.incident.rule);
+    if (!rule) throw new Error(`incident ${first.incident.id} has unknown root rule ${first.incident.rule}`);
+    const clusters = [...new Set(items.map((i) => i.incident.cluster))];
+    const incidents = items.map((i) => i.incident.id);
+    const symptoms = [...new Set(items.flatMap((i) => i.incident.symptoms))];
+    const evidence: ClusterEvidence[] = items.flatMap(({ incident }) =>
+      members(incident).flatMap((id) => {
+        const items: readonly Evidence[] = (incident.evidence[id] ?? []).filter((e) => e.passed);
+        return items.length > 0 ? [{ cluster: incident.cluster, incident: incident.id, rule: id, items }] : [];
+      }),
+    );
+    return {
+      id: `${at}/${first.kind}/${rule.id}/${shortHash(incidents.join(','))}`,
+      at,
+      kind: first.kind,
+      reason: first.reason,
+      severity: alertSeverity(first.incident.severity),
+      rule: rule.id,
+      title: notificationTitle(first.kind, first.reason, rule, clusters),
+      summary: rule.summary,
+      clusters,
+      incidents,
+      openedAt: items.map((i) => i.incident.openedAt).sort()[0] ?? at,
+      symptoms,
+      changes: first.changes,
+      causalChain: symptoms.map((symptom) => input.ruleSet.chain(rule.id, symptom)),
+      evidence,
+      hints: rule.hints,
+      runbook: `${input.settings.runbookBaseUrl}${rule.runbook}`,
+    };
+  });
+}

@@ -1,0 +1,43 @@
+import type { DeploymentConfig } from '../config/deployment-config.ts';
+import { durationMs } from '../engine/duration.ts';
+import type { MaintenanceWindow } from '../engine/maintenance.ts';
+import type { RuleOverrides } from '../engine/rule.ts';
+import type { RuleSet } from '../engine/rule-set.ts';
+import type { WatchPlan } from './watch-plan.ts';
+
+export interface PlanInput {
+  readonly ruleSet: RuleSet;
+  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters'>;
+  /** The clusters to watch; those the configuration names get their own overrides. */
+  readonly clusters: readonly string[];
+  readonly maintenance: readonly MaintenanceWindow[];
+  readonly stepSeconds: number;
+}
+
+/** Resolve each cluster's rules (fleet overrides, then the cluster's own) and the history a poll must read. */
+export function buildPlan(input: PlanInput): WatchPlan {
+  const fleet: RuleOverrides = input.config?.rules.overrides ?? {};
+  const clusters = input.clusters.map((name) => {
+    const own = input.config?.clusters.find((c) => c.name === name)?.overrides ?? {};
+    return { name, rules: input.ruleSet.forCluster([fleet, own]) };
+  });
+  return {
+    ruleSet: input.ruleSet,
+    clusters,
+    maintenance: input.maintenance,
+    stepSeconds: input.stepSeconds,
+    lookback: input.ruleSet.lookback(input.stepSeconds),
+    settings: {
+      renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),
+      runbookBaseUrl: input.config?.notifications.runbookBaseUrl ?? '',
+    },
+  };
+}
+
+/** Maintenance windows as the configuration declares them. */
+export function configuredMaintenance(config: Pick<DeploymentConfig, 'maintenance'>): MaintenanceWindow[] {
+  return config.maintenance.flatMap((w) => {
+    const base = { from: Date.parse(w.from), to: Date.parse(w.to), reason: w.reason };
+    return w.clusters ? w.clusters.map((cluster) => ({ ...base, cluster })) : [base];
+  });
+}

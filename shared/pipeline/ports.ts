@@ -1,0 +1,54 @@
+import type { Incident } from '../engine/incident.ts';
+import type { Notification } from '../engine/notification.ts';
+import type { SignalWindow } from '../engine/signal-window.ts';
+
+/** Reads the signals of watched clusters: CloudWatch when deployed, a scenario file in replay. */
+export interface MetricSource {
+  /** For each cluster, the `samples` steps of history whose newest sample is at `end`. */
+  read(request: MetricRequest): Promise<ReadonlyMap<string, SignalWindow>>;
+}
+
+export interface MetricRequest {
+  readonly clusters: readonly string[];
+  readonly end: number;
+  readonly samples: number;
+  readonly stepSeconds: number;
+}
+
+/** Why a poll did or did not evaluate its step. */
+export type StepClaim = 'claimed' | 'done' | 'busy' | 'stale';
+
+export interface PendingNotification {
+  readonly notification: Notification;
+  readonly attempts: number;
+  readonly lastError?: string;
+}
+
+/**
+ * Incidents, the notification outbox and poll bookkeeping. Implementations make every write conditional, so that a
+ * retried or overlapping invocation can neither lose nor repeat a notification.
+ */
+export interface IncidentStore {
+  /** Take the right to evaluate step `at`: `done` if it was evaluated, `busy` if someone holds it, `stale` if a later step was. */
+  claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim>;
+  openIncidents(): Promise<Incident[]>;
+  /** Save a step's outcome: notifications into the outbox first, then incidents, then the step as done. */
+  recordStep(
+    at: number,
+    owner: string,
+    changed: readonly Incident[],
+    notifications: readonly Notification[],
+  ): Promise<void>;
+  /** Notifications not yet delivered, oldest first. */
+  pendingNotifications(): Promise<PendingNotification[]>;
+  /** Take the right to publish one notification; false if it was delivered or another invocation holds it. */
+  claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean>;
+  markDelivered(id: string, messageId: string, at: number): Promise<void>;
+  /** Give a notification back to the outbox after a failed publish, so that the next run retries it. */
+  markFailed(id: string, error: string): Promise<void>;
+}
+
+/** Delivers one notification to on-call; SNS when deployed, a list in replay. */
+export interface Notifier {
+  publish(notification: Notification): Promise<{ messageId: string }>;
+}

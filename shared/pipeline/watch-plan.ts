@@ -1,0 +1,19 @@
+import type { MaintenanceWindow } from '../engine/maintenance.ts';
+import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
+import type { EngineSettings } from '../engine/step.ts';
+
+export interface WatchedCluster {
+  readonly name: string;
+  readonly rules: readonly ClusterRule[];
+}
+
+/** Everything a poll needs to know about what it watches, built once from the configuration (or a scenario). */
+export interface WatchPlan {
+  readonly ruleSet: RuleSet;
+  readonly clusters: readonly WatchedCluster[];
+  readonly maintenance: readonly MaintenanceWindow[];
+  readonly stepSeconds: number;
+  /** Samples of history each poll reads: the longest window any rule looks at. */
+  readonly lookback: number;
+  readonly settings: EngineSettings;
+}

@@ -1,0 +1,43 @@
+import type { Sample } from '../engine/signals.ts';
+
+const NUMBER = '-?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?';
+const SEGMENT = new RegExp(`^(?:(_)|(${NUMBER})(?:\\.\\.(${NUMBER}))?)(?:\\*(\\d+))?$`);
+
+/** A compact series that does not parse: which segment, and what was expected there. */
+export class CompactSeriesError extends Error {}
+
+/**
+ * Expands the compact series notation of scenario format v1: `V`, `V*N`, `A..B*N` (a straight line, both ends
+ * included) and `_` / `_*N` (missing samples), separated by spaces.
+ */
+export function parseCompactSeries(text: string): Sample[] {
+  const samples: Sample[] = [];
+  const segments = text.trim().split(/\s+/).filter(Boolean);
+  if (segments.length === 0) throw new CompactSeriesError('the series is empty: expected at least one segment');
+  segments.forEach((segment, index) => {
+    const match = SEGMENT.exec(segment);
+    const where = `segment ${index + 1} "${segment}"`;
+    if (!match) {
+      throw new CompactSeriesError(`${where}: expected V, V*N, A..B*N, _ or _*N (V, A, B numbers; N a whole count)`);
+    }
+    const [, gap, from, to, times] = match;
+    const count = times === undefined ? 1 : Number(times);
+    if (count < 1) throw new CompactSeriesError(`${where}: the count after * must be at least 1`);
+    if (gap) {
+      for (let i = 0; i < count; i++) samples.push(null);
+    } else if (to !== undefined) {
+      if (count < 2) throw new CompactSeriesError(`${where}: a ramp A..B needs *N with N >= 2`);
+      const a = Number(from);
+      const b = Number(to);
+      for (let i = 0; i < count; i++) samples.push(round(a + ((b - a) * i) / (count - 1)));
+    } else {
+      for (let i = 0; i < count; i++) samples.push(Number(from));
+    }
+  });
+  return samples;
+}
+
+/** Ramps are rounded to 1e-9 so that 0.1..0.3*3 gives 0.2, not 0.19999999999999998. */
+function round(value: number): number {
+  return Math.round(value * 1e9) / 1e9;
+}

@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import type { MaintenanceWindow } from '../engine/maintenance.ts';
+import type { SeriesBySignal } from '../engine/signal-window.ts';
+import { type Sample, SIGNAL_NAMES, type SignalName } from '../engine/signals.ts';
+import { InputError, type InputProblem } from '../errors.ts';
+import { jsonPath, parseWith } from '../schema-errors.ts';
+import { CompactSeriesError, parseCompactSeries } from './compact-series.ts';
+import { isIsoUtc, isScenarioTime, scenarioTimeMs } from './scenario-time.ts';
+
+export const SCENARIO_FORMAT = 'sentinel.scenario/v1';
+
+const timeSchema = z.string().refine(isScenarioTime, {
+  error: 'expected an ISO-8601 UTC time (2019-03-04T09:00:00Z) or an offset from start (+90s, +12m, +3h, +2d)',
+});
+const seriesSchema = z.union([z.string(), z.array(z.number().or(z.null()))], {
+  error: 'expected a compact series string ("0.2*30 0.2..12*4 _*3") or an array of numbers and null',
+});
+
+const scenarioSchema = z.strictObject({
+  format: z.literal(SCENARIO_FORMAT, { error: `expected "${SCENARIO_FORMAT}"` }),
+  name: z.string().min(1),
+  description: z.string().default(''),
+  start: z.string().refine(isIsoUtc, { error: 'expected an ISO-8601 UTC time like 2019-03-04T09:00:00Z' }),
+  stepSeconds: z.int().positive().default(60),
+  clusters: z
+    .record(
+      z.string().min(1),
+      z.strictObject({
+        signals: z.record(
+          z.enum(SIGNAL_NAMES as [SignalName, ...SignalName[]], {
+            error: (issue) =>
+              `unknown signal ${JSON.stringify(issue.input)}: expected one of ${SIGNAL_NAMES.join(', ')}`,
+          }),
+          seriesSchema,
+        ),
+      }),
+    )
+    .refine((clusters) => Object.keys(clusters).length > 0, { error: 'expected at least one cluster' }),
+  maintenance: z
+    .array(z.strictObject({ cluster: z.string().min(1), from: timeSchema, to: timeSchema, reason: z.string().min(1) }))
+    .default([]),
+  expect: z
+    .array(
+      z.strictObject({
+        cluster: z.string().min(1),
+        rule: z.string().min(1).optional(),
+        kind: z.enum(['page', 'ticket', 'update', 'resolve']).optional(),
+        count: z.int().min(0).optional(),
+        onset: timeSchema.optional(),
+        after: timeSchema.optional(),
+        before: timeSchema.optional(),
+      }),
+    )
+    .default([]),
+});
+
+export interface Expectation {
+  readonly cluster: string;
+  readonly rule?: string;
+  readonly kind?: 'page' | 'ticket' | 'update' | 'resolve';
+  readonly count?: number;
+  readonly onset?: number;
+  readonly after?: number;
+  readonly before?: number;
+  /** Where it stands in the file, to name it in a failed check. */
+  readonly path: string;
+}
+
+export interface Scenario {
+  readonly file: string;
+  readonly name: string;
+  readonly description: string;
+  readonly start: number;
+  readonly stepSeconds: number;
+  readonly steps: number;
+  readonly clusters: ReadonlyMap<string, SeriesBySignal>;
+  readonly maintenance: readonly MaintenanceWindow[];
+  readonly expect: readonly Expectation[];
+}
+
+/** Validates a parsed JSON value against format v1 and expands it; every problem names its JSON path. */
+export function parseScenario(value: unknown, file: string): Scenario {
+  const raw = parseWith(scenarioSchema, value, file);
+  const start = Date.parse(raw.start);
+  const problems: InputProblem[] = [];
+  const clusters = new Map<string, SeriesBySignal>();
+  let reference: { where: string; length: number } | undefined;
+
+  for (const [cluster, { signals }] of Object.entries(raw.clusters)) {
+    const series: SeriesBySignal = {};
+    for (const [signal, written] of Object.entries(signals) as [SignalName, string | (number | null)[]][]) {
+      const path = jsonPath(['clusters', cluster, 'signals', signal]);
+      let samples: Sample[];
+      try {
+        samples = typeof written === 'string' ? parseCompactSeries(written) : written;
+      } catch (error) {
+        if (!(error instanceof CompactSeriesError)) throw error;
+        problems.push({ path, message: error.message });
+        continue;
+      }
+      if (!reference) {
+        reference = { where: `${cluster} ${signal}`, length: samples.length };
+      } else if (samples.length !== reference.length) {
+        problems.push({
+          path,
+          message: `cluster "${cluster}" signal "${signal}" has ${samples.length} samples, but ${reference.where} has ${reference.length}: every series of a scenario has the same length`,
+        });
+      }
+      series[signal] = samples;
+    }
+    clusters.set(cluster, series);
+  }
+  if (!reference) problems.push({ path: '$.clusters', message: 'expected at least one signal series' });
+
+  const known = (cluster: string, path: readonly PropertyKey[]) => {
+    if (!clusters.has(cluster)) {
+      problems.push({
+        path: jsonPath(path),
+        message: `unknown cluster "${cluster}": expected one of ${[...clusters.keys()].join(', ')}`,
+      });
+    }
+  };
+  const maintenance = raw.maintenance.map((w, index) => {
+    known(w.cluster, ['maintenance', index, 'cluster']);
+    const window = {
+      cluster: w.cluster,
+      from: scenarioTimeMs(w.from, start),
+      to: scenarioTimeMs(w.to, start),
+      reason: w.reason,
+    };
+    if (window.to <= window.from)
+      problems.push({ path: jsonPath(['maintenance', index, 'to']), message: 'must be later than "from"' });
+    return window;
+  });
+  const expect = raw.expect.map((e, index): Expectation => {
+    known(e.cluster, ['expect', index, 'cluster']);
+    if (e.count !== undefined && (e.after !== undefined || e.before !== undefined)) {
+      problems.push({
+        path: jsonPath(['expect', index]),
+        message: '"after"/"before" bound the first match and cannot go with "count"',
+      });
+    }
+    const time = (text: string | undefined) => (text === undefined ? undefined : scenarioTimeMs(text, start));
+    return {
+      cluster: e.cluster,
+      ...(e.rule !== undefined && { rule: e.rule }),
+      ...(e.kind !== undefined && { kind: e.kind }),
+      ...(e.count !== undefined && { count: e.count }),
+      ...(e.onset !== undefined && { onset: time(e.onset) }),
+      ...(e.after !== undefined && { after: time(e.after) }),
+      ...(e.before !== undefined && { before: time(e.before) }),
+      path: jsonPath(['expect', index]),
+    };
+  });
+  if (problems.length > 0) throw new InputError(file, problems);
+  return {
+    file,
+    name: raw.name,
+    description: raw.description,
+    start,
+    stepSeconds: raw.stepSeconds,
+    steps: reference?.length ?? 0,
+    clusters,
+    maintenance,
+    expect,
+  };
+}

@@ -1,0 +1,119 @@
+import type { Notification } from '../engine/notification.ts';
+import { describeExpectation } from './expectations.ts';
+import type { ReplayResult } from './replay.ts';
+
+const KIND_LABEL = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVE' } as const;
+const INDENT = ' '.repeat(20);
+
+export function formatTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
+}
+
+export function formatMinutes(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}
+
+function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return '∞';
+  return Number.isInteger(value) ? String(value) : value.toPrecision(3).replace(/\.?0+$/, '');
+}
+
+/** The evidence lines of a notification: what was observed against what was allowed. */
+export function evidenceLines(notification: Notification): string[] {
+  return notification.evidence.flatMap((e) =>
+    e.items.map((item) => {
+      const unit = item.unit === 'seconds' ? ' s' : item.unit === 'x' ? '×' : '';
+      const prefix = notification.clusters.length > 1 ? `${e.cluster}: ` : '';
+      return `${prefix}[${e.rule}] ${item.what} (${item.over}) = ${formatNumber(item.observed)}${unit}, threshold ${item.op} ${formatNumber(item.threshold)}${unit}`;
+    }),
+  );
+}
+
+export function hintLines(notification: Notification): string[] {
+  return notification.hints.map((hint) => `${hint.text} (${hint.source})`);
+}
+
+function describe(notification: Notification, latency: string | undefined): string[] {
+  const head = `${formatTime(notification.at)}  ${KIND_LABEL[notification.kind].padEnd(8)}  ${notification.title}`;
+  const lines = [head];
+  const detail = (text: string) => lines.push(`${INDENT}${text}`);
+  if (notification.clusters.length > 1) detail(`clusters: ${notification.clusters.join(', ')}`);
+  if (latency) detail(latency);
+  for (const change of notification.changes) detail(change);
+  if (notification.kind === 'resolve') {
+    detail(`open for ${formatMinutes(Date.parse(notification.at) - Date.parse(notification.openedAt))}`);
+    return lines;
+  }
+  for (const chain of notification.causalChain) detail(`cause → symptom: ${chain.join(' → ')}`);
+  if (notification.kind === 'update' && notification.reason !== 'reminder') return lines;
+  for (const line of evidenceLines(notification)) detail(`evidence: ${line}`);
+  if (notification.kind === 'page' || notification.kind === 'ticket') {
+    detail('what to do:');
+    for (const line of hintLines(notification)) detail(`  - ${line}`);
+    detail(`runbook: ${notification.runbook}`);
+  }
+  return lines;
+}
+
+/** The readable timeline of a replay, with detection latency where the scenario names an onset. */
+export function renderTimeline(result: ReplayResult): string {
+  const { scenario } = result;
+  const latencyOf = new Map<string, string>();
+  for (const check of result.checks) {
+    if (check.firstMatch && check.latencyMs !== undefined && !latencyOf.has(check.firstMatch.id)) {
+      latencyOf.set(check.firstMatch.id, `detected ${formatMinutes(check.latencyMs)} after onset`);
+    }
+  }
+  const end = new Date(scenario.start + (scenario.steps - 1) * scenario.stepSeconds * 1000).toISOString();
+  const lines = [
+    `Scenario ${scenario.name} (${scenario.file})`,
+    ...(scenario.description ? [scenario.description] : []),
+    `Replayed ${scenario.steps} steps of ${scenario.stepSeconds} s on ${scenario.clusters.size} cluster(s), ${formatTime(new Date(scenario.start).toISOString())} to ${formatTime(end)}.`,
+    ...result.skipped.map((s) => `Skipped ${s.rule} on ${s.cluster}: the scenario has no ${s.lacking.join(', ')}.`),
+    '',
+  ];
+  if (result.notifications.length === 0) lines.push('Nothing would have been sent.');
+  for (const notification of result.notifications)
+    lines.push(...describe(notification, latencyOf.get(notification.id)), '');
+  const counts = ['page', 'ticket', 'update', 'resolve'].map(
+    (kind) => `${result.notifications.filter((n) => n.kind === kind).length} ${kind}`,
+  );
+  lines.push(`Sent: ${counts.join(', ')}.`);
+  if (result.checks.length > 0) {
+    const failed = result.checks.filter((c) => !c.passed);
+    lines.push(`Expectations: ${result.checks.length - failed.length} passed, ${failed.length} failed.`);
+    for (const check of result.checks) {
+      const latency = check.latencyMs === undefined ? '' : `, detection latency ${formatMinutes(check.latencyMs)}`;
+      lines.push(
+        `  ${check.passed ? 'ok  ' : 'FAIL'} ${describeExpectation(check.expectation)}: ${check.detail}${latency}`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** One JSON object per notification, as scenario format v1 specifies for `replay --json`. */
+export function replayJsonLines(result: ReplayResult): string[] {
+  return result.notifications.map((n) =>
+    JSON.stringify({
+      at: n.at,
+      kind: n.kind,
+      cluster: n.clusters[0],
+      clusters: n.clusters,
+      rule: n.rule,
+      severity: n.severity,
+      incident: n.incidents[0],
+      incidents: n.incidents,
+      reason: n.reason,
+      title: n.title,
+      symptoms: n.symptoms,
+      causalChain: n.causalChain,
+      evidence: evidenceLines(n),
+      hints: hintLines(n),
+      runbook: n.runbook,
+    }),
+  );
+}

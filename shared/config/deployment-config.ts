@@ -3,12 +3,38 @@ import { DEFAULT_RULES } from '../engine/default-rules.ts';
 import { isDuration } from '../engine/duration.ts';
 import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
+import { SIGNAL_NAMES, type SignalName } from '../engine/signals.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { isIsoUtc } from '../scenario/scenario-time.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 
 const durationSchema = z.string().refine(isDuration, { error: 'expected a duration like 90s, 15m, 4h or 2d' });
 const isoSchema = z.string().refine(isIsoUtc, { error: 'expected an ISO-8601 UTC time like 2026-03-04T09:00:00Z' });
+
+const SECRET_URL =
+  /events\.pagerduty\.com\/integration\/|api(?:\.eu)?\.opsgenie\.com\/.*(?:apiKey|key)=|hooks\.slack\.com\/services\//i;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const signalNameSchema = z.enum(SIGNAL_NAMES as [SignalName, ...SignalName[]], {
+  error: (issue) => `unknown signal ${JSON.stringify(issue.input)}: expected one of ${SIGNAL_NAMES.join(', ')}`,
+});
+
+/** A CloudWatch metric that carries one signal, for Prometheus-scraped metrics such as Karpenter's. */
+export const customMetricSchema = z.strictObject({
+  namespace: z.string().min(1).max(255),
+  metricName: z.string().min(1).max(255),
+  dimensions: z.record(z.string().min(1), z.string().min(1)).default({}),
+  stat: z.enum(['Sum', 'Average', 'Maximum', 'Minimum', 'SampleCount']),
+});
+export type CustomMetric = z.output<typeof customMetricSchema>;
 
 export const clusterSchema = z.strictObject({
   name: z.string().min(1).max(100),
@@ -20,11 +46,66 @@ export const clusterSchema = z.strictObject({
     .string()
     .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { error: 'expected an AWS region like eu-west-1' })
     .optional(),
+  source: z
+    .strictObject({
+      /** `eks`: AWS/EKS vended control-plane metrics and Container Insights; `custom`: only the metrics listed below. */
+      profile: z.enum(['eks', 'custom'], { error: 'expected "eks" or "custom"' }).default('eks'),
+      /** Auto Scaling group names whose GroupTerminatingInstances are summed into nodes.replaced. */
+      nodeGroups: z.array(z.string().min(1)).default([]),
+      containerInsights: z.boolean().default(true),
+      /** Signals read from a custom namespace instead of (or on top of) the profile. */
+      custom: z.partialRecord(signalNameSchema, customMetricSchema).default({}),
+    })
+    .prefault({}),
   overrides: ruleOverridesSchema.default({}),
+});
+
+const subscriberSchema = z.discriminatedUnion(
+  'protocol',
+  [
+    z.strictObject({ protocol: z.literal('email'), endpoint: z.email({ error: 'expected an email address' }) }),
+    z.strictObject({
+      protocol: z.literal('sms'),
+      endpoint: z
+        .string()
+        .regex(/^\+[1-9]\d{6,14}$/, { error: 'expected a phone number in E.164 form, like +4915112345678' }),
+    }),
+    z
+      .strictObject({
+        protocol: z.literal('https'),
+        endpoint: z
+          .url({ protocol: /^https$/, error: 'expected an https:// URL' })
+          .refine((url) => !SECRET_URL.test(url), {
+            error:
+              'this URL carries an integration key: store it in Secrets Manager and use "endpointSecret" instead, so it never lands in the template',
+          })
+          .optional(),
+        endpointSecret: z
+          .strictObject({ secretName: z.string().min(1), jsonField: z.string().min(1).optional() })
+          .optional(),
+      })
+      .refine((s) => (s.endpoint === undefined) !== (s.endpointSecret === undefined), {
+        error: 'an https subscriber needs exactly one of "endpoint" or "endpointSecret"',
+      }),
+  ],
+  { error: 'expected a subscriber with "protocol" email, sms or https' },
+);
+export type Subscriber = z.output<typeof subscriberSchema>;
+
+const subscriptionSchema = z.strictObject({
+  /** Only these clusters, when given (an SNS filter policy on the cluster attribute). */
+  clusters: z.array(z.string().min(1)).min(1).optional(),
+  subscribers: z.array(subscriberSchema).min(1),
 });
 
 export const deploymentConfigSchema = z.strictObject({
   $schema: z.string().optional(),
+  poll: z
+    .strictObject({
+      /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
+      ingestionLag: durationSchema.default('2m'),
+    })
+    .prefault({}),
   notifications: z
     .strictObject({
       renotify: durationSchema.default('4h'),
@@ -38,6 +119,30 @@ export const deploymentConfigSchema = z.strictObject({
     })
     .prefault({}),
   clusters: z.array(clusterSchema).min(1, { error: 'expected at least one cluster to watch' }),
+  /** Who hears what: pages (and their updates and resolves) on the paging topic, tickets on the notice topic. */
+  subscriptions: z
+    .strictObject({
+      paging: z.array(subscriptionSchema).default([]),
+      notice: z.array(subscriptionSchema).default([]),
+    })
+    .prefault({}),
+  digest: z
+    .strictObject({
+      recipients: z.array(z.email({ error: 'expected an email address' })).default([]),
+      /** When the weekly digest goes out, in the team's own time zone. */
+      day: z.enum(['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN']).default('MON'),
+      time: z
+        .string()
+        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'expected a 24-hour time like 09:00' })
+        .default('09:00'),
+      timeZone: z
+        .string()
+        .refine(isTimeZone, { error: 'expected an IANA time zone like Europe/Berlin' })
+        .default('UTC'),
+      /** How close to a threshold counts as a near miss, as a share of the threshold. */
+      nearMissMargin: z.number().gt(0).lt(1).default(0.2),
+    })
+    .prefault({}),
   maintenance: z
     .array(
       z.strictObject({
@@ -82,6 +187,18 @@ export function loadConfig(value: unknown, file: string): LoadedConfig {
     names.add(cluster.name);
     problems.push(...ruleSet.checkOverrides(cluster.overrides, ['clusters', index, 'overrides']));
   });
+  for (const topic of ['paging', 'notice'] as const) {
+    config.subscriptions[topic].forEach((subscription, index) => {
+      subscription.clusters?.forEach((name, at) => {
+        if (!names.has(name)) {
+          problems.push({
+            path: jsonPath(['subscriptions', topic, index, 'clusters', at]),
+            message: `unknown cluster "${name}"`,
+          });
+        }
+      });
+    });
+  }
   config.maintenance.forEach((window, index) => {
     window.clusters?.forEach((name, at) => {
       if (!names.has(name)) {

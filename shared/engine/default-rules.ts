@@ -13,6 +13,11 @@ const K8S_DOCS = 'Kubernetes docs: Dynamic Admission Control';
 
 const webhookFailureShare = { ratio: ['webhook.failures', 'webhook.requests'], minDenominator: 10 } as const;
 const errorShare = { ratio: ['apiserver.5xx', 'apiserver.requests'], minDenominator: 50 } as const;
+/** 5xx and APF 429s together: load the apiserver failed to serve or chose to shed. */
+const shedShare = {
+  ratio: [{ sum: ['apiserver.5xx', 'apiserver.429'] }, 'apiserver.requests'],
+  minDenominator: 50,
+} as const;
 const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDenominator: 1 } as const;
 const replacedShare = { ratio: ['nodes.replaced', 'nodes.total'], minDenominator: 1 } as const;
 
@@ -63,7 +68,13 @@ export const DEFAULT_RULES: readonly Rule[] = [
         },
       ],
     },
-    explains: ['control-plane-degraded', 'node-repair-storm', 'webhook-availability-gaps', 'apiserver-restart-errors'],
+    explains: [
+      'control-plane-degraded',
+      'node-repair-storm',
+      'webhook-availability-gaps',
+      'webhook-latency-tax',
+      'apiserver-restart-errors',
+    ],
     holdDown: '15m',
     // The OPA outage happened during a planned master upgrade: muting this rule in maintenance would hide it.
     maintenance: 'notify',
@@ -92,11 +103,12 @@ export const DEFAULT_RULES: readonly Rule[] = [
     id: 'control-plane-degraded',
     title: 'Kubernetes control plane is degraded',
     summary:
-      'Write latency or the apiserver 5xx share is high and no admission webhook explains it: look at etcd, API Priority and Fairness, and clients overloading the apiserver.',
+      'Write latency is high, or the apiserver fails or sheds (5xx, 429) a large share of requests, and no admission webhook explains it: look at etcd, API Priority and Fairness, and clients overloading the apiserver.',
     severity: 'page',
     params: {
-      writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as degraded' },
-      errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx' },
+      writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as degraded when it lasts' },
+      severeWriteP99Seconds: { default: 4, unit: 'seconds', description: 'write p99 that pages within minutes' },
+      errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx or 429' },
       webhookP99Seconds: {
         default: 2.5,
         unit: 'seconds',
@@ -114,8 +126,9 @@ export const DEFAULT_RULES: readonly Rule[] = [
         {
           kind: 'anyOf',
           conditions: [
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 4 },
-            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 4 },
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$severeWriteP99Seconds', m: 3, n: 4 },
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 10, n: 12 },
+            { kind: 'sustained', of: shedShare, op: '>=', value: '$errorRatio', m: 3, n: 4 },
           ],
         },
         {
@@ -209,29 +222,26 @@ export const DEFAULT_RULES: readonly Rule[] = [
       'For hours, admission webhook latency has made up a large share of apiserver write latency. Every CREATE and UPDATE pays it, and a webhook this slow is one bad day away from black-holing writes.',
     severity: 'ticket',
     params: {
-      shareOfWrite: {
-        default: 0.4,
-        unit: 'ratio',
-        description: 'webhook p99 as a share of write p99, averaged over 2h',
-      },
+      shareOfWrite: { default: 0.4, unit: 'ratio', description: 'webhook p99 as a share of write p99' },
       minWebhookP99Seconds: {
         default: 0.1,
         unit: 'seconds',
         description: 'webhook p99 below which the tax is ignored',
       },
     },
+    // "For hours": most samples of the last two hours, so that a short outage's timeouts cannot pass for a tax.
     when: {
       kind: 'allOf',
       conditions: [
         {
-          kind: 'window',
+          kind: 'sustained',
           of: { ratio: ['webhook.p99', 'apiserver.write.p99'] },
-          aggregate: 'avg',
-          window: '2h',
           op: '>=',
           value: '$shareOfWrite',
+          m: 100,
+          n: 120,
         },
-        { kind: 'window', of: 'webhook.p99', aggregate: 'avg', window: '2h', op: '>=', value: '$minWebhookP99Seconds' },
+        { kind: 'sustained', of: 'webhook.p99', op: '>=', value: '$minWebhookP99Seconds', m: 100, n: 120 },
       ],
     },
     explains: [],
@@ -295,7 +305,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
     severity: 'ticket',
     params: {
       errorRatio: { default: 0.02, unit: 'ratio', description: 'share of 5xx plus 429 that makes a burst' },
-      bursts: { default: 2, unit: 'bursts', description: 'separate bursts within 2 hours' },
+      bursts: { default: 2, unit: 'bursts', description: 'separate bursts within an hour' },
       writeP99Seconds: {
         default: 1,
         unit: 'seconds',
@@ -307,9 +317,9 @@ export const DEFAULT_RULES: readonly Rule[] = [
       conditions: [
         {
           kind: 'window',
-          of: { ratio: [{ sum: ['apiserver.5xx', 'apiserver.429'] }, 'apiserver.requests'], minDenominator: 50 },
+          of: shedShare,
           aggregate: 'episodes',
-          window: '2h',
+          window: '1h',
           where: { op: '>=', value: '$errorRatio' },
           op: '>=',
           value: '$bursts',

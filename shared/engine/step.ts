@@ -53,6 +53,13 @@ export interface StepOutput {
   readonly findings: readonly Finding[];
 }
 
+/**
+ * A cause's signals can lag its symptoms by a few minutes, so a cause that shows up shortly after takes over the
+ * symptom's incident. An incident older than this is a story of its own (a days-old latency ticket is not the
+ * outage that follows it) and stays separate.
+ */
+const REROOT_WINDOW_MS = 30 * 60_000;
+
 /** What one incident has to say at the end of a step, before notifications are grouped across clusters. */
 interface Outgoing {
   readonly incident: Incident;
@@ -117,11 +124,12 @@ function advanceCluster(observation: ClusterObservation, previous: readonly Inci
     const host = openIncidents().find((i) => ruleSet.explains(i.rule, finding.rule));
     if (host) {
       update({ ...host, symptoms: [...host.symptoms, finding.rule], severity: maxSeverity(host.severity, severity) });
-      noteChange(host.id, 'new-symptom', `new symptom: ${finding.rule}`);
+      // A ticket-level symptom is context for the incident, not news worth an update to on-call.
+      if (severity === 'page') noteChange(host.id, 'new-symptom', `new symptom: ${finding.rule}`);
       continue;
     }
     const explained = openIncidents()
-      .filter((i) => ruleSet.explains(finding.rule, i.rule))
+      .filter((i) => ruleSet.explains(finding.rule, i.rule) && now - Date.parse(i.openedAt) <= REROOT_WINDOW_MS)
       .sort((a, b) => a.openedAt.localeCompare(b.openedAt))[0];
     if (explained) {
       // The cause showed itself after its symptom: the incident keeps its identity and gains its real root.
@@ -150,9 +158,11 @@ function advanceCluster(observation: ClusterObservation, previous: readonly Inci
     });
   }
 
-  // Lifecycle: an incident lives while any member fires; it resolves after all stay clear for the hold-down.
+  // Lifecycle: an incident lives while its root or a page-level symptom fires, and resolves after they all stay
+  // clear for the hold-down. Ticket-level symptoms are context: their long windows must not hold a page open.
   for (const incident of openIncidents()) {
-    const verdicts = members(incident).map((id) => verdictOf.get(id)?.verdict ?? 'unmet');
+    const vital = members(incident).filter((id) => id === incident.rule || configOf.get(id)?.severity === 'page');
+    const verdicts = vital.map((id) => verdictOf.get(id)?.verdict ?? 'unmet');
     const evidence = { ...incident.evidence };
     for (const id of members(incident)) {
       const finding = verdictOf.get(id);

@@ -26,7 +26,7 @@ const scenarioSchema = z.strictObject({
     .record(
       z.string().min(1),
       z.strictObject({
-        signals: z.record(
+        signals: z.partialRecord(
           z.enum(SIGNAL_NAMES as [SignalName, ...SignalName[]], {
             error: (issue) =>
               `unknown signal ${JSON.stringify(issue.input)}: expected one of ${SIGNAL_NAMES.join(', ')}`,

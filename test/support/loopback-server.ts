@@ -1,0 +1,181 @@
+/**
+ * HTTP plumbing shared by the loopback AWS fakes: listening on an ephemeral loopback port, reading (possibly
+ * gzip-compressed) bodies, counting calls, and applying the fault plan before a service sees the request. Each
+ * service only says how its wire protocol names operations and encodes results and errors.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { type ErrorFaultKind, FaultPlan, type FaultPlanOptions, sdkAttempt } from './faults.ts';
+
+const gunzipAsync = promisify(gunzip);
+
+/** An error answered in the service's own wire shape; `code` is the AWS error code the SDK keys its errors on. */
+export class ServiceError extends Error {
+  readonly code: string;
+  readonly status: number;
+
+  constructor(code: string, message: string, status = 400) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+  }
+
+  /** Who AWS blames for the failure; both protocols put it on the wire next to the code. */
+  get fault(): 'Sender' | 'Receiver' {
+    return this.status >= 500 ? 'Receiver' : 'Sender';
+  }
+}
+
+export interface HttpReply {
+  status: number;
+  contentType: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+export interface RawRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface ServiceCall<Input> {
+  operation: string;
+  input: Input;
+}
+
+export type LoopbackServerOptions = FaultPlanOptions;
+
+export abstract class LoopbackServer<Input> {
+  readonly faults: FaultPlan;
+  readonly #calls = new Map<string, number>();
+  #server: Server | undefined;
+  #endpoint: string | undefined;
+
+  constructor(options: LoopbackServerOptions = {}) {
+    this.faults = new FaultPlan(options);
+  }
+
+  /** `http://127.0.0.1:<port>`, for the SDK client's `endpoint`. */
+  get endpoint(): string {
+    if (this.#endpoint === undefined) {
+      throw new Error(`${this.constructor.name} is not listening`);
+    }
+    return this.#endpoint;
+  }
+
+  /** Requests received per operation, faulted ones and retries included. */
+  get calls(): Record<string, number> {
+    return Object.fromEntries(this.#calls);
+  }
+
+  async listen(): Promise<this> {
+    const server = createServer((request, response) => {
+      void this.#serve(request, response);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    this.#server = server;
+    this.#endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (!server) {
+      return;
+    }
+    this.#server = undefined;
+    const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    // The SDK keeps connections alive; without this `close` would wait for them to time out.
+    server.closeAllConnections();
+    await closed;
+  }
+
+  /** Back to the state right after start: no recorded calls, no armed faults, counters at zero. */
+  reset(): void {
+    this.#calls.clear();
+    this.faults.reset();
+  }
+
+  /** Reads the operation and its input from a request; throws `ServiceError` for requests the service rejects. */
+  protected abstract decode(request: RawRequest): ServiceCall<Input>;
+
+  /** Runs an operation; throws `ServiceError` to answer with an error. */
+  protected abstract handle(call: ServiceCall<Input>, requestId: string): HttpReply;
+
+  protected abstract encodeError(error: ServiceError, requestId: string): HttpReply;
+
+  /** The error the real service answers when it throttles, fails internally or is unavailable. */
+  protected abstract faultError(kind: ErrorFaultKind): ServiceError;
+
+  async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    let reply: HttpReply;
+    try {
+      const body = await readBody(request);
+      if (this.faults.latencyMs > 0) {
+        await sleep(this.faults.latencyMs);
+      }
+      const call = this.decode({ headers: request.headers, body });
+      this.#calls.set(call.operation, (this.#calls.get(call.operation) ?? 0) + 1);
+      const fault = this.faults.take(call.operation, sdkAttempt(request.headers['amz-sdk-request']));
+      if (fault?.kind === 'drop') {
+        request.socket.destroy();
+        return;
+      }
+      if (fault?.kind === 'slow') {
+        await sleep(fault.delayMs);
+      }
+      reply =
+        fault === undefined || fault.kind === 'slow'
+          ? this.handle(call, requestId)
+          : this.encodeError(this.faultError(fault.kind), requestId);
+    } catch (error) {
+      reply = this.encodeError(asServiceError(error, this.faultError('server-error')), requestId);
+    }
+    // The server may have been closed, or the client gone, while the answer was delayed.
+    if (response.destroyed) {
+      return;
+    }
+    response.writeHead(reply.status, {
+      ...reply.headers,
+      'content-type': reply.contentType,
+      'content-length': Buffer.byteLength(reply.body),
+      'x-amzn-RequestId': requestId,
+    });
+    response.end(reply.body);
+  }
+}
+
+/** Expected rejections pass through; anything else is a bug in a fake, surfaced as an internal error naming it. */
+function asServiceError(error: unknown, internal: ServiceError): ServiceError {
+  if (error instanceof ServiceError) {
+    return error;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return new ServiceError(internal.code, `Loopback fake failed: ${detail}`, internal.status);
+}
+
+/** The request body as text; the SDK gzips large PutMetricData bodies (its requestCompression trait). */
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) {
+    chunks.push(chunk as Buffer);
+  }
+  const raw = Buffer.concat(chunks);
+  const bytes = request.headers['content-encoding'] === 'gzip' ? await gunzipAsync(raw) : raw;
+  return bytes.toString('utf8');
+}

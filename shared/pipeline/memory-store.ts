@@ -1,15 +1,23 @@
 import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
-import type { IncidentStore, PendingNotification, StepClaim } from './ports.ts';
+import { activityOf } from './activity.ts';
+import type {
+  Activity,
+  IncidentStore,
+  NotificationRecord,
+  PendingNotification,
+  PollRecord,
+  StepClaim,
+} from './ports.ts';
 
 interface OutboxEntry {
   notification: Notification;
-  status: 'pending' | 'delivered';
+  status: NotificationRecord['status'];
   attempts: number;
   lastError?: string;
   owner?: string;
   leaseUntil?: number;
-  messageId?: string;
+  deliveredAt?: number;
 }
 
 /**
@@ -19,6 +27,7 @@ interface OutboxEntry {
 export class MemoryIncidentStore implements IncidentStore {
   private readonly incidents = new Map<string, Incident>();
   private readonly outbox = new Map<string, OutboxEntry>();
+  private readonly polls: PollRecord[] = [];
   private claimed: { at: number; owner: string; leaseUntil: number } | undefined;
   private doneStep = Number.NEGATIVE_INFINITY;
 
@@ -43,7 +52,7 @@ export class MemoryIncidentStore implements IncidentStore {
     return [...this.incidents.values()].filter((i) => i.status === 'open');
   }
 
-  /** Every incident ever recorded, for reports and the digest. */
+  /** Every incident ever recorded, for reports. */
   allIncidents(): Incident[] {
     return [...this.incidents.values()];
   }
@@ -59,27 +68,45 @@ export class MemoryIncidentStore implements IncidentStore {
 
   async pendingNotifications(): Promise<PendingNotification[]> {
     return [...this.outbox.values()]
-      .filter((e) => e.status === 'pending')
+      .filter((e) => e.status !== 'delivered')
       .sort((a, b) => a.notification.at.localeCompare(b.notification.at))
       .map(({ notification, attempts, lastError }) => ({ notification, attempts, ...(lastError && { lastError }) }));
   }
 
   async claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean> {
     const entry = this.outbox.get(id);
-    if (entry?.status !== 'pending') return false;
-    if (entry.owner && entry.owner !== owner && (entry.leaseUntil ?? 0) > this.now()) return false;
-    Object.assign(entry, { owner, leaseUntil });
+    if (!entry || entry.status === 'delivered') return false;
+    if (entry.status === 'sending' && entry.owner !== owner && (entry.leaseUntil ?? 0) > this.now()) return false;
+    Object.assign(entry, { status: 'sending', owner, leaseUntil });
     return true;
   }
 
-  async markDelivered(id: string, messageId: string): Promise<void> {
+  async markDelivered(id: string, _messageId: string, at: number): Promise<void> {
     const entry = this.outbox.get(id);
-    if (entry) Object.assign(entry, { status: 'delivered', messageId, attempts: entry.attempts + 1 });
+    if (entry) Object.assign(entry, { status: 'delivered', deliveredAt: at, attempts: entry.attempts + 1 });
   }
 
   async markFailed(id: string, error: string): Promise<void> {
     const entry = this.outbox.get(id);
-    if (entry)
-      Object.assign(entry, { attempts: entry.attempts + 1, lastError: error, owner: undefined, leaseUntil: undefined });
+    if (entry) {
+      Object.assign(entry, { status: 'pending', attempts: entry.attempts + 1, lastError: error });
+      delete entry.owner;
+      delete entry.leaseUntil;
+    }
+  }
+
+  async recordPoll(record: PollRecord): Promise<void> {
+    this.polls.push(record);
+  }
+
+  async activityBetween(from: number, to: number): Promise<Activity> {
+    const notifications: NotificationRecord[] = [...this.outbox.values()].map((e) => ({
+      notification: e.notification,
+      status: e.status,
+      attempts: e.attempts,
+      ...(e.deliveredAt !== undefined && { deliveredAt: e.deliveredAt }),
+      ...(e.lastError !== undefined && { lastError: e.lastError }),
+    }));
+    return activityOf({ incidents: this.allIncidents(), notifications, polls: this.polls }, from, to);
   }
 }

@@ -1,7 +1,7 @@
 import { inMaintenance } from '../engine/maintenance.ts';
 import type { Notification } from '../engine/notification.ts';
 import { type Finding, step } from '../engine/step.ts';
-import type { IncidentStore, MetricSource, Notifier, StepClaim } from './ports.ts';
+import type { IncidentStore, MetricReading, MetricSource, Notifier, StepClaim } from './ports.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PollDependencies {
@@ -25,6 +25,8 @@ export interface PollReport {
   readonly at: number;
   readonly claim: StepClaim;
   readonly clusters: number;
+  readonly metricsRequested: number;
+  readonly unreadable: MetricReading['unreadable'];
   readonly findings: readonly Finding[];
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
@@ -32,21 +34,27 @@ export interface PollReport {
 }
 
 /**
- * One poll: evaluate step `at` if no other invocation has, persist the outcome, then deliver everything still in
+ * One poll: evaluate step `at` (the newest sample time, scheduled time less ingestion lag) if no other invocation has, persist the outcome, then deliver everything still in
  * the outbox, including what earlier runs failed to send. The poller Lambda and the replay command both run this.
  */
-export async function runPoll(deps: PollDependencies, at: number): Promise<PollReport> {
+export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: number): Promise<PollReport> {
   const { plan, store } = deps;
-  const claim = await store.claimStep(at, deps.owner, deps.now() + deps.leaseMs);
+  const startedAt = deps.now();
+  const claim = await store.claimStep(at, deps.owner, startedAt + deps.leaseMs);
   let findings: readonly Finding[] = [];
   let created: readonly Notification[] = [];
+  let metricsRequested = 0;
+  let unreadable: MetricReading['unreadable'] = [];
   if (claim === 'claimed') {
-    const windows = await deps.metrics.read({
+    const reading = await deps.metrics.read({
       clusters: plan.clusters.map((c) => c.name),
       end: at,
       samples: plan.lookback,
       stepSeconds: plan.stepSeconds,
     });
+    const windows = reading.windows;
+    metricsRequested = reading.metricsRequested;
+    unreadable = reading.unreadable;
     const incidents = await store.openIncidents();
     const outcome = step({
       at,
@@ -71,7 +79,33 @@ export async function runPoll(deps: PollDependencies, at: number): Promise<PollR
     created = outcome.notifications;
   }
   const { delivered, failed } = await deliverPending(deps);
-  return { at, claim, clusters: plan.clusters.length, findings, created, delivered, failed };
+  const report = {
+    at,
+    claim,
+    clusters: plan.clusters.length,
+    metricsRequested,
+    unreadable,
+    findings,
+    created,
+    delivered,
+    failed,
+  };
+  await store.recordPoll({
+    at,
+    owner: deps.owner,
+    claim,
+    startedAt,
+    lateMs: scheduledAt === undefined ? 0 : Math.max(0, startedAt - scheduledAt),
+    durationMs: deps.now() - startedAt,
+    clusters: plan.clusters.length,
+    metricsRequested,
+    findings: findings.filter((f) => f.verdict === 'met').length,
+    created: created.length,
+    delivered: delivered.length,
+    deliveryFailures: failed.length,
+    unreadableClusters: unreadable.reduce((n, u) => n + u.clusters.length, 0),
+  });
+  return report;
 }
 
 /** Publish every pending notification once; a failure stays in the outbox for the next run. */

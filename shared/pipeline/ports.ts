@@ -5,7 +5,15 @@ import type { SignalWindow } from '../engine/signal-window.ts';
 /** Reads the signals of watched clusters: CloudWatch when deployed, a scenario file in replay. */
 export interface MetricSource {
   /** For each cluster, the `samples` steps of history whose newest sample is at `end`. */
-  read(request: MetricRequest): Promise<ReadonlyMap<string, SignalWindow>>;
+  read(request: MetricRequest): Promise<MetricReading>;
+}
+
+export interface MetricReading {
+  /** A cluster missing here could not be read this step: it is skipped, not judged on an absence of data. */
+  readonly windows: ReadonlyMap<string, SignalWindow>;
+  /** Metrics requested from the source, which is what CloudWatch bills. */
+  readonly metricsRequested: number;
+  readonly unreadable: readonly { readonly clusters: readonly string[]; readonly error: string }[];
 }
 
 export interface MetricRequest {
@@ -46,6 +54,44 @@ export interface IncidentStore {
   markDelivered(id: string, messageId: string, at: number): Promise<void>;
   /** Give a notification back to the outbox after a failed publish, so that the next run retries it. */
   markFailed(id: string, error: string): Promise<void>;
+  /** Keep the poll's own bookkeeping, for self-monitoring and the weekly digest. */
+  recordPoll(record: PollRecord): Promise<void>;
+  /** Everything that happened between two times, read without a scan: for the weekly digest. */
+  activityBetween(from: number, to: number): Promise<Activity>;
+}
+
+export interface PollRecord {
+  readonly at: number;
+  readonly owner: string;
+  readonly claim: StepClaim;
+  readonly startedAt: number;
+  /** How long after its scheduled time the poll started; 0 when it was not scheduled. */
+  readonly lateMs: number;
+  readonly durationMs: number;
+  readonly clusters: number;
+  readonly metricsRequested: number;
+  readonly findings: number;
+  readonly created: number;
+  readonly delivered: number;
+  readonly deliveryFailures: number;
+  readonly unreadableClusters: number;
+  readonly error?: string;
+}
+
+/** A notification as the outbox last saw it: delivered or not, after how many attempts. */
+export interface NotificationRecord {
+  readonly notification: Notification;
+  readonly status: 'pending' | 'sending' | 'delivered';
+  readonly attempts: number;
+  readonly deliveredAt?: number;
+  readonly lastError?: string;
+}
+
+export interface Activity {
+  /** Incidents opened in the period, and incidents open at any time during it. */
+  readonly incidents: readonly Incident[];
+  readonly notifications: readonly NotificationRecord[];
+  readonly polls: readonly PollRecord[];
 }
 
 /** Delivers one notification to on-call; SNS when deployed, a list in replay. */

@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import { buildPlan } from '../pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../pipeline/memory-store.ts';
 import { runPoll } from '../pipeline/poll.ts';
-import type { MetricRequest, MetricSource, Notifier } from '../pipeline/ports.ts';
+import type { MetricReading, MetricRequest, MetricSource, Notifier } from '../pipeline/ports.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -16,14 +16,14 @@ import type { Scenario } from './scenario.ts';
 export class ScenarioMetricSource implements MetricSource {
   constructor(private readonly scenario: Scenario) {}
 
-  async read(request: MetricRequest): Promise<ReadonlyMap<string, SignalWindow>> {
+  async read(request: MetricRequest): Promise<MetricReading> {
     const index = Math.round((request.end - this.scenario.start) / (this.scenario.stepSeconds * 1000));
     const windows = new Map<string, SignalWindow>();
     for (const cluster of request.clusters) {
       const series = this.scenario.clusters.get(cluster);
       if (series) windows.set(cluster, new SeriesWindow(series, this.scenario.stepSeconds, index));
     }
-    return windows;
+    return { windows, metricsRequested: 0, unreadable: [] };
   }
 }
 

@@ -1,40 +1,10 @@
 import type { Notification } from '../engine/notification.ts';
+import { evidenceLines, formatMinutes, formatTime, hintLines } from '../notify/notification-text.ts';
 import { describeExpectation } from './expectations.ts';
 import type { ReplayResult } from './replay.ts';
 
 const KIND_LABEL = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVE' } as const;
 const INDENT = ' '.repeat(20);
-
-export function formatTime(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
-}
-
-export function formatMinutes(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
-}
-
-function formatNumber(value: number): string {
-  if (!Number.isFinite(value)) return '∞';
-  return Number.isInteger(value) ? String(value) : value.toPrecision(3).replace(/\.?0+$/, '');
-}
-
-/** The evidence lines of a notification: what was observed against what was allowed. */
-export function evidenceLines(notification: Notification): string[] {
-  return notification.evidence.flatMap((e) =>
-    e.items.map((item) => {
-      const unit = item.unit === 'seconds' ? ' s' : item.unit === 'x' ? '×' : '';
-      const prefix = notification.clusters.length > 1 ? `${e.cluster}: ` : '';
-      return `${prefix}[${e.rule}] ${item.what} (${item.over}) = ${formatNumber(item.observed)}${unit}, threshold ${item.op} ${formatNumber(item.threshold)}${unit}`;
-    }),
-  );
-}
-
-export function hintLines(notification: Notification): string[] {
-  return notification.hints.map((hint) => `${hint.text} (${hint.source})`);
-}
 
 function describe(notification: Notification, latency: string | undefined): string[] {
   const head = `${formatTime(notification.at)}  ${KIND_LABEL[notification.kind].padEnd(8)}  ${notification.title}`;

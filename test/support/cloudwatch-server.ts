@@ -96,6 +96,11 @@ type Wire<T> = T extends Date
 export interface CloudWatchServerOptions extends LoopbackServerOptions {
   /** The account PutMetricData writes to; defaults to DEFAULT_ACCOUNT_ID. */
   accountId?: string;
+  /**
+   * Accept PutMetricData into `AWS/` namespaces, which AWS refuses: the test then stands in for the services (EKS,
+   * Auto Scaling) that vend those metrics, and still loads them through the real SDK call.
+   */
+  acceptVendedNamespaces?: boolean;
 }
 
 export async function startCloudWatchServer(options: CloudWatchServerOptions = {}): Promise<CloudWatchServer> {
@@ -109,10 +114,12 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   readonly #series = new Map<string, Series>();
   #visibleUntilMs = Number.POSITIVE_INFINITY;
   #partialKeep: number | undefined;
+  readonly #acceptVendedNamespaces: boolean;
 
   constructor(options: CloudWatchServerOptions = {}) {
     super(options);
     this.accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
+    this.#acceptVendedNamespaces = options.acceptVendedNamespaces ?? false;
   }
 
   /**
@@ -218,7 +225,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   }
 
   #putMetricData(input: PutMetricDataInput): void {
-    if (input.Namespace?.startsWith('AWS/')) {
+    if (input.Namespace?.startsWith('AWS/') && !this.#acceptVendedNamespaces) {
       throw invalidValue('Namespace', input.Namespace);
     }
     if ((input.MetricData?.length ?? 0) > MAX_METRIC_DATA) {

@@ -1,0 +1,41 @@
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * SDK clients with the retry policy the pipeline relies on: the standard mode's exponential backoff with jitter,
+ * which retries throttling and 5xx. Endpoints follow the SDK's own AWS_ENDPOINT_URL_<SERVICE> variables, which is
+ * how tests point the very same code at loopback servers.
+ */
+export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, dynamodb: 5 } as const;
+
+export function cloudWatchClients(defaultRegion: string | undefined): (region: string) => CloudWatchClient {
+  const clients = new Map<string, CloudWatchClient>();
+  return (region) => {
+    const key = region === 'default' ? (defaultRegion ?? 'default') : region;
+    let client = clients.get(key);
+    if (!client) {
+      client = new CloudWatchClient({
+        ...(key !== 'default' && { region: key }),
+        maxAttempts: RETRY_ATTEMPTS.cloudwatch,
+        retryMode: 'standard',
+      });
+      clients.set(key, client);
+    }
+    return client;
+  };
+}
+
+export function snsClient(): SNSClient {
+  return new SNSClient({ maxAttempts: RETRY_ATTEMPTS.sns, retryMode: 'standard' });
+}
+
+export function documentClient(): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({ maxAttempts: RETRY_ATTEMPTS.dynamodb, retryMode: 'standard' }),
+    {
+      marshallOptions: { removeUndefinedValues: true },
+    },
+  );
+}

@@ -1,0 +1,111 @@
+import type { ClusterConfig, CustomMetric } from '../shared/config/deployment-config.ts';
+import type { SignalName } from '../shared/engine/signals.ts';
+
+/** One CloudWatch metric as GetMetricData names it. */
+export interface MetricSpec {
+  readonly namespace: string;
+  readonly metricName: string;
+  readonly dimensions: Readonly<Record<string, string>>;
+  readonly stat: CustomMetric['stat'];
+}
+
+/** Where one canonical signal comes from, and how its metrics combine into one value per step. */
+export interface SignalSource {
+  readonly signal: SignalName;
+  readonly combine: 'max' | 'sum';
+  readonly metrics: readonly MetricSpec[];
+}
+
+const eks = (cluster: string, metricName: string, stat: MetricSpec['stat']): MetricSpec => ({
+  namespace: 'AWS/EKS',
+  metricName,
+  dimensions: { ClusterName: cluster },
+  stat,
+});
+const p99 = (cluster: string, prefix: string, parts: readonly string[]) =>
+  parts.map((part) => eks(cluster, `${prefix}_${part}_P99`, 'Maximum'));
+
+/**
+ * The metrics a poll reads for one cluster, from its source profile (scenario-format.md names the mapping): EKS
+ * vended control-plane metrics, Container Insights node counts, Auto Scaling terminations summed over the node
+ * groups, and custom metrics that replace or complete any of them.
+ */
+export function signalSources(cluster: ClusterConfig): SignalSource[] {
+  const name = cluster.name;
+  const sources: SignalSource[] = [];
+  if (cluster.source.profile === 'eks') {
+    const duration = 'apiserver_request_duration_seconds';
+    const webhookDuration = 'apiserver_admission_webhook_admission_duration_seconds';
+    sources.push(
+      {
+        signal: 'apiserver.write.p99',
+        combine: 'max',
+        metrics: p99(name, duration, ['POST', 'PUT', 'PATCH', 'DELETE']),
+      },
+      { signal: 'apiserver.read.p99', combine: 'max', metrics: p99(name, duration, ['GET', 'LIST']) },
+      { signal: 'apiserver.requests', combine: 'sum', metrics: [eks(name, 'apiserver_request_total', 'Sum')] },
+      { signal: 'apiserver.5xx', combine: 'sum', metrics: [eks(name, 'apiserver_request_total_5XX', 'Sum')] },
+      { signal: 'apiserver.429', combine: 'sum', metrics: [eks(name, 'apiserver_request_total_429', 'Sum')] },
+      {
+        signal: 'webhook.requests',
+        combine: 'sum',
+        metrics: [eks(name, 'apiserver_admission_webhook_request_total', 'Sum')],
+      },
+      {
+        signal: 'webhook.rejections',
+        combine: 'sum',
+        metrics: [eks(name, 'apiserver_admission_webhook_rejection_count', 'Sum')],
+      },
+      { signal: 'webhook.p99', combine: 'max', metrics: p99(name, webhookDuration, ['ADMIT', 'VALIDATING']) },
+    );
+    if (cluster.source.containerInsights) {
+      const insights = (metricName: string): MetricSpec => ({
+        namespace: 'ContainerInsights',
+        metricName,
+        dimensions: { ClusterName: name },
+        stat: 'Maximum',
+      });
+      sources.push(
+        { signal: 'nodes.total', combine: 'max', metrics: [insights('cluster_node_count')] },
+        { signal: 'nodes.notready', combine: 'max', metrics: [insights('cluster_failed_node_count')] },
+      );
+    }
+    if (cluster.source.nodeGroups.length > 0) {
+      sources.push({
+        signal: 'nodes.replaced',
+        combine: 'sum',
+        metrics: cluster.source.nodeGroups.map((group) => ({
+          namespace: 'AWS/AutoScaling',
+          metricName: 'GroupTerminatingInstances',
+          dimensions: { AutoScalingGroupName: group },
+          stat: 'Maximum',
+        })),
+      });
+    }
+  }
+  const custom = Object.entries(cluster.source.custom) as [SignalName, CustomMetric][];
+  const replaced = new Set(custom.map(([signal]) => signal));
+  return [
+    ...sources.filter((source) => !replaced.has(source.signal)),
+    ...custom.map(([signal, metric]) => ({
+      signal,
+      combine: 'sum' as const,
+      metrics: [
+        {
+          namespace: metric.namespace,
+          metricName: metric.metricName,
+          dimensions: metric.dimensions,
+          stat: metric.stat,
+        },
+      ],
+    })),
+  ];
+}
+
+/** Metrics requested per poll for a fleet: what CloudWatch bills GetMetricData by. */
+export function metricsPerPoll(clusters: readonly ClusterConfig[]): number {
+  return clusters.reduce(
+    (total, cluster) => total + signalSources(cluster).reduce((n, s) => n + s.metrics.length, 0),
+    0,
+  );
+}

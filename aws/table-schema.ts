@@ -1,0 +1,7 @@
+/** The incident table's keys, shared by the CDK stack and the test harness so the two cannot drift. */
+export const TABLE_SCHEMA = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLive: 'expiresAt',
+  dayIndex: { name: 'byDay', partitionKey: 'day', sortKey: 'at' },
+} as const;

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { compileRuleSet } from '../../shared/config/deployment-config.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { replayScenario } from '../../shared/scenario/replay.ts';
+import type { Scenario } from '../../shared/scenario/scenario.ts';
+import { type AwsHarness, putScenario, startAwsHarness } from '../support/aws-harness.ts';
+import {
+  contextFor,
+  harnessClusters,
+  loadPoller,
+  type PollHandler,
+  pollEventFor,
+  trimmedScenario,
+} from '../support/poller-harness.ts';
+
+/** Five hours of latent webhook latency before the outage, the outage, the repair loop and the recovery. */
+const OPA_FROM_STEP = 4050;
+
+describe('the poller over the real wire', () => {
+  let harness: AwsHarness;
+  let poll: PollHandler;
+  let scenario: Scenario;
+  let replayed: readonly Notification[];
+  let putCalls: number;
+
+  beforeAll(async () => {
+    jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    harness = await startAwsHarness();
+    scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
+    const clusters = harnessClusters(['dev-euw1']);
+    putCalls = await putScenario(scenario, clusters);
+    poll = await loadPoller(harness, clusters);
+    replayed = (await replayScenario(scenario, { ruleSet: compileRuleSet([], 'rules') })).notifications;
+    for (let step = 0; step < scenario.steps; step++) {
+      await poll(pollEventFor(scenario.start + step * 60_000), contextFor());
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const published = () =>
+    harness.sns.published.map((p) => ({ ...p, body: JSON.parse(p.message) as Record<string, string> }));
+  const sent = () => published().map((p) => JSON.parse(p.body.sqs ?? '{}') as Notification);
+
+  it('loads the scenario through PutMetricData', () => {
+    expect(putCalls).toBeGreaterThan(0);
+    expect(harness.cloudwatch.calls.PutMetricData).toBe(putCalls);
+  });
+
+  it('publishes exactly the notifications the replay prints, in order', () => {
+    expect(replayed.map((n) => `${n.at} ${n.kind} ${n.rule}`)).toEqual([
+      expect.stringMatching(/ticket webhook-latency-tax$/),
+      '2019-03-04T09:31:00Z page webhook-blackhole',
+      expect.stringMatching(/update webhook-blackhole$/),
+      expect.stringMatching(/resolve webhook-blackhole$/),
+      expect.stringMatching(/resolve webhook-latency-tax$/),
+    ]);
+    expect(sent().map((n) => n.id)).toEqual(replayed.map((n) => n.id));
+  });
+
+  it('routes pages and their updates to the paging topic and tickets to the notice topic', () => {
+    const topics = published().map((p) => [JSON.parse(p.body.sqs ?? '{}').kind, p.topicArn]);
+    expect(topics).toEqual([
+      ['ticket', harness.topics.notice],
+      ['page', harness.topics.paging],
+      ['update', harness.topics.paging],
+      ['resolve', harness.topics.paging],
+      ['resolve', harness.topics.notice],
+    ]);
+  });
+
+  it('sends a well-formed body for every protocol', () => {
+    for (const message of published()) {
+      expect(message.messageStructure).toBe('json');
+      expect(Object.keys(message.body).sort()).toEqual(['default', 'email', 'https', 'lambda', 'sms', 'sqs']);
+      expect(message.body.email).toContain('Runbook: docs/runbooks/');
+      expect((message.body.sms ?? '').length).toBeLessThanOrEqual(140);
+      const chatbot = JSON.parse(message.body.https ?? '{}');
+      expect(chatbot).toMatchObject({ version: '1.0', source: 'custom', content: { textType: 'client-markdown' } });
+      expect(chatbot.content.title).toEqual(expect.any(String));
+      expect(JSON.parse(message.body.lambda ?? '{}')).toEqual(JSON.parse(message.body.sqs ?? '{}'));
+      expect((message.subject ?? '').length).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it('names the cause, the evidence and the hints in the page', () => {
+    const page = published().find((p) => p.messageAttributes.kind?.StringValue === 'page');
+    const chatbot = JSON.parse(page?.body.https ?? '{}');
+    expect(page?.subject).toBe('[PAGE] Admission webhook is black-holing API writes on dev-euw1');
+    expect(page?.body.email).toMatch(/webhook\.p99 .* = 10 s, threshold >= 2\.5 s/);
+    expect(chatbot.content.nextSteps.join('\n')).toContain(
+      'kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations',
+    );
+  });
+
+  it('sets the attributes subscribers filter on', () => {
+    const page = published().find((p) => p.messageAttributes.kind?.StringValue === 'page');
+    expect(page?.messageAttributes).toEqual({
+      severity: { DataType: 'String', StringValue: 'critical' },
+      kind: { DataType: 'String', StringValue: 'page' },
+      rule: { DataType: 'String', StringValue: 'webhook-blackhole' },
+      cluster: { DataType: 'String.Array', StringValue: '["dev-euw1"]' },
+    });
+  });
+
+  it('reads every signal of the source profile with one-minute periods and no more than 500 queries a call', () => {
+    const requests = harness.cloudwatch.getMetricDataRequests;
+    expect(requests).toHaveLength(scenario.steps);
+    for (const request of requests) {
+      expect(request.MetricDataQueries?.length).toBeLessThanOrEqual(500);
+      expect(new Set(request.MetricDataQueries?.map((q) => q.MetricStat?.Period))).toEqual(new Set([60]));
+    }
+    // 4 write and 2 read verbs, 3 request totals, 2 webhook totals, 2 webhook latencies, 2 node counts, 1 node group,
+    // and webhook failures from the custom namespace.
+    expect(requests[0]?.MetricDataQueries).toHaveLength(17);
+  });
+
+  it('does nothing more when a poll is retried after it succeeded', async () => {
+    const before = harness.sns.published.length;
+    const last = scenario.start + (scenario.steps - 1) * 60_000;
+    const summary = await poll(pollEventFor(last), contextFor());
+    expect(summary.claim).toBe('done');
+    expect(harness.sns.published).toHaveLength(before);
+  });
+});

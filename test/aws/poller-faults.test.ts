@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { Notification } from '../../shared/engine/notification.ts';
+import type { Scenario } from '../../shared/scenario/scenario.ts';
+import { type AwsHarness, clearTable, putScenario, startAwsHarness } from '../support/aws-harness.ts';
+import {
+  contextFor,
+  harnessClusters,
+  loadPoller,
+  type PollHandler,
+  pollEventFor,
+  trimmedScenario,
+} from '../support/poller-harness.ts';
+
+/** The fleet outage from 40 minutes before onset: the page is due at step 36 (onset 35, 2 of 3 samples). */
+const FROM_STEP = 40;
+const PAGE_STEP = 36;
+const OUTAGE_END_STEP = 75;
+
+describe('the poller under faults', () => {
+  let harness: AwsHarness;
+  let poll: PollHandler;
+  let scenario: Scenario;
+
+  const at = (step: number) => scenario.start + step * 60_000;
+  const pollSteps = async (from: number, to: number) => {
+    const summaries = [];
+    for (let step = from; step <= to; step++) summaries.push(await poll(pollEventFor(at(step)), contextFor()));
+    return summaries;
+  };
+  const sentOf = (kind: Notification['kind']) =>
+    harness.sns.published
+      .map((p) => JSON.parse(JSON.parse(p.message).sqs) as Notification)
+      .filter((n) => n.kind === kind);
+
+  beforeAll(async () => {
+    jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    harness = await startAwsHarness();
+    scenario = trimmedScenario('scenarios/fleet-webhook-outage.json', FROM_STEP);
+    const clusters = harnessClusters(['dev-a', 'dev-b', 'dev-c']);
+    await putScenario(scenario, clusters);
+    poll = await loadPoller(harness, clusters);
+  }, 60_000);
+
+  beforeEach(async () => {
+    await clearTable(harness.dynamoEndpoint);
+    harness.sns.reset();
+    harness.sns.createTopic('paging');
+    harness.sns.createTopic('notice');
+    harness.cloudwatch.faults.clear();
+    harness.sns.faults.clear();
+    harness.cloudwatch.setVisibleUntil(undefined);
+    harness.cloudwatch.setPartialData(undefined);
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('pages once for three clusters black-holing at once, listing them all', async () => {
+    await pollSteps(PAGE_STEP - 3, PAGE_STEP + 2);
+    const pages = sentOf('page');
+    expect(pages).toHaveLength(1);
+    expect(pages[0]?.clusters).toEqual(['dev-a', 'dev-b', 'dev-c']);
+    expect(pages[0]?.at).toBe(new Date(at(PAGE_STEP)).toISOString().replace('.000Z', 'Z'));
+  }, 30_000);
+
+  it('still pages when CloudWatch throttles the first attempts of every call', async () => {
+    harness.cloudwatch.faults.inject({ kind: 'throttle', operation: 'GetMetricData', beforeAttempt: 3 });
+    await pollSteps(PAGE_STEP - 1, PAGE_STEP);
+    expect(harness.cloudwatch.faults.fired.throttle).toBe(4);
+    expect(sentOf('page')).toHaveLength(1);
+  }, 30_000);
+
+  it('keeps the page while SNS is down for three polls and sends it once on the fourth', async () => {
+    harness.sns.faults.inject({ kind: 'server-error', operation: 'Publish' });
+    const whileDown = await pollSteps(PAGE_STEP, PAGE_STEP + 2);
+    expect(whileDown.map((s) => s.deliveryFailures)).toEqual([1, 1, 1]);
+    expect(harness.sns.published).toHaveLength(0);
+    harness.sns.faults.clear();
+    const [recovered] = await pollSteps(PAGE_STEP + 3, PAGE_STEP + 3);
+    expect(recovered?.delivered).toBe(1);
+    expect(sentOf('page')).toHaveLength(1);
+    await pollSteps(PAGE_STEP + 4, PAGE_STEP + 6);
+    expect(sentOf('page')).toHaveLength(1);
+  }, 30_000);
+
+  it('pages once when two pollers run the same minute', async () => {
+    await pollSteps(PAGE_STEP - 3, PAGE_STEP - 1);
+    const event = pollEventFor(at(PAGE_STEP));
+    const summaries = await Promise.all([poll(event, contextFor('first')), poll(event, contextFor('second'))]);
+    expect(summaries.map((s) => s.claim).sort()).toEqual(expect.arrayContaining(['claimed']));
+    expect(summaries.filter((s) => s.claim === 'claimed')).toHaveLength(1);
+    expect(sentOf('page')).toHaveLength(1);
+  }, 30_000);
+
+  it('never resolves an open incident while recent data is missing', async () => {
+    await pollSteps(PAGE_STEP - 3, PAGE_STEP);
+    // CloudWatch stops showing anything after the outage ends: recovery is in the data, but the poller cannot see it.
+    harness.cloudwatch.setVisibleUntil(new Date(at(OUTAGE_END_STEP - 5)));
+    await pollSteps(PAGE_STEP + 1, OUTAGE_END_STEP + 30);
+    const resolvesOf = (rule: string) => sentOf('resolve').filter((n) => n.rule === rule);
+    expect(resolvesOf('webhook-blackhole')).toHaveLength(0);
+    // Going blind is itself worth a page: signals-missing says so after ten minutes without data.
+    expect(sentOf('page').map((n) => n.rule)).toEqual(['webhook-blackhole', 'signals-missing']);
+    harness.cloudwatch.setVisibleUntil(undefined);
+    await pollSteps(OUTAGE_END_STEP + 31, OUTAGE_END_STEP + 50);
+    expect(resolvesOf('webhook-blackhole')).toHaveLength(1);
+  }, 60_000);
+
+  it('never resolves an open incident on PartialData answers', async () => {
+    await pollSteps(PAGE_STEP - 3, PAGE_STEP);
+    harness.cloudwatch.setPartialData(1);
+    await pollSteps(OUTAGE_END_STEP, OUTAGE_END_STEP + 30);
+    expect(sentOf('resolve')).toHaveLength(0);
+  }, 60_000);
+});

@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import type { Context } from 'aws-lambda';
+import type { PollEvent, PollSummary } from '../../functions/poller/poll-on-schedule.ts';
+import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
+import { durationMs } from '../../shared/engine/duration.ts';
+import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
+import { parseJson } from '../../shared/schema-errors.ts';
+import { type AwsHarness, TABLE, writeConfig } from './aws-harness.ts';
+
+export type PollHandler = (event: PollEvent, context: Context) => Promise<PollSummary>;
+
+/** A scenario shortened to the steps from `from`, so that a wire test polls hundreds of minutes, not thousands. */
+export function trimmedScenario(file: string, from: number): Scenario {
+  const raw = parseJson(readFileSync(file, 'utf8'), file) as {
+    start: string;
+    clusters: Record<string, { signals: Record<string, unknown> }>;
+    expect?: unknown;
+  };
+  const full = parseScenario(raw, file);
+  const clusters = Object.fromEntries(
+    [...full.clusters].map(([name, series]) => [
+      name,
+      {
+        signals: Object.fromEntries(Object.entries(series).map(([signal, samples]) => [signal, samples?.slice(from)])),
+      },
+    ]),
+  );
+  const start = new Date(full.start + from * full.stepSeconds * 1000).toISOString().replace('.000Z', 'Z');
+  return parseScenario({ ...raw, start, clusters, maintenance: [], expect: [] }, `${file} (from step ${from})`);
+}
+
+/** The configuration of the harness's clusters: EKS profile, one node group, webhook failures as a custom metric. */
+export function harnessClusters(names: readonly string[]): ClusterConfig[] {
+  return names.map((name) => ({
+    name,
+    source: {
+      profile: 'eks',
+      nodeGroups: [`${name}-nodes`],
+      containerInsights: true,
+      custom: {
+        'webhook.failures': {
+          namespace: 'Sentinel/Prometheus',
+          metricName: 'apiserver_admission_webhook_failures',
+          dimensions: { ClusterName: name },
+          stat: 'Sum',
+        },
+      },
+    },
+    overrides: {},
+  }));
+}
+
+/** Set the poller's environment and import its handler, as Lambda would at a cold start. */
+export async function loadPoller(
+  harness: AwsHarness,
+  clusters: readonly ClusterConfig[],
+  extra: object = {},
+): Promise<PollHandler> {
+  Object.assign(process.env, {
+    SENTINEL_CONFIG_FILE: writeConfig({ clusters, ...extra }),
+    SENTINEL_TABLE: TABLE,
+    SENTINEL_PAGING_TOPIC_ARN: harness.topics.paging,
+    SENTINEL_NOTICE_TOPIC_ARN: harness.topics.notice,
+    SENTINEL_DIGEST_TOPIC_ARN: harness.topics.digest,
+    SENTINEL_DEPLOYMENT: 'test',
+  });
+  const { handler } = await import('../../functions/poller/handler.ts');
+  return handler as unknown as PollHandler;
+}
+
+let invocation = 0;
+
+/** The event EventBridge Scheduler sends for the poll that evaluates step `at` (ingestion lag 2m, one-minute step). */
+export function pollEventFor(at: number): PollEvent {
+  return { kind: 'poll', scheduledTime: new Date(at + durationMs('2m') + 60_000).toISOString() };
+}
+
+export function contextFor(requestId = `request-${++invocation}`): Context {
+  return { awsRequestId: requestId } as Context;
+}

@@ -7,7 +7,7 @@ import type { WatchPlan } from './watch-plan.ts';
 
 export interface PlanInput {
   readonly ruleSet: RuleSet;
-  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters'>;
+  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters' | 'digest'>;
   /** The clusters to watch; those the configuration names get their own overrides. */
   readonly clusters: readonly string[];
   readonly maintenance: readonly MaintenanceWindow[];
@@ -27,6 +27,7 @@ export function buildPlan(input: PlanInput): WatchPlan {
     maintenance: input.maintenance,
     stepSeconds: input.stepSeconds,
     lookback: input.ruleSet.lookback(input.stepSeconds),
+    nearMissMargin: input.config?.digest.nearMissMargin ?? 0.2,
     settings: {
       renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),
       runbookBaseUrl: input.config?.notifications.runbookBaseUrl ?? '',

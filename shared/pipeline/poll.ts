@@ -1,4 +1,5 @@
 import { inMaintenance } from '../engine/maintenance.ts';
+import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import { type Finding, step } from '../engine/step.ts';
 import type { IncidentStore, MetricReading, MetricSource, Notifier, StepClaim } from './ports.ts';
@@ -104,6 +105,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     delivered: delivered.length,
     deliveryFailures: failed.length,
     unreadableClusters: unreadable.reduce((n, u) => n + u.clusters.length, 0),
+    nearMisses: nearMisses(findings, plan.nearMissMargin),
   });
   return report;
 }

@@ -1,4 +1,5 @@
 import type { Incident } from '../engine/incident.ts';
+import type { NearMiss } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
 
@@ -75,6 +76,8 @@ export interface PollRecord {
   readonly delivered: number;
   readonly deliveryFailures: number;
   readonly unreadableClusters: number;
+  /** Rules that came within the digest's margin of firing at this step. */
+  readonly nearMisses: readonly NearMiss[];
   readonly error?: string;
 }
 

@@ -16,4 +16,6 @@ export interface WatchPlan {
   /** Samples of history each poll reads: the longest window any rule looks at. */
   readonly lookback: number;
   readonly settings: EngineSettings;
+  /** How close to a threshold counts as a near miss, as a share of it. */
+  readonly nearMissMargin: number;
 }

@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import { buildPlan } from '../pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../pipeline/memory-store.ts';
 import { runPoll } from '../pipeline/poll.ts';
-import type { MetricReading, MetricRequest, MetricSource, Notifier } from '../pipeline/ports.ts';
+import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier } from '../pipeline/ports.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -49,6 +49,8 @@ export interface ReplayResult {
   readonly incidents: readonly Incident[];
   readonly skipped: readonly SkippedRule[];
   readonly checks: readonly CheckResult[];
+  /** Everything the in-memory store recorded (incidents, outbox, polls), as the digest reads it from DynamoDB. */
+  readonly activity: Activity;
 }
 
 export interface ReplayOptions {
@@ -104,5 +106,6 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     incidents: store.allIncidents(),
     skipped: [...skipped.values()],
     checks: checkExpectations(scenario.expect, notifier.sent),
+    activity: await store.activityBetween(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY),
   };
 }

@@ -55,6 +55,22 @@ export class CloudWatchMetricSource implements MetricSource {
   }
 
   async read(request: MetricRequest): Promise<MetricReading> {
+    const { series, metricsRequested, unreadable } = await this.readSeries(request);
+    const windows = new Map<string, SignalWindow>();
+    for (const [cluster, bySignal] of series) {
+      windows.set(cluster, new SeriesWindow(bySignal, request.stepSeconds, request.samples - 1));
+    }
+    return { windows, metricsRequested, unreadable };
+  }
+
+  /**
+   * The raw series behind `read`, oldest sample first: what a backtest replays and an exported scenario holds.
+   * `onProgress` hears of every finished call, so a long fetch can show how far it got.
+   */
+  async readSeries(
+    request: MetricRequest,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<{ series: Map<string, SeriesBySignal>; metricsRequested: number; unreadable: MetricReadFailure[] }> {
     const stepMs = request.stepSeconds * 1000;
     const start = request.end - (request.samples - 1) * stepMs;
     const planned = this.plan(request.clusters);
@@ -65,6 +81,7 @@ export class CloudWatchMetricSource implements MetricSource {
         batches.push({ region, queries: queries.slice(i, i + perCall) });
     }
     let calls = 0;
+    let finished = 0;
     const failures: MetricReadFailure[] = [];
     const answers = await mapPaced(
       batches,
@@ -73,6 +90,7 @@ export class CloudWatchMetricSource implements MetricSource {
         try {
           const { results, pages } = await this.fetch(batch.region, batch.queries, start, request.end + stepMs);
           calls += pages;
+          onProgress?.(++finished, batches.length);
           return results;
         } catch (error) {
           // One failed batch blinds only its clusters for this step: they are skipped, not judged on no data.
@@ -88,8 +106,8 @@ export class CloudWatchMetricSource implements MetricSource {
     const failed = new Set(failures.flatMap((f) => f.clusters));
     const byId = new Map<string, MetricDataResult>();
     for (const results of answers) for (const result of results ?? []) if (result.Id) byId.set(result.Id, result);
-    const windows = this.assemble(planned, byId, failed, start, stepMs, request);
-    return { windows, metricsRequested: planned.length, unreadable: failures };
+    const series = this.assemble(planned, byId, failed, start, stepMs, request.samples);
+    return { series, metricsRequested: planned.length, unreadable: failures };
   }
 
   private plan(clusters: readonly string[]): PlannedQuery[] {
@@ -167,25 +185,25 @@ export class CloudWatchMetricSource implements MetricSource {
     failed: ReadonlySet<string>,
     start: number,
     stepMs: number,
-    request: MetricRequest,
-  ): Map<string, SignalWindow> {
+    samples: number,
+  ): Map<string, SeriesBySignal> {
     const components = new Map<string, Map<SignalSource, Sample[][]>>();
     for (const query of planned) {
       if (failed.has(query.cluster)) continue;
-      const samples = toSamples(results.get(query.id), start, stepMs, request.samples);
+      const values = toSamples(results.get(query.id), start, stepMs, samples);
       const bySource = components.get(query.cluster) ?? new Map<SignalSource, Sample[][]>();
       components.set(query.cluster, bySource);
       const parts = bySource.get(query.source) ?? [];
       bySource.set(query.source, parts);
-      parts.push(samples);
+      parts.push(values);
     }
-    const windows = new Map<string, SignalWindow>();
+    const series = new Map<string, SeriesBySignal>();
     for (const [cluster, bySource] of components) {
-      const series: SeriesBySignal = {};
-      for (const [source, parts] of bySource) series[source.signal] = combine(parts, source.combine, request.samples);
-      windows.set(cluster, new SeriesWindow(series, request.stepSeconds, request.samples - 1));
+      const bySignal: SeriesBySignal = {};
+      for (const [source, parts] of bySource) bySignal[source.signal] = combine(parts, source.combine, samples);
+      series.set(cluster, bySignal);
     }
-    return windows;
+    return series;
   }
 }
 

@@ -8,6 +8,9 @@ process.stdout.on('error', (error) => {
   throw error;
 });
 
+// The lockfile pins the AWS SDK, so its notice about the Node versions of future SDK releases is not for CLI users.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 register();
 const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -1,18 +1,38 @@
 import { parseArgs } from 'node:util';
 import { SentinelError } from '../shared/errors.ts';
 import { type CommandOutput, processOutput, UsageError } from './command.ts';
+import { BACKTEST_USAGE, backtestCommand, EXPORT_USAGE, exportScenarioCommand } from './history-commands.ts';
+import { POLL_USAGE, pollCommand } from './poll-command.ts';
 import { REPLAY_USAGE, replayCommand } from './replay-command.ts';
+import { TEST_PAGE_USAGE, testPageCommand } from './test-page-command.ts';
+import { VALIDATE_CONFIG_USAGE, validateConfigCommand } from './validate-config-command.ts';
 
-const USAGE = ['usage:', `  ${REPLAY_USAGE}`].join('\n');
+const USAGE = [
+  'usage:',
+  `  ${REPLAY_USAGE}`,
+  `  ${VALIDATE_CONFIG_USAGE}`,
+  `  ${POLL_USAGE}`,
+  `  ${BACKTEST_USAGE}`,
+  `  ${EXPORT_USAGE}`,
+  `  ${TEST_PAGE_USAGE}`,
+].join('\n');
 
-/** Runs one `sentinel` command and returns its exit code: 0 ok, 1 a check failed, 2 bad input. */
+const HISTORY_OPTIONS = {
+  config: { type: 'string' },
+  cluster: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+} as const;
+
+/** Runs one `sentinel` command and returns its exit code: 0 ok, 1 a check or a publish failed, 2 bad input. */
 export async function main(argv: readonly string[], out: CommandOutput = processOutput): Promise<number> {
   const [command, ...rest] = argv;
+  const args = [...rest];
   try {
     switch (command) {
       case 'replay': {
         const { values, positionals } = parseArgs({
-          args: [...rest],
+          args,
           allowPositionals: true,
           options: {
             json: { type: 'boolean', default: false },
@@ -26,6 +46,31 @@ export async function main(argv: readonly string[], out: CommandOutput = process
           out,
         );
       }
+      case 'validate-config': {
+        const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+        const [file] = positionals;
+        if (!file || positionals.length > 1)
+          throw new UsageError(`give one configuration file\nusage: ${VALIDATE_CONFIG_USAGE}`);
+        return await validateConfigCommand(file, out);
+      }
+      case 'poll': {
+        const { values } = parseArgs({
+          args,
+          options: {
+            once: { type: 'boolean', default: false },
+            config: { type: 'string' },
+            'dry-run': { type: 'boolean', default: false },
+            stack: { type: 'string' },
+          },
+        });
+        return await pollCommand({ ...values, dryRun: values['dry-run'] }, out);
+      }
+      case 'backtest':
+        return await backtestCommand(parseArgs({ args, options: HISTORY_OPTIONS }).values, out);
+      case 'export-scenario':
+        return await exportScenarioCommand(parseArgs({ args, options: HISTORY_OPTIONS }).values, out);
+      case 'test-page':
+        return await testPageCommand(parseArgs({ args, options: { stack: { type: 'string' } } }).values, out);
       case undefined:
       case 'help':
       case '--help':

@@ -41,3 +41,17 @@ export function parseCompactSeries(text: string): Sample[] {
 function round(value: number): number {
   return Math.round(value * 1e9) / 1e9;
 }
+
+/** The compact notation for a series: runs of one value as `V*N`, gaps as `_`/`_*N` (no ramps, which would round). */
+export function formatCompactSeries(samples: readonly Sample[]): string {
+  const segments: string[] = [];
+  for (let i = 0; i < samples.length; ) {
+    const value = samples[i] ?? null;
+    let run = 1;
+    while (i + run < samples.length && (samples[i + run] ?? null) === value) run++;
+    const written = value === null ? '_' : String(value);
+    segments.push(run === 1 ? written : `${written}*${run}`);
+    i += run;
+  }
+  return segments.join(' ');
+}

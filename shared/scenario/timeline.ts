@@ -6,7 +6,8 @@ import type { ReplayResult } from './replay.ts';
 const KIND_LABEL = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVE' } as const;
 const INDENT = ' '.repeat(20);
 
-function describe(notification: Notification, latency: string | undefined): string[] {
+/** One notification as the readable timeline shows it. */
+export function renderNotification(notification: Notification, latency?: string): string[] {
   const head = `${formatTime(notification.at)}  ${KIND_LABEL[notification.kind].padEnd(8)}  ${notification.title}`;
   const lines = [head];
   const detail = (text: string) => lines.push(`${INDENT}${text}`);
@@ -47,7 +48,7 @@ export function renderTimeline(result: ReplayResult): string {
   ];
   if (result.notifications.length === 0) lines.push('Nothing would have been sent.');
   for (const notification of result.notifications)
-    lines.push(...describe(notification, latencyOf.get(notification.id)), '');
+    lines.push(...renderNotification(notification, latencyOf.get(notification.id)), '');
   const counts = ['page', 'ticket', 'update', 'resolve'].map(
     (kind) => `${result.notifications.filter((n) => n.kind === kind).length} ${kind}`,
   );

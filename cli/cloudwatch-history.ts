@@ -1,0 +1,50 @@
+import { cloudWatchClients } from '../aws/clients.ts';
+import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
+import type { ClusterConfig } from '../shared/config/deployment-config.ts';
+import type { SeriesBySignal } from '../shared/engine/signal-window.ts';
+import { SentinelError } from '../shared/errors.ts';
+import type { CommandOutput } from './command.ts';
+
+/** CloudWatch keeps one-minute datapoints for 15 days; older history is only there at coarser periods. */
+const ONE_MINUTE_RETENTION_MS = 15 * 86_400_000;
+
+export class CloudWatchUnreachableError extends SentinelError {}
+
+export function metricSourceFor(clusters: readonly ClusterConfig[]): CloudWatchMetricSource {
+  return new CloudWatchMetricSource({ clientFor: cloudWatchClients(process.env.AWS_REGION), clusters });
+}
+
+/**
+ * Fetch one-minute history for the clusters between two times (the default AWS credential chain), showing progress
+ * on stderr. Every cluster must be readable: a backtest on partial history would mislead.
+ */
+export async function fetchHistory(
+  clusters: readonly ClusterConfig[],
+  from: number,
+  to: number,
+  now: number,
+  out: CommandOutput,
+): Promise<Map<string, SeriesBySignal>> {
+  if (to <= from) throw new SentinelError('--to must be later than --from');
+  if (from < now - ONE_MINUTE_RETENTION_MS) {
+    throw new SentinelError(
+      `--from is ${Math.round((now - from) / 86_400_000)} days ago, but CloudWatch keeps one-minute data for 15 days`,
+    );
+  }
+  const samples = Math.floor((to - from) / 60_000) + 1;
+  out.stderr(`Fetching ${samples} minutes of ${clusters.length} cluster(s) from CloudWatch...`);
+  const { series, unreadable } = await metricSourceFor(clusters).readSeries(
+    { clusters: clusters.map((c) => c.name), end: to, samples, stepSeconds: 60 },
+    (done, total) => out.stderr(`  fetched ${done}/${total} batches`),
+  );
+  throwIfUnreadable(unreadable);
+  return series;
+}
+
+export function throwIfUnreadable(unreadable: readonly { clusters: readonly string[]; error: string }[]): void {
+  if (unreadable.length === 0) return;
+  const lines = unreadable.map((u) => `  - ${u.clusters.join(', ')}: ${u.error}`);
+  throw new CloudWatchUnreachableError(
+    `could not read CloudWatch for ${unreadable.reduce((n, u) => n + u.clusters.length, 0)} cluster(s):\n${lines.join('\n')}\nCheck the AWS credentials and region (AWS_PROFILE, AWS_REGION) and network access to CloudWatch.`,
+  );
+}

@@ -1,0 +1,86 @@
+import { documentClient, snsClient } from '../aws/clients.ts';
+import { DynamoDbIncidentStore } from '../aws/dynamodb-incident-store.ts';
+import { SnsNotifier } from '../aws/sns-notifier.ts';
+import type { Notification } from '../shared/engine/notification.ts';
+import { buildPlan, configuredMaintenance } from '../shared/pipeline/build-plan.ts';
+import { MemoryIncidentStore } from '../shared/pipeline/memory-store.ts';
+import { runPoll } from '../shared/pipeline/poll.ts';
+import { stepForSchedule } from '../shared/pipeline/poll-time.ts';
+import type { IncidentStore, Notifier } from '../shared/pipeline/ports.ts';
+import { renderNotification } from '../shared/scenario/timeline.ts';
+import { metricSourceFor, throwIfUnreadable } from './cloudwatch-history.ts';
+import { type CommandOutput, UsageError } from './command.ts';
+import { readConfig } from './read-input.ts';
+import { stackOutputs } from './stack-outputs.ts';
+
+export const POLL_USAGE = 'sentinel poll --once --config FILE (--dry-run | --stack NAME)';
+
+/** Prints what would have been published. */
+class PrintingNotifier implements Notifier {
+  constructor(private readonly out: CommandOutput) {}
+
+  async publish(notification: Notification) {
+    for (const line of renderNotification(notification)) this.out.stdout(line);
+    return { messageId: 'dry-run' };
+  }
+}
+
+/**
+ * One poll against real AWS from a laptop, with the default credential chain. A dry run starts from a clean state
+ * and prints instead of publishing; otherwise it uses the deployed stack's table and topics, like the Lambda.
+ */
+export async function pollCommand(
+  options: { once: boolean; config?: string; dryRun: boolean; stack?: string },
+  out: CommandOutput,
+  now = Date.now(),
+): Promise<number> {
+  if (!options.once) throw new UsageError(`only single polls are supported: add --once\nusage: ${POLL_USAGE}`);
+  if (!options.config) throw new UsageError(`--config is required\nusage: ${POLL_USAGE}`);
+  if (!options.dryRun && !options.stack)
+    throw new UsageError(`give --stack NAME to poll for real, or --dry-run\nusage: ${POLL_USAGE}`);
+  const { config, ruleSet } = await readConfig(options.config);
+  const plan = buildPlan({
+    ruleSet,
+    config,
+    clusters: config.clusters.map((c) => c.name),
+    maintenance: configuredMaintenance(config),
+    stepSeconds: 60,
+  });
+  let store: IncidentStore;
+  let notifier: Notifier;
+  if (options.stack) {
+    const outputs = await stackOutputs(options.stack);
+    store = new DynamoDbIncidentStore({ client: documentClient(), table: outputs.TableName, now: Date.now });
+    notifier = new SnsNotifier(snsClient(), { paging: outputs.PagingTopicArn, notice: outputs.NoticeTopicArn });
+  } else {
+    store = new MemoryIncidentStore(Date.now);
+    notifier = new PrintingNotifier(out);
+  }
+  const at = stepForSchedule(now, config.poll.ingestionLag, plan.stepSeconds);
+  out.stderr(`Polling ${plan.clusters.length} cluster(s) for the minute starting ${new Date(at).toISOString()}...`);
+  const report = await runPoll(
+    {
+      plan,
+      metrics: metricSourceFor(config.clusters),
+      store,
+      notifier,
+      owner: `cli-${process.pid}`,
+      now: Date.now,
+      leaseMs: 60_000,
+    },
+    at,
+  );
+  throwIfUnreadable(report.unreadable);
+  for (const cluster of plan.clusters) {
+    const findings = report.findings.filter((f) => f.cluster === cluster.name);
+    const of = (verdict: string) => findings.filter((f) => f.verdict === verdict).map((f) => f.rule);
+    out.stdout(
+      `${cluster.name}: firing [${of('met').join(', ')}], unknown [${of('unknown').join(', ')}], skipped [${of('skipped').join(', ')}]`,
+    );
+  }
+  out.stdout(
+    `${report.metricsRequested} metrics requested; ${report.created.length} notification(s) created, ${report.delivered.length} ${options.dryRun ? 'printed' : 'published'}, ${report.failed.length} failed.`,
+  );
+  for (const failure of report.failed) out.stderr(`publish failed for ${failure.id}: ${failure.error}`);
+  return report.failed.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,32 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { SentinelError } from '../shared/errors.ts';
+
+/** The outputs the OpsStack declares, which the commands use to find the deployed topics and table. */
+export interface StackOutputs {
+  readonly PagingTopicArn: string;
+  readonly NoticeTopicArn: string;
+  readonly DigestTopicArn: string;
+  readonly TableName: string;
+}
+
+export async function stackOutputs(stackName: string): Promise<StackOutputs> {
+  const client = new CloudFormationClient({});
+  try {
+    const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+    const outputs = Object.fromEntries((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+    const missing = ['PagingTopicArn', 'NoticeTopicArn', 'DigestTopicArn', 'TableName'].filter((key) => !outputs[key]);
+    if (missing.length > 0) {
+      throw new SentinelError(
+        `stack ${stackName} has no output ${missing.join(', ')}: is it a k8s-incident-sentinel OpsStack?`,
+      );
+    }
+    return outputs as unknown as StackOutputs;
+  } catch (error) {
+    if (error instanceof SentinelError) throw error;
+    throw new SentinelError(`cannot read stack ${stackName}: ${(error as Error).name}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { configJsonSchema } from '../shared/config/config-json-schema.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { type CommandOutput, processOutput, UsageError } from './command.ts';
 import { BACKTEST_USAGE, backtestCommand, EXPORT_USAGE, exportScenarioCommand } from './history-commands.ts';
@@ -15,6 +16,7 @@ const USAGE = [
   `  ${BACKTEST_USAGE}`,
   `  ${EXPORT_USAGE}`,
   `  ${TEST_PAGE_USAGE}`,
+  '  sentinel config-schema > config/sentinel.schema.json',
 ].join('\n');
 
 const HISTORY_OPTIONS = {
@@ -69,6 +71,9 @@ export async function main(argv: readonly string[], out: CommandOutput = process
         return await backtestCommand(parseArgs({ args, options: HISTORY_OPTIONS }).values, out);
       case 'export-scenario':
         return await exportScenarioCommand(parseArgs({ args, options: HISTORY_OPTIONS }).values, out);
+      case 'config-schema':
+        out.stdout(JSON.stringify(configJsonSchema(), null, 2));
+        return 0;
       case 'test-page':
         return await testPageCommand(parseArgs({ args, options: { stack: { type: 'string' } } }).values, out);
       case undefined:

@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { configJsonSchema } from '../../shared/config/config-json-schema.ts';
+import { compileRuleSet, parseConfigText } from '../../shared/config/deployment-config.ts';
+import { ruleSchema } from '../../shared/engine/rule.ts';
+
+const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+
+describe('documented examples', () => {
+  it('ships a JSON Schema that matches the configuration schema', () => {
+    expect(JSON.parse(read('config/sentinel.schema.json'))).toEqual(configJsonSchema());
+  });
+
+  it('ships an example configuration that validates', () => {
+    const { config } = parseConfigText(read('config/sentinel.example.json'), 'config/sentinel.example.json');
+    expect(config.clusters.map((c) => c.name)).toEqual(['prod-euw1', 'dev-use1']);
+  });
+
+  it('documents a custom rule that validates and compiles with the defaults', () => {
+    const block = /## Writing a rule[\s\S]*?```json\n([\s\S]*?)```/.exec(read('docs/rules.md'))?.[1];
+    const rule = ruleSchema.parse(JSON.parse(block ?? 'null'));
+    expect(compileRuleSet([rule], 'docs/rules.md').get('etcd-db-near-quota')?.severity).toBe('ticket');
+  });
+});

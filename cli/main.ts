@@ -89,8 +89,10 @@ export async function main(argv: readonly string[], out: CommandOutput = process
       out.stderr(`sentinel: ${error.message}`);
       return 2;
     }
-    if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      out.stderr(`sentinel: ${error.message}\n${USAGE}`);
+    // Matched by code, not by class: under a test runner's module sandbox the TypeError comes from another realm.
+    const parseError = error as { code?: unknown; message?: string };
+    if (String(parseError?.code).startsWith('ERR_PARSE_ARGS')) {
+      out.stderr(`sentinel: ${parseError.message}\n${USAGE}`);
       return 2;
     }
     throw error;

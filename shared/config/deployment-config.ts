@@ -3,7 +3,7 @@ import { DEFAULT_RULES } from '../engine/default-rules.ts';
 import { isDuration } from '../engine/duration.ts';
 import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
-import { SIGNAL_NAMES, type SignalName } from '../engine/signals.ts';
+import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { isIsoUtc } from '../scenario/scenario-time.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
@@ -22,10 +22,6 @@ function isTimeZone(zone: string): boolean {
     return false;
   }
 }
-
-const signalNameSchema = z.enum(SIGNAL_NAMES as [SignalName, ...SignalName[]], {
-  error: (issue) => `unknown signal ${JSON.stringify(issue.input)}: expected one of ${SIGNAL_NAMES.join(', ')}`,
-});
 
 /** A CloudWatch metric that carries one signal, for Prometheus-scraped metrics such as Karpenter's. */
 export const customMetricSchema = z.strictObject({
@@ -54,7 +50,7 @@ export const clusterSchema = z.strictObject({
       nodeGroups: z.array(z.string().min(1)).default([]),
       containerInsights: z.boolean().default(true),
       /** Signals read from a custom namespace instead of (or on top of) the profile. */
-      custom: z.partialRecord(signalNameSchema, customMetricSchema).default({}),
+      custom: signalRecord(customMetricSchema).default({}),
     })
     .prefault({}),
   overrides: ruleOverridesSchema.default({}),

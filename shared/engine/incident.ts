@@ -14,6 +14,8 @@ export interface Incident {
   readonly status: 'open' | 'resolved';
   readonly openedAt: string;
   readonly resolvedAt?: string;
+  /** Set when a late-identified cause absorbed this incident into its own. */
+  readonly mergedInto?: string;
   /** Rules attached as symptoms, in the order they arrived. */
   readonly symptoms: readonly string[];
   /** Since when the root and every symptom have been clear; unset while anything fires or data is missing. */

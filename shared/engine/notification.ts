@@ -6,7 +6,12 @@ export type NotificationKind = 'page' | 'ticket' | 'update' | 'resolve';
 /** Why a notification went out, beyond its kind. */
 export type NotificationReason =
   | 'opened'
+  /** Held back by a maintenance window that has ended, and still firing. */
   | 'maintenance-ended'
+  /** Inside a maintenance window, released because a rule it waits for (notifyWhenFiring) fired. */
+  | 'maintenance-override'
+  /** Closed because a late-identified cause absorbed it into its own incident. */
+  | 'merged'
   | 'escalated'
   | 'new-symptom'
   | 'cause-identified'
@@ -72,6 +77,7 @@ export function notificationTitle(
   const where = clusters.length === 1 ? `on ${clusters[0]}` : `on ${clusters.length} clusters`;
   const prefix: Partial<Record<NotificationReason, string>> = {
     resolved: 'Resolved: ',
+    merged: 'Merged into its cause: ',
     reminder: 'Still firing: ',
     'new-symptom': 'Update: ',
     'cause-identified': 'Cause identified: ',

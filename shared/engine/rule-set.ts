@@ -86,9 +86,16 @@ export class RuleSet {
         `causal links form a cycle: ${cycle.join(' -> ')}`,
       );
     }
-    if (problems.size > 0) {
+    if (problems.size === 1) {
       const [file, list] = [...problems.entries()][0] as [string, InputProblem[]];
       throw new InputError(file, list);
+    }
+    if (problems.size > 1) {
+      // Problems in several files are reported together, each path prefixed with its file.
+      const all = [...problems.entries()].flatMap(([file, list]) =>
+        list.map((p) => ({ ...p, path: `${file} ${p.path}` })),
+      );
+      throw new InputError([...problems.keys()].join(' and '), all);
     }
     return new RuleSet(rules);
   }
@@ -168,7 +175,8 @@ function findCycle(rules: readonly Rule[]): string[] | undefined {
     if (state.get(id) === 'visiting') return [...stack.slice(stack.indexOf(id)), id];
     state.set(id, 'visiting');
     stack.push(id);
-    for (const next of explains.get(id) ?? []) {
+    // A rule naming itself is reported on its own, as "cannot explain itself".
+    for (const next of (explains.get(id) ?? []).filter((target) => target !== id)) {
       const cycle = visit(next);
       if (cycle) return cycle;
     }

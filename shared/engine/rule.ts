@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Condition } from './condition.ts';
 import { type Duration, isDuration } from './duration.ts';
-import { SIGNAL_NAMES, type SignalName } from './signals.ts';
+import { signalSchema, unknownSignalMessage } from './signal-schema.ts';
 
 export type Severity = 'page' | 'ticket';
 
@@ -44,9 +44,6 @@ export interface Rule {
 const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const PARAM_REF = /^\$[A-Za-z][A-Za-z0-9]*$/;
 
-const signalSchema = z.enum(SIGNAL_NAMES as [SignalName, ...SignalName[]], {
-  error: (issue) => `unknown signal ${JSON.stringify(issue.input)}: expected one of ${SIGNAL_NAMES.join(', ')}`,
-});
 const durationSchema = z.string().refine(isDuration, { error: 'expected a duration like 90s, 15m, 4h or 2d' });
 const comparatorSchema = z.enum(['>', '>=', '<', '<='], { error: 'expected a comparator: >, >=, < or <=' });
 const paramRefSchema = z.custom<`$${string}`>((value) => typeof value === 'string' && PARAM_REF.test(value));
@@ -54,14 +51,22 @@ const thresholdSchema = z.union([z.number(), paramRefSchema], {
   error: 'expected a number or a parameter reference like $writeP99Seconds',
 });
 const termSchema = z.union([signalSchema, z.strictObject({ sum: z.array(signalSchema).min(2) })], {
-  error: 'expected a signal name or { "sum": [signal, signal, ...] }',
+  error: (issue) =>
+    typeof issue.input === 'string'
+      ? unknownSignalMessage(issue.input)
+      : 'expected a signal name or { "sum": [signal, signal, ...] }',
 });
 const operandSchema = z.union(
   [
     termSchema,
     z.strictObject({ ratio: z.tuple([termSchema, termSchema]), minDenominator: z.number().min(0).optional() }),
   ],
-  { error: 'expected a signal name, { "sum": [...] } or { "ratio": [numerator, denominator] }' },
+  {
+    error: (issue) =>
+      typeof issue.input === 'string'
+        ? unknownSignalMessage(issue.input)
+        : 'expected a signal name, { "sum": [...] } or { "ratio": [numerator, denominator] }',
+  },
 );
 
 const CONDITION_KINDS = ['threshold', 'sustained', 'window', 'change', 'absent', 'allOf', 'anyOf', 'noneOf'] as const;

@@ -128,18 +128,25 @@ function advanceCluster(observation: ClusterObservation, previous: readonly Inci
       if (severity === 'page') noteChange(host.id, 'new-symptom', `new symptom: ${finding.rule}`);
       continue;
     }
-    const explained = openIncidents()
+    const [oldest, ...absorbed] = openIncidents()
       .filter((i) => ruleSet.explains(finding.rule, i.rule) && now - Date.parse(i.openedAt) <= REROOT_WINDOW_MS)
-      .sort((a, b) => a.openedAt.localeCompare(b.openedAt))[0];
-    if (explained) {
-      // The cause showed itself after its symptom: the incident keeps its identity and gains its real root.
+      .sort((a, b) => a.openedAt.localeCompare(b.openedAt));
+    if (oldest) {
+      // The cause showed itself after its symptoms: the oldest incident keeps its identity and gains its real root,
+      // and the other incidents it explains close into it, so one cause is one incident.
+      const explained = [oldest, ...absorbed];
       update({
-        ...explained,
+        ...oldest,
         rule: finding.rule,
-        symptoms: [explained.rule, ...explained.symptoms],
-        severity: maxSeverity(explained.severity, severity),
+        symptoms: [...new Set(explained.flatMap((i) => [i.rule, ...i.symptoms]))],
+        severity: explained.reduce((max, i) => maxSeverity(max, i.severity), severity),
+        paged: explained.some((i) => i.paged),
       });
-      noteChange(explained.id, 'cause-identified', `cause identified: ${finding.rule} (was ${explained.rule})`);
+      noteChange(oldest.id, 'cause-identified', `cause identified: ${finding.rule} (was ${oldest.rule})`);
+      for (const incident of absorbed) {
+        update({ ...incident, status: 'resolved', resolvedAt: at, mergedInto: oldest.id });
+        noteChange(incident.id, 'merged', `merged into ${oldest.id}, caused by ${finding.rule}`);
+      }
       continue;
     }
     update({
@@ -222,9 +229,14 @@ function decide(
   at: string,
 ): Omit<Outgoing, 'incident'> | undefined {
   if (incident.status === 'resolved') {
-    return incident.notifiedAt ? { kind: 'resolve', reason: 'resolved', changes: [] } : undefined;
+    if (!incident.notifiedAt) return undefined;
+    return incident.mergedInto
+      ? { kind: 'resolve', reason: 'merged', changes: change?.changes ?? [] }
+      : { kind: 'resolve', reason: 'resolved', changes: [] };
   }
   if (!incident.notifiedAt) {
+    // Held back by maintenance: when it is released, only a finding that still fires is news.
+    if (!members(incident).some((id) => firing.has(id))) return undefined;
     const muted =
       observation.inMaintenance &&
       !members(incident).some((id) => {
@@ -233,7 +245,9 @@ function decide(
       });
     if (muted) return undefined;
     const kind = incident.severity === 'page' ? 'page' : 'ticket';
-    return { kind, reason: incident.openedAt === at ? 'opened' : 'maintenance-ended', changes: [] };
+    const reason =
+      incident.openedAt === at ? 'opened' : observation.inMaintenance ? 'maintenance-override' : 'maintenance-ended';
+    return { kind, reason, changes: [] };
   }
   if (incident.severity === 'page' && !incident.paged) {
     return { kind: 'page', reason: 'escalated', changes: change?.changes ?? [] };

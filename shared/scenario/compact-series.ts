@@ -21,6 +21,9 @@ export function parseCompactSeries(text: string): Sample[] {
       throw new CompactSeriesError(`${where}: expected V, V*N, A..B*N, _ or _*N (V, A, B numbers; N a whole count)`);
     }
     const [, gap, from, to, times] = match;
+    if (!Number.isFinite(Number(from ?? 0)) || !Number.isFinite(Number(to ?? 0))) {
+      throw new CompactSeriesError(`${where}: the value is too large to be a number`);
+    }
     const count = times === undefined ? 1 : Number(times);
     if (count < 1) throw new CompactSeriesError(`${where}: the count after * must be at least 1`);
     if (gap) {

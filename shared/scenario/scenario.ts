@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { MaintenanceWindow } from '../engine/maintenance.ts';
+import { signalRecord } from '../engine/signal-schema.ts';
 import type { SeriesBySignal } from '../engine/signal-window.ts';
-import { type Sample, SIGNAL_NAMES, type SignalName } from '../engine/signals.ts';
+import type { Sample, SignalName } from '../engine/signals.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath, parseWith } from '../schema-errors.ts';
 import { CompactSeriesError, parseCompactSeries } from './compact-series.ts';
@@ -26,13 +27,7 @@ const scenarioSchema = z.strictObject({
     .record(
       z.string().min(1),
       z.strictObject({
-        signals: z.partialRecord(
-          z.enum(SIGNAL_NAMES as [SignalName, ...SignalName[]], {
-            error: (issue) =>
-              `unknown signal ${JSON.stringify(issue.input)}: expected one of ${SIGNAL_NAMES.join(', ')}`,
-          }),
-          seriesSchema,
-        ),
+        signals: signalRecord(seriesSchema),
       }),
     )
     .refine((clusters) => Object.keys(clusters).length > 0, { error: 'expected at least one cluster' }),
@@ -110,7 +105,8 @@ export function parseScenario(value: unknown, file: string): Scenario {
     }
     clusters.set(cluster, series);
   }
-  if (!reference) problems.push({ path: '$.clusters', message: 'expected at least one signal series' });
+  if (!reference && problems.length === 0)
+    problems.push({ path: '$.clusters', message: 'expected at least one signal series' });
 
   const known = (cluster: string, path: readonly PropertyKey[]) => {
     if (!clusters.has(cluster)) {

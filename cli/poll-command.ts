@@ -64,6 +64,9 @@ export async function pollCommand(
       metrics: metricSourceFor(config.clusters),
       store,
       notifier,
+      // A one-off poll reads every cluster, so no tripwire state is needed.
+      tripwires: { armed: async () => new Set<string>() },
+      pollEveryCluster: true,
       owner: `cli-${process.pid}`,
       now: Date.now,
       leaseMs: 60_000,

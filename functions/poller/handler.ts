@@ -1,14 +1,17 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { z } from 'zod';
 import { cloudWatchClients, documentClient, snsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
 import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsNotifier } from '../../aws/sns-notifier.ts';
 import { buildPlan, configuredMaintenance } from '../../shared/pipeline/build-plan.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { validateEvent } from '../validate-event.ts';
-import { type PollEvent, type PollSummary, pollEventSchema, pollOnSchedule } from './poll-on-schedule.ts';
+import { type PollSummary, pollEventSchema, pollOnSchedule } from './poll-on-schedule.ts';
+import { alarmEventSchema, recordTripwire } from './tripwire-event.ts';
 
 // Built once per cold start: configuration, plan and clients are reused by every invocation of this container.
 const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
@@ -19,37 +22,44 @@ const plan = buildPlan({
   maintenance: configuredMaintenance(config),
   stepSeconds: 60,
 });
+const table = requiredEnv('SENTINEL_TABLE');
+const db = documentClient();
 const metrics = new CloudWatchMetricSource({
   clientFor: cloudWatchClients(process.env.AWS_REGION),
   clusters: config.clusters,
 });
-const store = new DynamoDbIncidentStore({
-  client: documentClient(),
-  table: requiredEnv('SENTINEL_TABLE'),
-  now: Date.now,
-});
+const store = new DynamoDbIncidentStore({ client: db, table, now: Date.now });
+const tripwires = new DynamoDbTripwires(db, table);
 const notifier = new SnsNotifier(snsClient(), {
   paging: requiredEnv('SENTINEL_PAGING_TOPIC_ARN'),
   notice: requiredEnv('SENTINEL_NOTICE_TOPIC_ARN'),
 });
 const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
+const clusters = new Set(plan.clusters.map((c) => c.name));
 
-export const handler = middy<PollEvent, PollSummary, Error, Context>()
-  .use(validateEvent(pollEventSchema))
+const eventSchema = z.union([pollEventSchema, alarmEventSchema]);
+type PollerEvent = z.infer<typeof eventSchema>;
+
+/** Two triggers: the every-minute schedule polls; a tripwire alarm's state change arms or disarms a cluster. */
+export const handler = middy<PollerEvent, PollSummary | { cluster?: string; state: string }, Error, Context>()
+  .use(validateEvent(eventSchema))
   .handler((event, context) =>
-    pollOnSchedule(
-      {
-        plan,
-        metrics,
-        store,
-        notifier,
-        owner: context.awsRequestId,
-        now: Date.now,
-        leaseMs: 60_000,
-        ingestionLag: config.poll.ingestionLag,
-        deployment,
-        log: (line) => console.log(line),
-      },
-      event,
-    ),
+    'kind' in event
+      ? pollOnSchedule(
+          {
+            plan,
+            metrics,
+            store,
+            notifier,
+            tripwires,
+            owner: context.awsRequestId,
+            now: Date.now,
+            leaseMs: 60_000,
+            ingestionLag: config.poll.ingestionLag,
+            deployment,
+            log: (line) => console.log(line),
+          },
+          event,
+        )
+      : recordTripwire({ tripwires, deployment, clusters }, event),
   );

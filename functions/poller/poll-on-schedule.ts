@@ -14,6 +14,7 @@ export interface PollSummary {
   readonly at: string;
   readonly claim: string;
   readonly clusters: number;
+  readonly polled: number;
   readonly metricsRequested: number;
   readonly created: number;
   readonly delivered: number;
@@ -46,12 +47,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
       emfLine(
         deps.deployment,
         [
-          metric(
-            'ClustersPolled',
-            report.claim === 'claimed'
-              ? report.clusters - report.unreadable.reduce((n, u) => n + u.clusters.length, 0)
-              : 0,
-          ),
+          metric('ClustersPolled', report.polled.length - report.unreadable.reduce((n, u) => n + u.clusters.length, 0)),
           metric('MetricsRequested', report.metricsRequested),
           metric('Findings', report.findings.filter((f) => f.verdict === 'met').length),
           metric('NotificationsSent', report.delivered.length),
@@ -66,6 +62,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
       at: new Date(at).toISOString(),
       claim: report.claim,
       clusters: report.clusters,
+      polled: report.polled.length,
       metricsRequested: report.metricsRequested,
       created: report.created.length,
       delivered: report.delivered.length,

@@ -100,6 +100,13 @@ export const deploymentConfigSchema = z.strictObject({
     .strictObject({
       /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
       ingestionLag: durationSchema.default('2m'),
+      /** The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost). */
+      every: durationSchema.default('10m'),
+      /**
+       * One CloudWatch alarm per cluster on the PATCH p99 (missing data breaching) arms minute-by-minute polling
+       * of that cluster until it and its pages clear.
+       */
+      tripwire: z.strictObject({ writeP99Seconds: z.number().positive().default(1) }).prefault({}),
     })
     .prefault({}),
   notifications: z

@@ -7,7 +7,7 @@ import type { WatchPlan } from './watch-plan.ts';
 
 export interface PlanInput {
   readonly ruleSet: RuleSet;
-  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters' | 'digest'>;
+  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters' | 'digest' | 'poll'>;
   /** The clusters to watch; those the configuration names get their own overrides. */
   readonly clusters: readonly string[];
   readonly maintenance: readonly MaintenanceWindow[];
@@ -28,6 +28,10 @@ export function buildPlan(input: PlanInput): WatchPlan {
     stepSeconds: input.stepSeconds,
     lookback: input.ruleSet.lookback(input.stepSeconds),
     nearMissMargin: input.config?.digest.nearMissMargin ?? 0.2,
+    cadence: {
+      everySteps: Math.max(1, Math.round(durationMs(input.config?.poll.every ?? '10m') / (input.stepSeconds * 1000))),
+      tripwireWriteP99Seconds: input.config?.poll.tripwire.writeP99Seconds ?? 1,
+    },
     settings: {
       renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),
       runbookBaseUrl: input.config?.notifications.runbookBaseUrl ?? '',

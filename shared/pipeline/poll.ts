@@ -2,7 +2,8 @@ import { inMaintenance } from '../engine/maintenance.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import { type Finding, step } from '../engine/step.ts';
-import type { IncidentStore, MetricReading, MetricSource, Notifier, StepClaim } from './ports.ts';
+import { dueClusters } from './cadence.ts';
+import type { IncidentStore, MetricReading, MetricSource, Notifier, StepClaim, Tripwires } from './ports.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PollDependencies {
@@ -10,6 +11,9 @@ export interface PollDependencies {
   readonly metrics: MetricSource;
   readonly store: IncidentStore;
   readonly notifier: Notifier;
+  readonly tripwires: Tripwires;
+  /** Read every cluster at this step, whatever the cadence says (a one-off poll from the command line). */
+  readonly pollEveryCluster?: boolean;
   /** Identifies this invocation in claims (a Lambda request id, or "replay"). */
   readonly owner: string;
   readonly now: () => number;
@@ -26,6 +30,8 @@ export interface PollReport {
   readonly at: number;
   readonly claim: StepClaim;
   readonly clusters: number;
+  /** The clusters read at this step. */
+  readonly polled: readonly string[];
   readonly metricsRequested: number;
   readonly unreadable: MetricReading['unreadable'];
   readonly findings: readonly Finding[];
@@ -35,35 +41,39 @@ export interface PollReport {
 }
 
 /**
- * One poll: evaluate step `at` (the newest sample time, scheduled time less ingestion lag) if no other invocation has, persist the outcome, then deliver everything still in
- * the outbox, including what earlier runs failed to send. The poller Lambda and the replay command both run this.
+ * One poll: evaluate step `at` (the newest sample time: scheduled time less ingestion lag) for the clusters that are
+ * due, if no other invocation has, persist the outcome, then deliver everything still in the outbox, including what
+ * earlier runs failed to send. The poller Lambda and the replay command both run this.
  */
 export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: number): Promise<PollReport> {
   const { plan, store } = deps;
   const startedAt = deps.now();
   const claim = await store.claimStep(at, deps.owner, startedAt + deps.leaseMs);
+  let polled: readonly string[] = [];
   let findings: readonly Finding[] = [];
   let created: readonly Notification[] = [];
   let metricsRequested = 0;
   let unreadable: MetricReading['unreadable'] = [];
   if (claim === 'claimed') {
+    const incidents = await store.openIncidents();
+    polled = deps.pollEveryCluster
+      ? plan.clusters.map((c) => c.name)
+      : dueClusters(plan, at, await deps.tripwires.armed(at), incidents);
     const reading = await deps.metrics.read({
-      clusters: plan.clusters.map((c) => c.name),
+      clusters: polled,
       end: at,
       samples: plan.lookback,
       stepSeconds: plan.stepSeconds,
     });
-    const windows = reading.windows;
     metricsRequested = reading.metricsRequested;
     unreadable = reading.unreadable;
-    const incidents = await store.openIncidents();
     const outcome = step({
       at,
       ruleSet: plan.ruleSet,
       settings: plan.settings,
       incidents,
       clusters: plan.clusters.flatMap((cluster) => {
-        const window = windows.get(cluster.name);
+        const window = reading.windows.get(cluster.name);
         if (!window) return [];
         return [
           {
@@ -80,17 +90,6 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     created = outcome.notifications;
   }
   const { delivered, failed } = await deliverPending(deps);
-  const report = {
-    at,
-    claim,
-    clusters: plan.clusters.length,
-    metricsRequested,
-    unreadable,
-    findings,
-    created,
-    delivered,
-    failed,
-  };
   await store.recordPoll({
     at,
     owner: deps.owner,
@@ -99,6 +98,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     lateMs: scheduledAt === undefined ? 0 : Math.max(0, startedAt - scheduledAt),
     durationMs: deps.now() - startedAt,
     clusters: plan.clusters.length,
+    polled: polled.length,
     metricsRequested,
     findings: findings.filter((f) => f.verdict === 'met').length,
     created: created.length,
@@ -107,7 +107,18 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     unreadableClusters: unreadable.reduce((n, u) => n + u.clusters.length, 0),
     nearMisses: nearMisses(findings, plan.nearMissMargin),
   });
-  return report;
+  return {
+    at,
+    claim,
+    clusters: plan.clusters.length,
+    polled,
+    metricsRequested,
+    unreadable,
+    findings,
+    created,
+    delivered,
+    failed,
+  };
 }
 
 /** Publish every pending notification once; a failure stays in the outbox for the next run. */

@@ -70,6 +70,8 @@ export interface PollRecord {
   readonly lateMs: number;
   readonly durationMs: number;
   readonly clusters: number;
+  /** Clusters actually read at this step: due on the slow cadence, armed by a tripwire, or paging. */
+  readonly polled: number;
   readonly metricsRequested: number;
   readonly findings: number;
   readonly created: number;
@@ -95,6 +97,14 @@ export interface Activity {
   readonly incidents: readonly Incident[];
   readonly notifications: readonly NotificationRecord[];
   readonly polls: readonly PollRecord[];
+}
+
+/**
+ * Which clusters a tripwire has armed for minute-by-minute polling: a CloudWatch alarm's state when deployed, the
+ * same alarm emulated on the scenario in replay.
+ */
+export interface Tripwires {
+  armed(at: number): Promise<ReadonlySet<string>>;
 }
 
 /** Delivers one notification to on-call; SNS when deployed, a list in replay. */

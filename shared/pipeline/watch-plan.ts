@@ -18,4 +18,6 @@ export interface WatchPlan {
   readonly settings: EngineSettings;
   /** How close to a threshold counts as a near miss, as a share of it. */
   readonly nearMissMargin: number;
+  /** A quiet cluster is read every `everySteps` steps; an armed or paging one every step. */
+  readonly cadence: { readonly everySteps: number; readonly tripwireWriteP99Seconds: number };
 }

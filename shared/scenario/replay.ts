@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import { buildPlan } from '../pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../pipeline/memory-store.ts';
 import { runPoll } from '../pipeline/poll.ts';
-import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier } from '../pipeline/ports.ts';
+import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier, Tripwires } from '../pipeline/ports.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -24,6 +24,30 @@ export class ScenarioMetricSource implements MetricSource {
       if (series) windows.set(cluster, new SeriesWindow(series, this.scenario.stepSeconds, index));
     }
     return { windows, metricsRequested: 0, unreadable: [] };
+  }
+}
+
+/**
+ * The tripwire alarm emulated on the scenario: a write p99 at or above the threshold, or no datapoint (missing data
+ * is breaching), at step t arms the poll of step t + 1, as the alarm's state change reaches the poller the minute
+ * after. A cluster without the signal has no tripwire.
+ */
+export class ScenarioTripwires implements Tripwires {
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly threshold: number,
+  ) {}
+
+  async armed(at: number): Promise<ReadonlySet<string>> {
+    const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
+    const armed = new Set<string>();
+    if (index < 0) return armed;
+    for (const [cluster, series] of this.scenario.clusters) {
+      const written = series['apiserver.write.p99'];
+      const value = written?.[index] ?? null;
+      if (written && (value === null || value >= this.threshold)) armed.add(cluster);
+    }
+    return armed;
   }
 }
 
@@ -82,6 +106,7 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     metrics: new ScenarioMetricSource(scenario),
     store,
     notifier,
+    tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwireWriteP99Seconds),
     owner: 'replay',
     now: () => clock,
     leaseMs: 60_000,

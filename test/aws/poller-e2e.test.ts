@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { compileRuleSet } from '../../shared/config/deployment-config.ts';
+import { loadConfig } from '../../shared/config/deployment-config.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
@@ -29,8 +29,11 @@ describe('the poller over the real wire', () => {
     scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
     const clusters = harnessClusters(['dev-euw1']);
     putCalls = await putScenario(scenario, clusters);
-    poll = await loadPoller(harness, clusters);
-    replayed = (await replayScenario(scenario, { ruleSet: compileRuleSet([], 'rules') })).notifications;
+    // Every cluster every minute, in the poller and in the replay alike, so that the two must agree exactly.
+    const everyMinute = { poll: { every: '1m' } };
+    poll = await loadPoller(harness, clusters, everyMinute);
+    const { config, ruleSet } = loadConfig({ clusters, ...everyMinute }, 'test config');
+    replayed = (await replayScenario(scenario, { ruleSet, config })).notifications;
     for (let step = 0; step < scenario.steps; step++) {
       await poll(pollEventFor(scenario.start + step * 60_000), contextFor());
     }

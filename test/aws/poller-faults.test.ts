@@ -3,6 +3,7 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, clearTable, putScenario, startAwsHarness } from '../support/aws-harness.ts';
 import {
+  alarmEventFor,
   contextFor,
   harnessClusters,
   loadPoller,
@@ -22,6 +23,12 @@ describe('the poller under faults', () => {
   let scenario: Scenario;
 
   const at = (step: number) => scenario.start + step * 60_000;
+  /** The tripwires go off as the outage starts, as the three clusters' PATCH p99 alarms would. */
+  const armTripwires = async (state: 'ALARM' | 'OK' = 'ALARM') => {
+    for (const cluster of ['dev-a', 'dev-b', 'dev-c']) {
+      await poll(alarmEventFor(cluster, state, at(PAGE_STEP - 1)), contextFor());
+    }
+  };
   const pollSteps = async (from: number, to: number) => {
     const summaries = [];
     for (let step = from; step <= to; step++) summaries.push(await poll(pollEventFor(at(step)), contextFor()));
@@ -56,7 +63,13 @@ describe('the poller under faults', () => {
     await harness.close();
   });
 
+  it('reads a quiet cluster only on its slow cadence', async () => {
+    const summaries = await pollSteps(0, 19);
+    expect(summaries.reduce((n, s) => n + s.polled, 0)).toBe(6);
+  }, 30_000);
+
   it('pages once for three clusters black-holing at once, listing them all', async () => {
+    await armTripwires();
     await pollSteps(PAGE_STEP - 3, PAGE_STEP + 2);
     const pages = sentOf('page');
     expect(pages).toHaveLength(1);
@@ -65,6 +78,7 @@ describe('the poller under faults', () => {
   }, 30_000);
 
   it('still pages when CloudWatch throttles the first attempts of every call', async () => {
+    await armTripwires();
     harness.cloudwatch.faults.inject({ kind: 'throttle', operation: 'GetMetricData', beforeAttempt: 3 });
     await pollSteps(PAGE_STEP - 1, PAGE_STEP);
     expect(harness.cloudwatch.faults.fired.throttle).toBe(4);
@@ -72,6 +86,7 @@ describe('the poller under faults', () => {
   }, 30_000);
 
   it('keeps the page while SNS is down for three polls and sends it once on the fourth', async () => {
+    await armTripwires();
     harness.sns.faults.inject({ kind: 'server-error', operation: 'Publish' });
     const whileDown = await pollSteps(PAGE_STEP, PAGE_STEP + 2);
     expect(whileDown.map((s) => s.deliveryFailures)).toEqual([1, 1, 1]);
@@ -85,6 +100,7 @@ describe('the poller under faults', () => {
   }, 30_000);
 
   it('pages once when two pollers run the same minute', async () => {
+    await armTripwires();
     await pollSteps(PAGE_STEP - 3, PAGE_STEP - 1);
     const event = pollEventFor(at(PAGE_STEP));
     const summaries = await Promise.all([poll(event, contextFor('first')), poll(event, contextFor('second'))]);
@@ -94,6 +110,7 @@ describe('the poller under faults', () => {
   }, 30_000);
 
   it('never resolves an open incident while recent data is missing', async () => {
+    await armTripwires();
     await pollSteps(PAGE_STEP - 3, PAGE_STEP);
     // CloudWatch stops showing anything after the outage ends: recovery is in the data, but the poller cannot see it.
     harness.cloudwatch.setVisibleUntil(new Date(at(OUTAGE_END_STEP - 5)));
@@ -108,6 +125,7 @@ describe('the poller under faults', () => {
   }, 60_000);
 
   it('never resolves an open incident on PartialData answers', async () => {
+    await armTripwires();
     await pollSteps(PAGE_STEP - 3, PAGE_STEP);
     harness.cloudwatch.setPartialData(1);
     await pollSteps(OUTAGE_END_STEP, OUTAGE_END_STEP + 30);

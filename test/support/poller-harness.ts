@@ -7,7 +7,10 @@ import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts'
 import { parseJson } from '../../shared/schema-errors.ts';
 import { type AwsHarness, TABLE, writeConfig } from './aws-harness.ts';
 
-export type PollHandler = (event: PollEvent, context: Context) => Promise<PollSummary>;
+export type PollHandler = (
+  event: PollEvent | ReturnType<typeof alarmEventFor>,
+  context: Context,
+) => Promise<PollSummary>;
 
 /** A scenario shortened to the steps from `from`, so that a wire test polls hundreds of minutes, not thousands. */
 export function trimmedScenario(file: string, from: number): Scenario {
@@ -73,6 +76,18 @@ let invocation = 0;
 /** The event EventBridge Scheduler sends for the poll that evaluates step `at` (ingestion lag 2m, one-minute step). */
 export function pollEventFor(at: number): PollEvent {
   return { kind: 'poll', scheduledTime: new Date(at + durationMs('2m') + 60_000).toISOString() };
+}
+
+/** What EventBridge delivers when a cluster's tripwire alarm changes state. */
+export function alarmEventFor(cluster: string, state: 'ALARM' | 'OK', at: number) {
+  return {
+    source: 'aws.cloudwatch',
+    'detail-type': 'CloudWatch Alarm State Change',
+    detail: {
+      alarmName: `test-tripwire-${cluster}`,
+      state: { value: state, timestamp: new Date(at).toISOString() },
+    },
+  } as const;
 }
 
 export function contextFor(requestId = `request-${++invocation}`): Context {

@@ -1,0 +1,96 @@
+import { documentClient } from '../aws/clients.ts';
+import { DynamoDbIncidentStore } from '../aws/dynamodb-incident-store.ts';
+import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { costModel, POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
+import type { Digest } from '../shared/digest/digest.ts';
+import { digestOfWeek } from '../shared/digest/digest-of-week.ts';
+import { weekOf } from '../shared/digest/iso-week.ts';
+import { renderDigest } from '../shared/digest/render-digest.ts';
+import { replayDigest } from '../shared/digest/replay-digest.ts';
+import { SentinelError } from '../shared/errors.ts';
+import { replayScenario } from '../shared/scenario/replay.ts';
+import { type CommandOutput, UsageError } from './command.ts';
+import { readConfig, readScenario } from './read-input.ts';
+
+export const DIGEST_USAGE = [
+  'sentinel digest --from-replay SCENARIO [--config CONFIG] [--week YYYY-Www] [--json]',
+  'sentinel digest --config CONFIG --week YYYY-Www [--table TABLE] [--json]',
+  '    (reads the deployed table named by --table or $SENTINEL_TABLE, with the default AWS credentials)',
+].join('\n  ');
+
+export interface DigestOptions {
+  readonly fromReplay?: string;
+  readonly config?: string;
+  readonly week?: string;
+  readonly table?: string;
+  readonly json?: boolean;
+}
+
+/** The deployed store could not be read: no credentials, no such table, no network. */
+export class StoreReadError extends SentinelError {}
+
+/**
+ * Prints the weekly digest as its email would read (or its JSON): from a replayed scenario, to preview it without
+ * AWS, or from a deployed store, for any week it still holds.
+ */
+export async function digestCommand(options: DigestOptions, out: CommandOutput): Promise<number> {
+  const digest = options.fromReplay ? await fromReplay(options.fromReplay, options) : await fromStore(options);
+  if (options.json) {
+    out.stdout(JSON.stringify(digest, null, 2));
+  } else {
+    const { subject, bodies } = renderDigest(digest);
+    out.stdout(`Subject: ${subject}\n\n${bodies.email}`);
+  }
+  return 0;
+}
+
+async function fromReplay(file: string, options: DigestOptions): Promise<Digest> {
+  if (options.table !== undefined) {
+    throw new UsageError(`--table reads a deployed store; it does not go with --from-replay\nusage: ${DIGEST_USAGE}`);
+  }
+  const loaded = options.config ? await readConfig(options.config) : undefined;
+  const ruleSet = loaded?.ruleSet ?? compileRuleSet([], 'rules');
+  const result = await replayScenario(await readScenario(file), {
+    ruleSet,
+    ...(loaded && { config: loaded.config }),
+  });
+  return replayDigest(result, {
+    ruleSet,
+    ...(loaded && { config: loaded.config }),
+    ...(options.week !== undefined && { week: options.week }),
+  });
+}
+
+async function fromStore(options: DigestOptions): Promise<Digest> {
+  if (options.config === undefined || options.week === undefined) {
+    throw new UsageError(
+      `digest needs --from-replay SCENARIO, or --config CONFIG with --week YYYY-Www\nusage: ${DIGEST_USAGE}`,
+    );
+  }
+  const table = options.table ?? process.env.SENTINEL_TABLE;
+  if (!table) {
+    throw new UsageError(`digest --config reads the deployed table: give --table TABLE or set SENTINEL_TABLE`);
+  }
+  const { config, ruleSet } = await readConfig(options.config);
+  const week = weekOf(options.week, config.digest.timeZone);
+  const client = documentClient();
+  const store = new DynamoDbIncidentStore({ client, table, now: Date.now });
+  try {
+    return await digestOfWeek(
+      {
+        store,
+        ruleSet,
+        config,
+        costModel: costModel(POLLER_MEMORY_MB),
+        source: { kind: 'deployment', name: table },
+      },
+      week,
+    );
+  } catch (error) {
+    if (error instanceof SentinelError) throw error;
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new StoreReadError(`cannot read table "${table}": ${reason.split('\n')[0]}`, { cause: error });
+  } finally {
+    client.destroy();
+  }
+}

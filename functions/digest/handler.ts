@@ -1,0 +1,37 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { documentClient, snsClient } from '../../aws/clients.ts';
+import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import { requiredEnv } from '../../aws/environment.ts';
+import { costModel, POLLER_MEMORY_MB } from '../../shared/digest/cost-model.ts';
+import { loadBundledConfig } from '../bundled-config.ts';
+import { validateEvent } from '../validate-event.ts';
+import { type DigestEvent, type DigestSummary, digestEventSchema, digestOnSchedule } from './digest-on-schedule.ts';
+import { SnsDigestPublisher } from './sns-digest-publisher.ts';
+
+// Built once per cold start and reused by every invocation of this container.
+const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
+const store = new DynamoDbIncidentStore({
+  client: documentClient(),
+  table: requiredEnv('SENTINEL_TABLE'),
+  now: Date.now,
+});
+const publisher = new SnsDigestPublisher(snsClient(), requiredEnv('SENTINEL_DIGEST_TOPIC_ARN'));
+const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
+
+export const handler = middy<DigestEvent, DigestSummary, Error, Context>()
+  .use(validateEvent(digestEventSchema))
+  .handler((event) =>
+    digestOnSchedule(
+      {
+        store,
+        publisher,
+        ruleSet,
+        config,
+        costModel: costModel(POLLER_MEMORY_MB),
+        source: { kind: 'deployment', name: deployment },
+        log: (line) => console.log(line),
+      },
+      event,
+    ),
+  );

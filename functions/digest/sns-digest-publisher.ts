@@ -1,0 +1,24 @@
+import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { DigestMessage, DigestPublisher } from '../../shared/digest/digest-publisher.ts';
+
+/** Publishes the digest to the digest topic, one body per protocol, with attributes subscribers can filter on. */
+export class SnsDigestPublisher implements DigestPublisher {
+  constructor(
+    private readonly client: SNSClient,
+    private readonly topicArn: string,
+  ) {}
+
+  async publish(message: DigestMessage): Promise<{ messageId: string }> {
+    const text = (value: string) => ({ DataType: 'String', StringValue: value });
+    const answer = await this.client.send(
+      new PublishCommand({
+        TopicArn: this.topicArn,
+        Subject: message.subject,
+        MessageStructure: 'json',
+        Message: JSON.stringify(message.bodies),
+        MessageAttributes: { kind: text('digest'), week: text(message.week) },
+      }),
+    );
+    return { messageId: answer.MessageId ?? '' };
+  }
+}

@@ -1,0 +1,56 @@
+/** What the week's polls cost, priced as AWS lists it (us-east-1, before the free tier). */
+export interface CostModel {
+  /** The poller's memory: Lambda bills GB-seconds of it. */
+  readonly pollerMemoryMb: number;
+  readonly cloudWatchUsdPer1000Metrics: number;
+  /** arm64, which is what the project's functions run on. */
+  readonly lambdaUsdPerGbSecond: number;
+  readonly lambdaUsdPerMillionRequests: number;
+}
+
+export interface CostEstimate {
+  readonly metricsRequested: number;
+  readonly cloudWatchUsd: number;
+  readonly lambdaRequests: number;
+  readonly lambdaGbSeconds: number;
+  readonly lambdaUsd: number;
+  readonly totalUsd: number;
+  /** The model the figures come from, so that the digest can state the prices it used. */
+  readonly model: CostModel;
+}
+
+/** GetMetricData, Lambda arm64 duration and Lambda requests, from the AWS price pages. */
+export const AWS_PRICES = {
+  cloudWatchUsdPer1000Metrics: 0.01,
+  lambdaUsdPerGbSecond: 0.0000133334,
+  lambdaUsdPerMillionRequests: 0.2,
+} as const;
+
+/** The poller's memory as infra/ops-stack.ts sizes it; change both together. */
+export const POLLER_MEMORY_MB = 512;
+
+export function costModel(pollerMemoryMb: number): CostModel {
+  return { pollerMemoryMb, ...AWS_PRICES };
+}
+
+/** One Lambda request per poll; duration as the polls measured it, which leaves out start-up and billing rounding. */
+export function estimateCost(
+  polls: readonly { readonly metricsRequested: number; readonly durationMs: number }[],
+  model: CostModel,
+): CostEstimate {
+  const metricsRequested = polls.reduce((sum, poll) => sum + poll.metricsRequested, 0);
+  const seconds = polls.reduce((sum, poll) => sum + poll.durationMs, 0) / 1000;
+  const lambdaGbSeconds = seconds * (model.pollerMemoryMb / 1024);
+  const cloudWatchUsd = (metricsRequested / 1000) * model.cloudWatchUsdPer1000Metrics;
+  const lambdaUsd =
+    lambdaGbSeconds * model.lambdaUsdPerGbSecond + (polls.length / 1_000_000) * model.lambdaUsdPerMillionRequests;
+  return {
+    metricsRequested,
+    cloudWatchUsd,
+    lambdaRequests: polls.length,
+    lambdaGbSeconds,
+    lambdaUsd,
+    totalUsd: cloudWatchUsd + lambdaUsd,
+    model,
+  };
+}

@@ -1,0 +1,172 @@
+import type { Evidence } from '../engine/evaluate-condition.ts';
+import type { NotificationKind } from '../engine/notification.ts';
+import type { Severity } from '../engine/rule.ts';
+import type { CostEstimate } from './cost-model.ts';
+
+/** The JSON the digest topic's machine subscribers (SQS, Lambda) receive; bump the version on a breaking change. */
+export const DIGEST_FORMAT = 'sentinel.digest/v1';
+
+/** Where the figures come from: a deployed store, or a scenario replayed to preview the digest without AWS. */
+export type DigestSource =
+  | { readonly kind: 'deployment'; readonly name: string }
+  | { readonly kind: 'replay'; readonly scenario: string; readonly file: string };
+
+export interface WeekSpan {
+  readonly label: string;
+  readonly timeZone: string;
+  readonly from: string;
+  /** Excluded: the first instant of the next week. */
+  readonly to: string;
+  /** Monday and Sunday as the team's calendar shows them. */
+  readonly firstDay: string;
+  readonly lastDay: string;
+}
+
+export interface WeekFigures {
+  /** Pages sent; in a total, a page naming several clusters counts once. */
+  readonly pages: number;
+  readonly tickets: number;
+  /** Incidents opened in the week or still open during it. */
+  readonly incidents: number;
+}
+
+export interface ClusterWeek {
+  readonly cluster: string;
+  readonly thisWeek: WeekFigures;
+  readonly previousWeek: WeekFigures;
+}
+
+export interface Headline {
+  readonly pages: number;
+  readonly tickets: number;
+  readonly incidents: number;
+  /** Incidents still open when the week ended. */
+  readonly openIncidents: number;
+  /** No page, no ticket, no incident. */
+  readonly quiet: boolean;
+}
+
+/** One root cause opened at one step, on every cluster it hit at once (the engine pages those together). */
+export interface DigestIncident {
+  readonly id: string;
+  readonly incidents: readonly string[];
+  readonly rule: string;
+  readonly title: string;
+  readonly severity: Severity;
+  /** As of the end of the week. */
+  readonly status: 'open' | 'resolved';
+  readonly clusters: readonly string[];
+  readonly symptoms: readonly string[];
+  readonly openedAt: string;
+  readonly resolvedAt?: string;
+  readonly openedBeforeWeek: boolean;
+  /** Until it resolved, or until the end of the week while it stayed open. */
+  readonly openForMs: number;
+  readonly flaps: number;
+  /** Notifications about it sent during the week. */
+  readonly notifications: number;
+}
+
+export interface RuleNoise {
+  readonly rule: string;
+  readonly title: string;
+  /** Incidents it took part in, as root cause or as symptom, one per cluster. */
+  readonly fired: number;
+  readonly asRoot: number;
+  readonly flaps: number;
+  /** Reminders sent because its incidents stayed open past the re-notify interval. */
+  readonly reminders: number;
+  readonly shortLived: number;
+  /** What to change, most useful first; empty when the rule needs no tuning. */
+  readonly advice: readonly string[];
+}
+
+export interface NearMissReport {
+  readonly rule: string;
+  readonly cluster: string;
+  /** Polls at which it came within the margin. */
+  readonly polls: number;
+  readonly closestDistance: number;
+  readonly closest: Evidence;
+  readonly lastAt: string;
+}
+
+/** A ticket that stayed open long: the slow warning that came before outages such as OPA's. */
+export interface LatentRisk {
+  readonly incident: string;
+  readonly rule: string;
+  readonly title: string;
+  readonly clusters: readonly string[];
+  readonly openedAt: string;
+  readonly openForMs: number;
+  readonly stillOpen: boolean;
+  /** Page rules that explain this one: what it can turn into. */
+  readonly precursorOf: readonly string[];
+  /** Of those, the ones that paged on the same clusters this week. */
+  readonly pagedThisWeek: readonly string[];
+  readonly fix: string;
+  readonly runbook: string;
+}
+
+export interface RetriedNotification {
+  readonly id: string;
+  readonly at: string;
+  readonly kind: NotificationKind;
+  readonly title: string;
+  readonly attempts: number;
+  readonly delivered: boolean;
+  readonly lastError?: string;
+}
+
+export interface PipelineHealth {
+  readonly polls: number;
+  /** One poll a minute over the week (DST weeks have an hour more or less). */
+  readonly expectedPolls: number;
+  /** Polls that evaluated their step; the rest found it done or held by another invocation. */
+  readonly evaluated: number;
+  readonly failed: number;
+  readonly late: number;
+  readonly maxLateMs: number;
+  readonly firstPollAt?: string;
+  readonly lastPollAt?: string;
+  /** The longest time between two polls, when it is longer than the schedule's minute. */
+  readonly longestGap?: { readonly from: string; readonly to: string; readonly ms: number };
+  readonly metricsRequested: number;
+  /** Cluster reads that failed, summed over the polls. */
+  readonly unreadableClusters: number;
+  readonly notificationsSent: number;
+  readonly notificationsPending: number;
+  readonly retried: readonly RetriedNotification[];
+}
+
+export interface DigestSettings {
+  readonly nearMissMargin: number;
+  readonly shortLivedMinutes: number;
+  readonly latentRiskHours: number;
+  readonly lateAfterSeconds: number;
+}
+
+/** The lists a digest may shorten to fit one SNS message. */
+export type DigestList = 'clusters' | 'incidents' | 'noise' | 'nearMisses' | 'latentRisks' | 'retried';
+
+export interface Digest {
+  readonly format: typeof DIGEST_FORMAT;
+  readonly source: DigestSource;
+  readonly week: WeekSpan;
+  readonly previousWeek: string;
+  readonly headline: Headline;
+  readonly total: { readonly thisWeek: WeekFigures; readonly previousWeek: WeekFigures };
+  /** Busy clusters first. */
+  readonly clusters: readonly ClusterWeek[];
+  /** Open incidents first. */
+  readonly incidents: readonly DigestIncident[];
+  /** Rules that most need tuning first. */
+  readonly noise: readonly RuleNoise[];
+  readonly nearMisses: readonly NearMissReport[];
+  readonly latentRisks: readonly LatentRisk[];
+  readonly pipeline: PipelineHealth;
+  readonly cost: CostEstimate;
+  readonly settings: DigestSettings;
+  /** How many entries of each list were left out to fit one SNS message; absent when nothing was. */
+  readonly omitted?: Partial<Record<DigestList, number>>;
+}

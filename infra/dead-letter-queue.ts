@@ -1,0 +1,29 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+
+export interface DeadLetterQueueProps {
+  readonly key: kms.IKey;
+}
+
+/**
+ * Where something the pipeline gave up on waits for a human: encrypted with the deployment's key, TLS only, kept for
+ * the longest time SQS allows. Its depth is alarmed by SelfMonitoring.
+ */
+export class DeadLetterQueue extends sqs.Queue {
+  constructor(scope: Construct, id: string, props: DeadLetterQueueProps) {
+    super(scope, id, {
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: props.key,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    const reason =
+      'This queue is itself a dead-letter queue; a queue behind it would only move the problem. Its depth is alarmed and pages on-call.';
+    Validations.of(this).acknowledge(
+      { id: 'AwsSolutions-SQS3', reason },
+      { id: 'Serverless-SQSRedrivePolicy', reason },
+    );
+  }
+}

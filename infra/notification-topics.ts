@@ -1,0 +1,179 @@
+import { createHash } from 'node:crypto';
+import { ArnFormat, Duration, SecretValue, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { DeploymentConfig, Subscriber } from '../shared/config/deployment-config.ts';
+import { InputError, type InputProblem } from '../shared/errors.ts';
+import { jsonPath } from '../shared/schema-errors.ts';
+import { clusterFilterPolicy, MAX_FILTERED_CLUSTERS } from './cluster-filter.ts';
+
+export type TopicRole = 'paging' | 'notice' | 'digest';
+
+export interface NotificationTopicsProps {
+  readonly config: DeploymentConfig;
+  /** The config file, for errors that point into it. */
+  readonly configFile: string;
+  /** Physical topic names, known before the topics exist so the key policy can name them. */
+  readonly topicNames: Readonly<Record<TopicRole, string>>;
+  readonly alarmNamePrefix: string;
+  readonly key: kms.IKey;
+  /** Where SNS puts a notification it could not deliver to a subscriber after its retries. */
+  readonly deadLetterQueue: sqs.IQueue;
+}
+
+/**
+ * PagerDuty, Opsgenie and similar endpoints are retried for about five minutes before the notification goes to the
+ * dead-letter queue (whose alarm pages through the other subscribers).
+ */
+const HTTPS_DELIVERY_POLICY: sns.DeliveryPolicy = {
+  healthyRetryPolicy: {
+    numRetries: 10,
+    minDelayTarget: Duration.seconds(5),
+    maxDelayTarget: Duration.seconds(60),
+    backoffFunction: sns.BackoffFunction.EXPONENTIAL,
+  },
+};
+
+/**
+ * The three topics on-call hears from, encrypted with the deployment's key and refusing unencrypted publishing:
+ * `paging` (pages and their updates, plus the pipeline's own alarms), `notice` (tickets) and `digest` (the weekly
+ * email). Subscriptions come from the configuration; a subscription limited to some clusters filters on the `cluster`
+ * message attribute.
+ *
+ * Subscription ids are derived from the endpoint, not from the position in the file, so reordering the configuration
+ * does not replace subscriptions (which would send every email subscriber a new confirmation request).
+ */
+export class NotificationTopics extends Construct {
+  readonly paging: sns.Topic;
+  readonly notice: sns.Topic;
+  readonly digest: sns.Topic;
+
+  constructor(scope: Construct, id: string, props: NotificationTopicsProps) {
+    super(scope, id);
+    const topic = (role: TopicRole, displayName: string) =>
+      new sns.Topic(this, `${role[0]?.toUpperCase()}${role.slice(1)}Topic`, {
+        topicName: props.topicNames[role],
+        displayName,
+        masterKey: props.key,
+        enforceSSL: true,
+      });
+    this.paging = topic('paging', 'K8s Sentinel page');
+    this.notice = topic('notice', 'K8s Sentinel notice');
+    this.digest = topic('digest', 'K8s Sentinel digest');
+
+    const stack = Stack.of(this);
+    // enforceSSL gives the topic a policy of its own, which replaces the default one: CloudWatch alarms (a service
+    // principal, with no IAM policy of ours to rely on) need an explicit allow to page.
+    this.paging.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsOfThisDeploymentPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.paging.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${props.alarmNamePrefix}*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
+
+    const problems: InputProblem[] = [];
+    for (const role of ['paging', 'notice'] as const) {
+      const topicOfRole = role === 'paging' ? this.paging : this.notice;
+      const seen = new Map<string, string>();
+      props.config.subscriptions[role].forEach((subscription, index) => {
+        const at = ['subscriptions', role, index];
+        if (subscription.clusters && new Set(subscription.clusters).size > MAX_FILTERED_CLUSTERS) {
+          problems.push({
+            path: jsonPath([...at, 'clusters']),
+            message: `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters; split the subscription or drop "clusters"`,
+          });
+          return;
+        }
+        const filterPolicy = subscription.clusters ? clusterFilterPolicy(subscription.clusters) : undefined;
+        subscription.subscribers.forEach((subscriber, position) => {
+          const path = jsonPath([...at, 'subscribers', position]);
+          const key = subscriberKey(subscriber);
+          const first = seen.get(key);
+          if (first !== undefined) {
+            problems.push({
+              path,
+              message: `this subscriber is already subscribed to the ${role} topic at ${first}; SNS allows one subscription per endpoint, so merge the two "clusters" lists`,
+            });
+            return;
+          }
+          seen.set(key, path);
+          this.subscribe(topicOfRole, role, subscriber, key, props.deadLetterQueue, filterPolicy);
+        });
+      });
+    }
+    const recipients = new Map<string, string>();
+    props.config.digest.recipients.forEach((email, index) => {
+      const path = jsonPath(['digest', 'recipients', index]);
+      const first = recipients.get(email);
+      if (first !== undefined) {
+        problems.push({ path, message: `"${email}" is already a recipient at ${first}` });
+        return;
+      }
+      recipients.set(email, path);
+      const subscriber: Subscriber = { protocol: 'email', endpoint: email };
+      this.subscribe(this.digest, 'digest', subscriber, subscriberKey(subscriber), props.deadLetterQueue);
+    });
+    if (problems.length > 0) throw new InputError(props.configFile, problems);
+  }
+
+  private subscribe(
+    topic: sns.Topic,
+    role: TopicRole,
+    subscriber: Subscriber,
+    key: string,
+    deadLetterQueue: sqs.IQueue,
+    filterPolicy?: Record<string, sns.SubscriptionFilter>,
+  ): void {
+    const id = `${role}-${subscriber.protocol}-${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
+    new sns.Subscription(this, id, {
+      topic,
+      ...endpointOf(subscriber),
+      filterPolicy,
+      deadLetterQueue,
+    });
+  }
+}
+
+/** What makes two subscribers the same SNS subscription: protocol and endpoint (or the secret holding it). */
+function subscriberKey(subscriber: Subscriber): string {
+  if (subscriber.protocol === 'https' && subscriber.endpointSecret) {
+    const { secretName, jsonField } = subscriber.endpointSecret;
+    return `https secret ${secretName}#${jsonField ?? ''}`;
+  }
+  return `${subscriber.protocol} ${subscriber.endpoint}`;
+}
+
+function endpointOf(subscriber: Subscriber): Pick<sns.SubscriptionProps, 'protocol' | 'endpoint' | 'deliveryPolicy'> {
+  switch (subscriber.protocol) {
+    case 'email':
+      return { protocol: sns.SubscriptionProtocol.EMAIL, endpoint: subscriber.endpoint };
+    case 'sms':
+      return { protocol: sns.SubscriptionProtocol.SMS, endpoint: subscriber.endpoint };
+    case 'https': {
+      // A Secrets Manager dynamic reference: CloudFormation resolves it at deploy time, the template never holds it.
+      const endpoint = subscriber.endpointSecret
+        ? SecretValue.secretsManager(subscriber.endpointSecret.secretName, {
+            ...(subscriber.endpointSecret.jsonField && { jsonField: subscriber.endpointSecret.jsonField }),
+          }).unsafeUnwrap()
+        : subscriber.endpoint;
+      if (endpoint === undefined) throw new Error('unreachable: the schema requires endpoint or endpointSecret');
+      return { protocol: sns.SubscriptionProtocol.HTTPS, endpoint, deliveryPolicy: HTTPS_DELIVERY_POLICY };
+    }
+  }
+}

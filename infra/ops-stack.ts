@@ -1,0 +1,238 @@
+import {
+  Annotations,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  TimeZone,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import type { Construct } from 'constructs';
+import { TABLE_SCHEMA } from '../aws/table-schema.ts';
+import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
+import { DeadLetterQueue } from './dead-letter-queue.ts';
+import { MetricsSink } from './metrics-sink.ts';
+import { NotificationTopics } from './notification-topics.ts';
+import { SelfMonitoring } from './self-monitoring.ts';
+import { SentinelDashboard } from './sentinel-dashboard.ts';
+import { bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
+import { SentinelKey } from './sentinel-key.ts';
+import { SentinelSchedule } from './sentinel-schedule.ts';
+import { linkedAccounts } from './watched-namespaces.ts';
+
+export interface OpsStackProps extends StackProps {
+  readonly config: DeploymentConfig;
+  /** The validated configuration file; it is bundled into both functions. */
+  readonly configFile: string;
+}
+
+/**
+ * A poll must finish before the next one is due a minute later; 50 s leaves the schedule's jitter some room, and
+ * the Duration alarm warns at 80% of it.
+ */
+const POLLER_TIMEOUT = Duration.seconds(50);
+
+/**
+ * At most two polls run at once. One is the normal case (a poll takes seconds and the schedule fires every minute);
+ * the second lets a late poll or one Lambda retry overlap the next scheduled run without being throttled, which the
+ * step and delivery claims make safe. More than two running means CloudWatch, DynamoDB or SNS is slow, and more
+ * concurrency would only add load to them: further invocations wait in Lambda's async queue, and past the maximum
+ * event age they go to the dead-letter queue, whose alarm pages.
+ */
+const POLLER_CONCURRENCY = 2;
+
+/**
+ * Everything in the ops account: the incidents table, the topics on-call subscribes to, the poller (every minute) and
+ * the weekly digest, their schedules and dead-letter queues, the alarms that watch the pipeline itself, a dashboard,
+ * and the OAM sink through which workload accounts share their cluster metrics.
+ */
+export class OpsStack extends Stack {
+  readonly key: SentinelKey;
+  readonly table: dynamodb.Table;
+  readonly topics: NotificationTopics;
+  readonly poller: SentinelFunction;
+  readonly digest: SentinelFunction;
+  readonly sink?: MetricsSink;
+
+  constructor(scope: Construct, id: string, props: OpsStackProps) {
+    super(scope, id, props);
+    const { config, configFile } = props;
+    const deployment = this.stackName;
+    const alarmNamePrefix = `${deployment}-`;
+    const topicNames = {
+      paging: `${deployment}-paging`,
+      notice: `${deployment}-notice`,
+      digest: `${deployment}-digest`,
+    };
+
+    const key = new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix });
+    this.key = key;
+    // Notifications SNS could not deliver to a subscriber after its retries.
+    const notificationDeadLetters = new DeadLetterQueue(this, 'NotificationDeadLetters', { key });
+    this.topics = new NotificationTopics(this, 'Topics', {
+      config,
+      configFile,
+      topicNames,
+      alarmNamePrefix,
+      key,
+      deadLetterQueue: notificationDeadLetters,
+    });
+
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: TABLE_SCHEMA.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: key,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE_SCHEMA.dayIndex.name,
+      partitionKey: { name: TABLE_SCHEMA.dayIndex.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: TABLE_SCHEMA.dayIndex.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+
+    // Poll events Scheduler could not hand to Lambda, and poller invocations Lambda gave up on.
+    const pollerDeadLetters = new DeadLetterQueue(this, 'PollerDeadLetters', { key });
+    this.poller = new SentinelFunction(this, 'Poller', {
+      entry: 'functions/poller/handler.ts',
+      description: 'k8s-incident-sentinel poller: reads cluster metrics, correlates incidents, pages on-call',
+      // The digest's cost estimate bills the poller at this memory size.
+      memorySize: POLLER_MEMORY_MB,
+      timeout: POLLER_TIMEOUT,
+      configFile,
+      key,
+      failureQueue: pollerDeadLetters,
+      reservedConcurrentExecutions: POLLER_CONCURRENCY,
+      // A failed poll is retried twice; a retry that finds a later step already evaluated only delivers the outbox.
+      retryAttempts: 2,
+      maxEventAge: Duration.minutes(5),
+    });
+    bindTable(this.poller, this.table, 'rw');
+    bindTopic(this.poller, this.topics.paging, 'SENTINEL_PAGING_TOPIC_ARN');
+    bindTopic(this.poller, this.topics.notice, 'SENTINEL_NOTICE_TOPIC_ARN');
+    // Metrics of linked workload accounts are read the same way, through the OAM sink: no role to assume.
+    const readMetrics = new iam.Policy(this.poller, 'ReadClusterMetrics', {
+      statements: [new iam.PolicyStatement({ actions: ['cloudwatch:GetMetricData'], resources: ['*'] })],
+    });
+    this.poller.role.attachInlinePolicy(readMetrics);
+    Validations.of(readMetrics).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'cloudwatch:GetMetricData does not support resource-level permissions: AWS requires Resource "*". The policy allows this one read-only action.',
+    });
+
+    // Digest events Scheduler could not hand to Lambda, and digest invocations Lambda gave up on.
+    const digestDeadLetters = new DeadLetterQueue(this, 'DigestDeadLetters', { key });
+    this.digest = new SentinelFunction(this, 'Digest', {
+      entry: 'functions/digest/handler.ts',
+      description: 'k8s-incident-sentinel weekly digest: incidents and near misses of the past week',
+      memorySize: 512,
+      timeout: Duration.minutes(2),
+      configFile,
+      key,
+      failureQueue: digestDeadLetters,
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+    });
+    bindTable(this.digest, this.table, 'r');
+    bindTopic(this.digest, this.topics.digest, 'SENTINEL_DIGEST_TOPIC_ARN');
+
+    new SentinelSchedule(this, 'PollSchedule', {
+      description: 'k8s-incident-sentinel: poll every minute',
+      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
+      target: this.poller,
+      input: {
+        kind: 'poll',
+        scheduledTime: scheduler.ContextAttribute.scheduledTime,
+        executionId: scheduler.ContextAttribute.executionId,
+      },
+      // A poll that could not be handed over within a minute is superseded by the next one.
+      retryAttempts: 3,
+      maxEventAge: Duration.minutes(1),
+      deadLetterQueue: pollerDeadLetters,
+      key,
+    });
+    const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
+    new SentinelSchedule(this, 'DigestSchedule', {
+      description: `k8s-incident-sentinel: weekly digest, ${config.digest.day} ${config.digest.time} ${config.digest.timeZone}`,
+      schedule: scheduler.ScheduleExpression.cron({
+        minute: String(minute),
+        hour: String(hour),
+        weekDay: config.digest.day,
+        timeZone: TimeZone.of(config.digest.timeZone),
+      }),
+      target: this.digest,
+      input: { kind: 'digest', scheduledTime: scheduler.ContextAttribute.scheduledTime },
+      retryAttempts: 10,
+      maxEventAge: Duration.hours(2),
+      deadLetterQueue: digestDeadLetters,
+      key,
+    });
+
+    const monitoring = new SelfMonitoring(this, 'SelfMonitoring', {
+      deployment,
+      alarmNamePrefix,
+      poller: this.poller,
+      pollerTimeout: POLLER_TIMEOUT,
+      deadLetterQueues: {
+        Poller: pollerDeadLetters,
+        Digest: digestDeadLetters,
+        Notification: notificationDeadLetters,
+      },
+      topic: this.topics.paging,
+    });
+    if (!config.subscriptions.paging.some((subscription) => subscription.clusters === undefined)) {
+      Annotations.of(this).addWarningV2(
+        'sentinel:selfMonitoringUnheard',
+        'Every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). Add a paging subscription without "clusters".',
+      );
+    }
+
+    const dashboard = new SentinelDashboard(this, 'Dashboard', {
+      dashboardName: deployment,
+      config,
+      deployment,
+      alarms: monitoring.alarms,
+    });
+
+    const accounts = linkedAccounts(config).filter((account) => account !== this.account);
+    if (accounts.length > 0) {
+      this.sink = new MetricsSink(this, 'MetricsSink', { sinkName: `${deployment}-metrics`, accounts });
+      this.warnAboutClustersOutsideTheSinkRegion(config);
+      new CfnOutput(this, 'SinkArn', {
+        value: this.sink.sinkArn,
+        description: 'Deploy SourceAccountStack into each workload account with this ARN (-c sinkArn=...)',
+      });
+    }
+
+    new CfnOutput(this, 'PagingTopicArn', { value: this.topics.paging.topicArn });
+    new CfnOutput(this, 'NoticeTopicArn', { value: this.topics.notice.topicArn });
+    new CfnOutput(this, 'DigestTopicArn', { value: this.topics.digest.topicArn });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+  }
+
+  /** OAM is regional: a workload account in another region cannot link to this sink. */
+  private warnAboutClustersOutsideTheSinkRegion(config: DeploymentConfig): void {
+    if (Token.isUnresolved(this.region)) return;
+    for (const cluster of config.clusters) {
+      if (cluster.accountId && cluster.region && cluster.region !== this.region) {
+        Annotations.of(this).addWarningV2(
+          'sentinel:linkedClusterOutsideSinkRegion',
+          `Cluster "${cluster.name}" is in account ${cluster.accountId}, region ${cluster.region}, but the OAM sink is in ${this.region}: OAM links are regional, so its metrics cannot be read through this sink.`,
+        );
+      }
+    }
+  }
+}

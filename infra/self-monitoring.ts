@@ -1,0 +1,107 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { pipelineMetric } from './pipeline-metrics.ts';
+import type { SentinelFunction } from './sentinel-function.ts';
+
+export interface SelfMonitoringProps {
+  /** The stack name: the `Deployment` dimension of the poller's metrics. */
+  readonly deployment: string;
+  /** Every alarm name starts with this; the paging topic and the key let alarms with this prefix publish. */
+  readonly alarmNamePrefix: string;
+  readonly poller: SentinelFunction;
+  readonly pollerTimeout: Duration;
+  /** Dead-letter queues by a short name used in the alarm name, e.g. `poller`. */
+  readonly deadLetterQueues: Readonly<Record<string, sqs.IQueue>>;
+  /** Where the alarms page: the paging topic. */
+  readonly topic: sns.ITopic;
+}
+
+/**
+ * Alarms on the pipeline itself, sent to the paging topic (to its subscribers without a cluster filter: an alarm
+ * carries no `cluster` attribute). The heartbeat alarm is the dead man's switch: a poller that stops running, or
+ * runs and never completes a poll, emits no heartbeat, and missing data counts as breaching.
+ */
+export class SelfMonitoring extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: SelfMonitoringProps) {
+    super(scope, id);
+    const fn = props.poller.function;
+    const perMinute = { period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM };
+
+    this.alarm('PollerHeartbeat', props, {
+      alarmDescription:
+        'No completed poll for 5 minutes: the poller stopped running or fails before it finishes. Nothing is watching the clusters.',
+      metric: pipelineMetric('Heartbeat', props.deployment),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 5,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+    this.alarm('PollerErrors', props, {
+      alarmDescription: 'The poller failed in 3 of the last 5 minutes. See its log group and the X-Ray traces.',
+      metric: fn.metricErrors(perMinute),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.alarm('PollerThrottles', props, {
+      alarmDescription:
+        'Poller invocations were throttled in 3 of the last 5 minutes: runs are overlapping their reserved concurrency, usually because polls got slow.',
+      metric: fn.metricThrottles(perMinute),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const nearTimeout = Math.round(props.pollerTimeout.toMilliseconds() * 0.8);
+    this.alarm('PollerDuration', props, {
+      alarmDescription: `A poll took more than ${nearTimeout} ms (80% of the timeout) in 2 of the last 3 five-minute windows: CloudWatch or DynamoDB are slow, or there are too many clusters for one poller.`,
+      metric: fn.metricDuration({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: nearTimeout,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.alarm('NotificationFailures', props, {
+      alarmDescription:
+        'Publishing notifications to SNS failed in 3 of the last 5 minutes. They stay in the outbox and are retried every poll; check the poller log for the SNS error.',
+      metric: pipelineMetric('NotificationFailures', props.deployment),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
+      this.alarm(`${name}DeadLetters`, props, {
+        alarmDescription: `Messages are waiting in the ${name} dead-letter queue: something was given up on. Read them, fix the cause, then redrive or purge.`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+  }
+
+  private alarm(id: string, props: SelfMonitoringProps, alarmProps: Omit<cloudwatch.AlarmProps, 'alarmName'>): void {
+    const alarm = new cloudwatch.Alarm(this, id, { ...alarmProps, alarmName: `${props.alarmNamePrefix}${id}` });
+    const page = new actions.SnsAction(props.topic);
+    alarm.addAlarmAction(page);
+    alarm.addOkAction(page);
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,177 @@
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type CfnElement, type Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** The repository root: entry files, the lock file and the config are found from here, whatever the working directory. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The name the functions read the bundled deployment configuration under (`SENTINEL_CONFIG_FILE`). */
+export const BUNDLED_CONFIG_FILE = 'sentinel.config.json';
+
+/**
+ * Lets CommonJS dependencies call `require` inside the ESM bundle. The alias keeps the banner's names clear of any
+ * top-level `createRequire` in bundled code.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __sentinelCreateRequire } from 'node:module'; const require = __sentinelCreateRequire(import.meta.url);";
+
+/** Why the key actions in a function's policy end in `*`. */
+const KEY_GRANT_REASON =
+  "Written by CDK's grants on the failure queue, the table and the topics, which are encrypted with the deployment's key: the statement's only resource is that one key, and the data key actions are what SQS, DynamoDB and SNS need from the caller.";
+
+export interface SentinelFunctionProps {
+  /** The handler file, relative to the repository root, e.g. `functions/poller/handler.ts`. */
+  readonly entry: string;
+  readonly description: string;
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  /** The validated deployment configuration, copied into the bundle as `sentinel.config.json`. */
+  readonly configFile: string;
+  /** Encrypts the log group. */
+  readonly key: kms.IKey;
+  /** Where asynchronous invocations go once Lambda has given up on them. */
+  readonly failureQueue: sqs.IQueue;
+  /** Lambda's own retries of a failed asynchronous invocation (0 to 2). */
+  readonly retryAttempts: number;
+  /** How long an asynchronous invocation may wait, throttled or retrying, before it goes to the failure queue. */
+  readonly maxEventAge: Duration;
+  readonly reservedConcurrentExecutions?: number;
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * The one way this project builds a Lambda function: nodejs24.x on arm64, an ESM bundle with source maps made by the
+ * locally installed esbuild, the deployment configuration inside the bundle (so a config change redeploys the code),
+ * an encrypted log group with retention, active tracing, an explicit role that starts with nothing but its own log
+ * group, and a failure destination for asynchronous invocations. Grants go through `bindTable` and `bindTopic`, which
+ * set the environment variable naming the resource together with the permission.
+ */
+export class SentinelFunction extends Construct {
+  readonly function: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: SentinelFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+      encryptionKey: props.key,
+    });
+    // An explicit role instead of AWSLambdaBasicExecutionRole: it may write to its own log group and nowhere else.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (execution role)`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      retryAttempts: props.retryAttempts,
+      maxEventAge: props.maxEventAge,
+      onFailure: new destinations.SqsDestination(props.failureQueue),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        SENTINEL_CONFIG_FILE: BUNDLED_CONFIG_FILE,
+        SENTINEL_DEPLOYMENT: Stack.of(this).stackName,
+      },
+      bundling: {
+        format: nodejs.OutputFormat.ESM,
+        target: 'node24',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // The SDK the tests ran against, from the lock file, rather than whatever version the runtime carries today.
+        bundleAwsSDK: true,
+        forceDockerBundling: false,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir, outputDir) => [
+            `cp ${shellQuote(bundlePath(props.configFile, inputDir))} ${shellQuote(path.posix.join(outputDir, BUNDLED_CONFIG_FILE))}`,
+          ],
+        },
+      },
+    });
+
+    Validations.of(this.function).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'Asynchronous invocations that fail go to an on-failure destination (an encrypted SQS queue, alarmed), which records the request and the error; a DeadLetterConfig as well would deliver every failure twice.',
+    });
+    Validations.of(this.role).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
+        reason: KEY_GRANT_REASON,
+      },
+      {
+        id: 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
+        reason: KEY_GRANT_REASON,
+      },
+    );
+  }
+
+  addEnvironment(name: string, value: string): void {
+    this.function.addEnvironment(name, value);
+  }
+}
+
+/** Grant the function the table's data actions (`r` or `rw`) and name the table in `SENTINEL_TABLE`. */
+export function bindTable(fn: SentinelFunction, table: dynamodb.ITable, access: 'r' | 'rw'): void {
+  if (access === 'rw') table.grantReadWriteData(fn.function);
+  else table.grantReadData(fn.function);
+  fn.addEnvironment('SENTINEL_TABLE', table.tableName);
+  const tableLogicalId = Stack.of(table).resolve((table.node.defaultChild as CfnElement).logicalId);
+  Validations.of(fn.role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+    reason: "The grant covers the table's own secondary indexes (byDay), which are queried; no other table.",
+  });
+}
+
+/** Grant the function `sns:Publish` on one topic and put the topic's ARN in `envName`. */
+export function bindTopic(fn: SentinelFunction, topic: sns.ITopic, envName: string): void {
+  topic.grantPublish(fn.function);
+  fn.addEnvironment(envName, topic.topicArn);
+}
+
+/**
+ * The config file as the bundling commands see it: under the input directory when it lives in the repository (so
+ * Docker bundling, if it is ever used, finds it too), otherwise its absolute path.
+ */
+function bundlePath(file: string, inputDir: string): string {
+  const relative = path.relative(PROJECT_ROOT, path.resolve(file));
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return path.resolve(file);
+  return path.posix.join(inputDir, ...relative.split(path.sep));
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}

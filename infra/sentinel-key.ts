@@ -1,0 +1,80 @@
+import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
+
+export interface SentinelKeyProps {
+  /** Names of the SNS topics the key encrypts: CloudWatch and SNS may use the key on their behalf only. */
+  readonly topicNames: readonly string[];
+  /** Prefix of the names of the alarms that publish to those topics. */
+  readonly alarmNamePrefix: string;
+}
+
+/**
+ * The deployment's customer-managed key, with yearly rotation. It encrypts the table, the topics, the dead-letter
+ * queues and the log groups. The default key policy lets IAM in this account grant it (the functions and the scheduler
+ * role get key grants next to their other grants); the statements added here are for the services that use the key
+ * without an IAM role of ours: CloudWatch Logs writing the log groups, CloudWatch alarms publishing to an encrypted
+ * topic, and SNS moving undeliverable messages into an encrypted dead-letter queue.
+ *
+ * It is retained with the table: deleting the key would make the retained table unreadable.
+ */
+export class SentinelKey extends kms.Key {
+  constructor(scope: Construct, id: string, props: SentinelKeyProps) {
+    super(scope, id, {
+      description: 'k8s-incident-sentinel: incidents table, notification topics, dead-letter queues and logs',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const stack = Stack.of(this);
+    const { account, region, partition } = stack;
+
+    this.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchLogsEncryptsThisAccountsLogGroups',
+        principals: [new iam.ServicePrincipal(`logs.${region}.amazonaws.com`)],
+        actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
+        resources: ['*'],
+        conditions: {
+          ArnLike: { 'kms:EncryptionContext:aws:logs:arn': `arn:${partition}:logs:${region}:${account}:log-group:*` },
+        },
+      }),
+    );
+    // Without this, alarms deploy cleanly and then fail to publish to the encrypted paging topic: silence.
+    this.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublishToEncryptedTopics',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${props.alarmNamePrefix}*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
+    this.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'SnsMovesUndeliverableNotificationsToEncryptedQueue',
+        principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnEquals: {
+            'aws:SourceArn': props.topicNames.map((name) =>
+              stack.formatArn({ service: 'sns', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
+            ),
+          },
+        },
+      }),
+    );
+  }
+}

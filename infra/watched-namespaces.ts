@@ -1,0 +1,28 @@
+import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+
+/** The CloudWatch namespaces of the `eks` source profile: vended control-plane metrics, Container Insights, node groups. */
+export const EKS_PROFILE_NAMESPACES = ['AWS/EKS', 'ContainerInsights', 'AWS/AutoScaling'] as const;
+
+/**
+ * Every namespace the poller may read: the `eks` profile's namespaces and each custom metric's namespace. A workload
+ * account's OAM link shares exactly these with the ops account, and nothing else.
+ */
+export function watchedNamespaces(config: DeploymentConfig): string[] {
+  const custom = config.clusters.flatMap((cluster) =>
+    Object.values(cluster.source.custom).flatMap((metric) => (metric ? [metric.namespace] : [])),
+  );
+  return [...new Set<string>([...EKS_PROFILE_NAMESPACES, ...custom.sort()])];
+}
+
+/** The distinct accounts, other than the ops account, whose clusters are watched: the accounts that link to the sink. */
+export function linkedAccounts(config: DeploymentConfig): string[] {
+  return [...new Set(config.clusters.flatMap((cluster) => (cluster.accountId ? [cluster.accountId] : [])))].sort();
+}
+
+/**
+ * An OAM link filter sharing the given namespaces, e.g. `Namespace IN ('AWS/EKS', 'ContainerInsights')`. CloudWatch
+ * namespaces cannot contain quotes, so none need escaping.
+ */
+export function namespaceFilter(namespaces: readonly string[]): string {
+  return `Namespace IN (${namespaces.map((namespace) => `'${namespace}'`).join(', ')})`;
+}

@@ -1,0 +1,530 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { CfnElement } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
+
+interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Principal?: unknown;
+  readonly Condition?: unknown;
+}
+
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+let synth: SynthesizedSentinelApp;
+let template: Template;
+let ref: (construct: { node: { defaultChild?: unknown } }) => { Ref: string };
+let arnOf: (construct: { node: { defaultChild?: unknown } }) => { 'Fn::GetAtt': [string, 'Arn'] };
+
+/** Every IAM policy statement of the stack, with the logical id of the policy it belongs to. */
+function policyStatements(): { policy: string; statement: Statement }[] {
+  return Object.entries(template.findResources('AWS::IAM::Policy')).flatMap(([policy, resource]) =>
+    (resource.Properties.PolicyDocument.Statement as Statement[]).map((statement) => ({ policy, statement })),
+  );
+}
+
+function logicalIdOf(construct: { node: { defaultChild?: unknown } }): string {
+  return Stack.of(synth.ops).resolve((construct.node.defaultChild as CfnElement).logicalId);
+}
+
+function roleOfFunction(name: 'Poller' | 'Digest'): string {
+  const fn = template.findResources('AWS::Lambda::Function', {
+    Properties: { Description: Match.stringLikeRegexp(name === 'Poller' ? 'poller' : 'digest') },
+  });
+  const [resource] = Object.values(fn);
+  return resource?.Properties.Role['Fn::GetAtt'][0];
+}
+
+/** The dashboard body as JSON, with every CloudFormation reference inside it replaced by "REF". */
+function dashboardBody(): { widgets: { type: string; properties: Record<string, unknown> }[] } {
+  const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+  const parts: unknown[] = dashboard?.Properties.DashboardBody['Fn::Join'][1];
+  return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'REF')).join(''));
+}
+
+beforeAll(() => {
+  synth = synthSentinelApp();
+  template = Template.fromStack(synth.ops);
+  ref = (construct) => ({ Ref: logicalIdOf(construct) });
+  arnOf = (construct) => ({ 'Fn::GetAtt': [logicalIdOf(construct), 'Arn'] });
+});
+
+afterAll(() => synth.dispose());
+
+describe('the functions', () => {
+  it('run on nodejs24.x and arm64 with active tracing, source maps and explicit memory and timeout', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      {
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        MemorySize: Match.anyValue(),
+        Timeout: Match.anyValue(),
+        Environment: {
+          Variables: Match.objectLike({
+            NODE_OPTIONS: '--enable-source-maps',
+            SENTINEL_CONFIG_FILE: 'sentinel.config.json',
+            SENTINEL_DEPLOYMENT: 'OpsStack',
+          }),
+        },
+      },
+      2,
+    );
+  });
+
+  it('carry the validated configuration file next to an ESM handler in their bundles', () => {
+    const config = readFileSync(TEST_CONFIG, 'utf8');
+    for (const fn of [synth.ops.poller, synth.ops.digest]) {
+      const key: string = template.toJSON().Resources[logicalIdOf(fn.function)].Properties.Code.S3Key;
+      const bundle = path.join(synth.assembly.directory, `asset.${key.replace('.zip', '')}`);
+      expect(readFileSync(path.join(bundle, 'sentinel.config.json'), 'utf8')).toBe(config);
+      expect(readFileSync(path.join(bundle, 'index.mjs'), 'utf8')).toMatch(/^import \{ createRequire as /);
+    }
+  });
+
+  it('write their logs to encrypted log groups with a retention', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::Logs::LogGroup',
+      { RetentionInDays: 30, KmsKeyId: arnOf(synth.ops.key) },
+      2,
+    );
+  });
+
+  it('give the poller the table, the paging and notice topics, and at most two concurrent runs', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('poller'),
+      ReservedConcurrentExecutions: 2,
+      Timeout: 50,
+      Environment: {
+        Variables: Match.objectLike({
+          SENTINEL_TABLE: ref(synth.ops.table),
+          SENTINEL_PAGING_TOPIC_ARN: ref(synth.ops.topics.paging),
+          SENTINEL_NOTICE_TOPIC_ARN: ref(synth.ops.topics.notice),
+        }),
+      },
+    });
+  });
+
+  it('give the digest the table and the digest topic', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('digest'),
+      Environment: {
+        Variables: Match.objectLike({
+          SENTINEL_TABLE: ref(synth.ops.table),
+          SENTINEL_DIGEST_TOPIC_ARN: ref(synth.ops.topics.digest),
+        }),
+      },
+    });
+  });
+
+  it('send asynchronous invocations they gave up on to a dead-letter queue', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::EventInvokeConfig',
+      {
+        MaximumRetryAttempts: 2,
+        DestinationConfig: {
+          OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetters'), 'Arn'] } },
+        },
+      },
+      2,
+    );
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: ref(synth.ops.poller.function),
+      MaximumEventAgeInSeconds: 300,
+    });
+  });
+});
+
+describe('the table', () => {
+  it('is on-demand, point-in-time recovered, encrypted with the key, expires items and outlives the stack', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: Match.anyValue() },
+        DeletionProtectionEnabled: true,
+      },
+    });
+  });
+
+  it('has the byDay index on day and at, projecting all attributes', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byDay',
+          KeySchema: [
+            { AttributeName: 'day', KeyType: 'HASH' },
+            { AttributeName: 'at', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+  });
+});
+
+describe('the key', () => {
+  it('rotates and is retained with the table it encrypts', () => {
+    template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+  });
+
+  it('lets CloudWatch Logs, this deployment’s alarms and its topics use it, each for this account only', () => {
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'logs.eu-west-1.amazonaws.com' },
+            Condition: {
+              ArnLike: { 'kms:EncryptionContext:aws:logs:arn': 'arn:aws:logs:eu-west-1:111122223333:log-group:*' },
+            },
+          }),
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': '111122223333' },
+              ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:111122223333:alarm:OpsStack-*' },
+            },
+          }),
+          Match.objectLike({
+            Principal: { Service: 'sns.amazonaws.com' },
+            Condition: Match.objectLike({
+              ArnEquals: {
+                'aws:SourceArn': [
+                  'arn:aws:sns:eu-west-1:111122223333:OpsStack-paging',
+                  'arn:aws:sns:eu-west-1:111122223333:OpsStack-notice',
+                  'arn:aws:sns:eu-west-1:111122223333:OpsStack-digest',
+                ],
+              },
+            }),
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('the topics', () => {
+  it('are encrypted with the deployment key', () => {
+    template.resourcePropertiesCountIs('AWS::SNS::Topic', { KmsMasterKeyId: arnOf(synth.ops.key) }, 3);
+  });
+
+  it('refuse publishing without TLS', () => {
+    for (const topic of [synth.ops.topics.paging, synth.ops.topics.notice, synth.ops.topics.digest]) {
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [ref(topic)],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sns:Publish',
+              Principal: '*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('let this deployment’s alarms, and no one else’s, publish to the paging topic', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [ref(synth.ops.topics.paging)],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': '111122223333' },
+              ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:111122223333:alarm:OpsStack-*' },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('subscribe a secret https endpoint through a Secrets Manager dynamic reference', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'https',
+      TopicArn: ref(synth.ops.topics.paging),
+      Endpoint: '{{resolve:secretsmanager:sentinel/pagerduty:SecretString:integrationUrl::}}',
+    });
+  });
+
+  it('never put a secret endpoint URL into the template', () => {
+    const text = JSON.stringify(template.toJSON());
+    expect(text).not.toMatch(/events\.pagerduty\.com|opsgenie\.com|hooks\.slack\.com/);
+    const endpoints = Object.values(template.findResources('AWS::SNS::Subscription')).map(
+      (subscription) => subscription.Properties.Endpoint,
+    );
+    expect(endpoints.filter((endpoint) => /^https:/.test(endpoint))).toEqual([
+      'https://chat.example.com/hooks/platform',
+    ]);
+  });
+
+  it('filter cluster-limited subscriptions on the cluster attribute', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sms',
+      TopicArn: ref(synth.ops.topics.paging),
+      FilterPolicy: { cluster: ['prod-euw1'] },
+    });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'https',
+      TopicArn: ref(synth.ops.topics.notice),
+      FilterPolicy: { cluster: ['dev-euw1', 'batch-euw1'] },
+    });
+  });
+
+  it('give every subscriber of the whole topic no filter, so pipeline alarms reach them', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: ref(synth.ops.topics.paging),
+      FilterPolicy: Match.absent(),
+    });
+  });
+
+  it('subscribe the digest recipients by email to the digest topic', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'platform-leads@example.com',
+      TopicArn: ref(synth.ops.topics.digest),
+    });
+  });
+
+  it('move notifications they could not deliver to an encrypted dead-letter queue', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::SNS::Subscription',
+      {
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^NotificationDeadLetters'), 'Arn'] },
+        },
+      },
+      5,
+    );
+  });
+});
+
+describe('IAM', () => {
+  it('allows sns:Publish only on the project’s three topics, each function on its own', () => {
+    const publish = policyStatements().filter(({ statement }) =>
+      actionsOf(statement).some((a) => a.startsWith('sns:')),
+    );
+    const byRole = (role: string) =>
+      publish
+        .filter(({ policy }) => template.toJSON().Resources[policy].Properties.Roles[0].Ref === role)
+        .flatMap(({ statement }) => asList(statement.Resource));
+    expect(publish.every(({ statement }) => actionsOf(statement).every((a) => a === 'sns:Publish'))).toBe(true);
+    expect(byRole(roleOfFunction('Poller'))).toEqual(
+      expect.arrayContaining([ref(synth.ops.topics.paging), ref(synth.ops.topics.notice)]),
+    );
+    expect(byRole(roleOfFunction('Poller'))).toHaveLength(2);
+    expect(byRole(roleOfFunction('Digest'))).toEqual([ref(synth.ops.topics.digest)]);
+    expect(publish).toHaveLength(2);
+  });
+
+  it('grants CloudWatch only GetMetricData, to the poller, and assumes no role in another account', () => {
+    const statements = policyStatements().map(({ statement }) => statement);
+    const cloudwatch = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('cloudwatch:')));
+    expect(cloudwatch).toEqual([{ Effect: 'Allow', Action: 'cloudwatch:GetMetricData', Resource: '*' }]);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sts:'))).toEqual([]);
+  });
+
+  it('grants the table’s data actions on the table and its indexes only', () => {
+    const dynamodb = policyStatements().filter(({ statement }) =>
+      actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
+    );
+    expect(dynamodb).toHaveLength(2);
+    for (const { statement } of dynamodb) {
+      expect(statement.Resource).toEqual([
+        arnOf(synth.ops.table),
+        { 'Fn::Join': ['', [arnOf(synth.ops.table), '/index/*']] },
+      ]);
+    }
+  });
+
+  it('gives no action on every resource except GetMetricData and X-Ray’s', () => {
+    const unscoped = policyStatements()
+      .filter(({ statement }) => asList(statement.Resource).includes('*'))
+      .flatMap(({ statement }) => actionsOf(statement));
+    expect(new Set(unscoped)).toEqual(
+      new Set(['cloudwatch:GetMetricData', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']),
+    );
+  });
+});
+
+describe('the schedules', () => {
+  it('poll every minute, passing the scheduled time and execution id, with retries and a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: arnOf(synth.ops.poller.function),
+        Input:
+          '{"kind":"poll","scheduledTime":"<aws.scheduler.scheduled-time>","executionId":"<aws.scheduler.execution-id>"}',
+        RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 3 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PollerDeadLetters'), 'Arn'] } },
+      },
+    });
+  });
+
+  it('send the weekly digest at the configured day and time, in the configured time zone', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(30 16 ? * FRI *)',
+      ScheduleExpressionTimezone: 'America/New_York',
+      Target: {
+        Arn: arnOf(synth.ops.digest.function),
+        Input: '{"kind":"digest","scheduledTime":"<aws.scheduler.scheduled-time>"}',
+        RetryPolicy: { MaximumEventAgeInSeconds: 7200, MaximumRetryAttempts: 10 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DigestDeadLetters'), 'Arn'] } },
+      },
+    });
+  });
+});
+
+describe('the dead-letter queues', () => {
+  it('are encrypted with the deployment key, refuse requests without TLS and keep messages 14 days', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::SQS::Queue',
+      { KmsMasterKeyId: arnOf(synth.ops.key), MessageRetentionPeriod: 1209600 },
+      3,
+    );
+    template.resourcePropertiesCountIs(
+      'AWS::SQS::QueuePolicy',
+      {
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      },
+      3,
+    );
+  });
+});
+
+describe('self-monitoring', () => {
+  const pagingAlarm = (name: string, props: Record<string, unknown>) =>
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: `OpsStack-${name}`,
+      AlarmActions: [ref(synth.ops.topics.paging)],
+      ...props,
+    });
+
+  it('pages when the poller stops completing polls, counting missing heartbeats as breaching', () => {
+    pagingAlarm('PollerHeartbeat', {
+      Namespace: 'K8sIncidentSentinel',
+      MetricName: 'Heartbeat',
+      Dimensions: [{ Name: 'Deployment', Value: 'OpsStack' }],
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+  });
+
+  it('pages on notification failures over several minutes', () => {
+    pagingAlarm('NotificationFailures', {
+      MetricName: 'NotificationFailures',
+      Namespace: 'K8sIncidentSentinel',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+    });
+  });
+
+  it('pages on poller errors, throttles and polls near the timeout', () => {
+    pagingAlarm('PollerErrors', { Namespace: 'AWS/Lambda', MetricName: 'Errors' });
+    pagingAlarm('PollerThrottles', { Namespace: 'AWS/Lambda', MetricName: 'Throttles' });
+    pagingAlarm('PollerDuration', { MetricName: 'Duration', Statistic: 'Maximum', Threshold: 40000 });
+  });
+
+  it('pages when any dead-letter queue holds a message', () => {
+    for (const name of ['Poller', 'Digest', 'Notification']) {
+      pagingAlarm(`${name}DeadLetters`, {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+      });
+    }
+  });
+});
+
+describe('the dashboard', () => {
+  it('draws write and read p99 of each EKS cluster as the worst of their verbs', () => {
+    const widget = dashboardBody().widgets.find((w) => w.properties.title === 'prod-euw1: API request p99 (s)');
+    expect(JSON.stringify(widget?.properties.metrics)).toContain('MAX([post, put, patch, del])');
+    expect(JSON.stringify(widget?.properties.metrics)).toContain('apiserver_request_duration_seconds_LIST_P99');
+  });
+
+  it('reads the metrics of a linked cluster in its own account and region', () => {
+    const widget = dashboardBody().widgets.find((w) => w.properties.title === 'dev-euw1: admission webhook p99 (s)');
+    expect(widget?.properties.metrics).toContainEqual([
+      'AWS/EKS',
+      'apiserver_admission_webhook_admission_duration_seconds_VALIDATING_P99',
+      'ClusterName',
+      'dev-euw1',
+      expect.objectContaining({ accountId: '222233334444', region: 'eu-west-1' }),
+    ]);
+  });
+
+  it('sums node replacements over the cluster’s node groups and shows NotReady nodes', () => {
+    const widget = dashboardBody().widgets.find((w) => w.properties.title === 'prod-euw1: nodes');
+    const metrics = JSON.stringify(widget?.properties.metrics);
+    expect(metrics).toContain('SUM([group0, group1])');
+    expect(metrics).toContain('cluster_failed_node_count');
+  });
+
+  it('shows the pipeline’s polls, requested metrics and notifications', () => {
+    const pipeline = JSON.stringify(
+      dashboardBody()
+        .widgets.filter((w) => w.type === 'metric')
+        .slice(-4),
+    );
+    for (const metric of ['Heartbeat', 'MetricsRequested', 'NotificationsSent', 'NotificationFailures']) {
+      expect(pipeline).toContain(`"K8sIncidentSentinel","${metric}","Deployment","OpsStack"`);
+    }
+  });
+});
+
+describe('cross-account metrics', () => {
+  it('let exactly the configured workload accounts link their metrics to the OAM sink', () => {
+    template.hasResourceProperties('AWS::Oam::Sink', {
+      Policy: {
+        Statement: [
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { AWS: ['222233334444', '555566667777'] },
+            Action: ['oam:CreateLink', 'oam:UpdateLink'],
+            Condition: { 'ForAllValues:StringEquals': { 'oam:ResourceTypes': ['AWS::CloudWatch::Metric'] } },
+          }),
+        ],
+      },
+    });
+  });
+});
+
+describe('the outputs', () => {
+  it('name the topics and the table for sentinel test-page', () => {
+    template.hasOutput('PagingTopicArn', { Value: ref(synth.ops.topics.paging) });
+    template.hasOutput('NoticeTopicArn', { Value: ref(synth.ops.topics.notice) });
+    template.hasOutput('DigestTopicArn', { Value: ref(synth.ops.topics.digest) });
+    template.hasOutput('TableName', { Value: ref(synth.ops.table) });
+  });
+});

@@ -1,0 +1,57 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { SourceAccountStack } from '../../infra/source-account-stack.ts';
+import { fixture, type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
+
+const SINK_ARN = 'arn:aws:oam:eu-west-1:111122223333:sink/8a2b1c3d-0000-4000-8000-1234567890ab';
+
+let synth: SynthesizedSentinelApp;
+let template: Template;
+
+beforeAll(() => {
+  synth = synthSentinelApp({ bundle: false, sinkArn: SINK_ARN });
+  template = Template.fromStack(synth.source as SourceAccountStack);
+});
+
+afterAll(() => synth.dispose());
+
+describe('SourceAccountStack', () => {
+  it('links the workload account to the sink it is given, for metrics only', () => {
+    template.hasResourceProperties('AWS::Oam::Link', {
+      SinkIdentifier: { Ref: 'SinkArn' },
+      ResourceTypes: ['AWS::CloudWatch::Metric'],
+    });
+    template.hasParameter('SinkArn', { Type: 'String', Default: SINK_ARN });
+  });
+
+  it('shares only the namespaces the poller reads, custom ones included', () => {
+    template.hasResourceProperties('AWS::Oam::Link', {
+      LinkConfiguration: {
+        MetricConfiguration: {
+          Filter:
+            "Namespace IN ('AWS/EKS', 'ContainerInsights', 'AWS/AutoScaling', 'Karpenter', 'Sentinel/Prometheus')",
+        },
+      },
+    });
+  });
+
+  it('asks for the sink ARN as a parameter when the context names none', () => {
+    const stack = new SourceAccountStack(new App(), 'SourceAccountStack', { namespaces: ['AWS/EKS'] });
+    Template.fromStack(stack).hasParameter('SinkArn', {
+      Type: 'String',
+      Default: Match.absent(),
+      AllowedPattern: '^arn:aws[a-z-]*:oam:[a-z0-9-]+:\\d{12}:sink/[A-Za-z0-9-]+$',
+    });
+  });
+
+  it('needs no cdk bootstrap in the workload account', () => {
+    expect(Object.keys(template.toJSON().Parameters)).toEqual(['SinkArn']);
+    expect(template.toJSON().Rules).toBeUndefined();
+  });
+
+  it('is left out when every cluster is in the ops account', () => {
+    const { source, dispose } = synthSentinelApp({ bundle: false, configFile: fixture('single-account.json') });
+    dispose();
+    expect(source).toBeUndefined();
+  });
+});

@@ -1,0 +1,55 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, type Environment } from 'aws-cdk-lib';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { buildSentinelApp, type SentinelAppOptions, type SentinelStacks } from '../../infra/sentinel-app.ts';
+import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
+
+/** A file under test/infra/fixtures. */
+export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/** A configuration made for these tests: linked accounts, cluster filters, a secret endpoint, a custom profile. */
+export const TEST_CONFIG = fixture('sentinel.test.json');
+
+export const EXAMPLE_CONFIG = path.join(PROJECT_ROOT, 'config/sentinel.example.json');
+
+export const TEST_ENV = { account: '111122223333', region: 'eu-west-1' } satisfies Environment;
+
+export interface SynthOptions extends Partial<SentinelAppOptions> {
+  /**
+   * Run esbuild for the functions (default). Tests that do not look at the bundles skip it: the templates are the
+   * same but for the asset hashes.
+   */
+  readonly bundle?: boolean;
+}
+
+export interface SynthesizedSentinelApp extends SentinelStacks {
+  readonly app: App;
+  readonly assembly: CloudAssembly;
+  /** Removes the temporary cloud assembly. */
+  readonly dispose: () => void;
+}
+
+/** The context `cdk synth` runs with (feature flags, default config), so tests see the templates the CLI would. */
+export function cdkJsonContext(): Record<string, unknown> {
+  return JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context;
+}
+
+/** A new app with cdk.json's context, writing into a new temporary directory (under `parent`, when given). */
+export function newApp(options: { bundle?: boolean; parent?: string } = {}): App {
+  return new App({
+    outdir: mkdtempSync(path.join(options.parent ?? tmpdir(), 'sentinel-cdk-')),
+    context: { ...cdkJsonContext(), ...(options.bundle === false && { 'aws:cdk:bundling-stacks': [] }) },
+  });
+}
+
+/** Build and synthesize the app; bundling runs the locally installed esbuild. */
+export function synthSentinelApp(options: SynthOptions = {}): SynthesizedSentinelApp {
+  const { bundle, ...appOptions } = options;
+  const app = newApp({ ...(bundle !== undefined && { bundle }) });
+  const stacks = buildSentinelApp(app, { configFile: TEST_CONFIG, opsEnv: TEST_ENV, ...appOptions });
+  const assembly = app.synth();
+  return { app, assembly, ...stacks, dispose: () => rmSync(assembly.directory, { recursive: true, force: true }) };
+}

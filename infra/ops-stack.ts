@@ -24,6 +24,7 @@ import { SentinelDashboard } from './sentinel-dashboard.ts';
 import { bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
 import { SentinelKey } from './sentinel-key.ts';
 import { SentinelSchedule } from './sentinel-schedule.ts';
+import { Tripwires } from './tripwires.ts';
 import { linkedAccounts } from './watched-namespaces.ts';
 
 export interface OpsStackProps extends StackProps {
@@ -163,6 +164,13 @@ export class OpsStack extends Stack {
       deadLetterQueue: pollerDeadLetters,
       key,
     });
+    new Tripwires(this, 'Tripwires', {
+      config,
+      deployment,
+      poller: this.poller.function,
+      deadLetterQueue: pollerDeadLetters,
+    });
+
     const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
     new SentinelSchedule(this, 'DigestSchedule', {
       description: `k8s-incident-sentinel: weekly digest, ${config.digest.day} ${config.digest.time} ${config.digest.timeZone}`,

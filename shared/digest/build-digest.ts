@@ -25,7 +25,7 @@ export interface DigestThresholds {
   readonly nearMissOnsetMs: number;
 }
 
-export const DEFAULT_THRESHOLDS: DigestThresholds = {
+const DEFAULT_THRESHOLDS: DigestThresholds = {
   shortLivedMs: 10 * 60_000,
   latentRiskMs: 24 * 3_600_000,
   lateMs: 60_000,
@@ -52,6 +52,7 @@ export function buildDigest(input: DigestInput): Digest {
   const thresholds = { ...DEFAULT_THRESHOLDS, ...input.thresholds };
   const margin = config?.digest.nearMissMargin ?? 0.2;
   const incidents = digestIncidents(activity.incidents, activity.notifications, week, ruleSet);
+  const own = activity.incidents.filter(isOwn);
   const sent = activity.notifications.map((n) => n.notification);
   const watched = input.clusters ?? config?.clusters.map((c) => c.name) ?? [];
   const names = [...new Set([...watched, ...clusterNames(activity), ...clusterNames(previous)])];
@@ -84,7 +85,7 @@ export function buildDigest(input: DigestInput): Digest {
     clusters,
     incidents,
     noise: ruleNoise({
-      incidents: activity.incidents,
+      incidents: own,
       notifications: activity.notifications,
       ruleSet,
       overrides: config?.rules.overrides ?? {},
@@ -121,6 +122,11 @@ export function buildDigest(input: DigestInput): Digest {
   };
 }
 
+/** Not merged into another incident, whose story it became. */
+function isOwn(incident: Incident): boolean {
+  return incident.mergedInto === undefined;
+}
+
 function clusterNames(activity: Activity): string[] {
   return [
     ...activity.incidents.map((i) => i.cluster),
@@ -133,7 +139,7 @@ function figures(activity: Activity, cluster?: string): WeekFigures {
   const names = (n: Notification) => cluster === undefined || n.clusters.includes(cluster);
   const count = (kind: Notification['kind']) =>
     activity.notifications.filter(({ notification }) => notification.kind === kind && names(notification)).length;
-  const on = (i: Incident) => cluster === undefined || i.cluster === cluster;
+  const on = (i: Incident) => isOwn(i) && (cluster === undefined || i.cluster === cluster);
   return { pages: count('page'), tickets: count('ticket'), incidents: activity.incidents.filter(on).length };
 }
 

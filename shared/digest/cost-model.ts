@@ -20,7 +20,7 @@ export interface CostEstimate {
 }
 
 /** GetMetricData, Lambda arm64 duration and Lambda requests, from the AWS price pages. */
-export const AWS_PRICES = {
+const AWS_PRICES = {
   cloudWatchUsdPer1000Metrics: 0.01,
   lambdaUsdPerGbSecond: 0.0000133334,
   lambdaUsdPerMillionRequests: 0.2,

@@ -7,7 +7,8 @@ import type { DigestWeek } from './iso-week.ts';
 
 /**
  * The week's incidents as on-call lived them: incidents of one root cause opened at the same step on several
- * clusters are one entry, as they were one page. Open ones come first, then pages before tickets, oldest first.
+ * clusters are one entry, as they were one page, and an incident merged into another is part of it. Open ones come
+ * first, then pages before tickets, oldest first.
  */
 export function digestIncidents(
   incidents: readonly Incident[],
@@ -15,8 +16,11 @@ export function digestIncidents(
   week: DigestWeek,
   ruleSet: RuleSet,
 ): DigestIncident[] {
+  // An incident merged into its late-identified cause is part of that cause's story, notifications included.
+  const hostOf = new Map(incidents.flatMap((i) => (i.mergedInto === undefined ? [] : [[i.id, i.mergedInto] as const])));
   const groups = new Map<string, Incident[]>();
   for (const incident of incidents) {
+    if (incident.mergedInto !== undefined) continue;
     const key = `${incident.rule}\u0000${incident.openedAt}`;
     const group = groups.get(key) ?? [];
     group.push(incident);
@@ -24,7 +28,7 @@ export function digestIncidents(
   }
   const sentAbout = new Map<string, Set<string>>();
   for (const { notification } of notifications) {
-    for (const id of notification.incidents) {
+    for (const id of notification.incidents.map((id) => hostOf.get(id) ?? id)) {
       const sent = sentAbout.get(id) ?? new Set();
       sent.add(notification.id);
       sentAbout.set(id, sent);

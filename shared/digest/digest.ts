@@ -131,6 +131,8 @@ export interface PipelineHealth {
   readonly lastPollAt?: string;
   /** The longest time between two polls, when it is longer than the schedule's minute. */
   readonly longestGap?: { readonly from: string; readonly to: string; readonly ms: number };
+  /** Clusters read, summed over the polls: quiet clusters are read on the slow cadence, not every minute. */
+  readonly clusterReads: number;
   readonly metricsRequested: number;
   /** Cluster reads that failed, summed over the polls. */
   readonly unreadableClusters: number;

@@ -50,6 +50,7 @@ export function pipelineHealth(input: PipelineInput): PipelineHealth {
     ...(first !== undefined && { firstPollAt: isoSeconds(first) }),
     ...(last !== undefined && { lastPollAt: isoSeconds(last) }),
     ...(longestGap && { longestGap }),
+    clusterReads: polls.reduce((sum, p) => sum + p.polled, 0),
     metricsRequested: polls.reduce((sum, p) => sum + p.metricsRequested, 0),
     unreadableClusters: polls.reduce((sum, p) => sum + p.unreadableClusters, 0),
     notificationsSent: input.notifications.filter((n) => n.status === 'delivered').length,

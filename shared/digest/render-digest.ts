@@ -32,14 +32,17 @@ const plural = (count: number, noun: string) => `${count.toLocaleString('en-US')
 const count = (value: number) => value.toLocaleString('en-US');
 
 /** "3 pages, 1 open incident": what the week was, in a few words, for the subject and the first line. */
-export function headlineText(digest: Pick<Digest, 'headline' | 'pipeline'>): string {
+function headlineText(digest: Pick<Digest, 'headline' | 'pipeline'>): string {
   const { headline } = digest;
   const ran = digest.pipeline.polls > 0;
   if (headline.quiet) return ran ? 'quiet week, no pages' : 'NO POLLS RECORDED, check the poller';
   const parts = [plural(headline.pages, 'page')];
   if (headline.tickets > 0) parts.push(plural(headline.tickets, 'ticket'));
   if (headline.openIncidents > 0) parts.push(plural(headline.openIncidents, 'open incident'));
-  else parts.push(headline.incidents === 1 ? 'the incident resolved' : `all ${headline.incidents} incidents resolved`);
+  else
+    parts.push(
+      headline.incidents === 1 ? 'the incident resolved' : `all ${count(headline.incidents)} incidents resolved`,
+    );
   if (!ran) parts.push('but NO POLLS RECORDED');
   return parts.join(', ');
 }
@@ -48,7 +51,7 @@ function sourceName(digest: Digest): string {
   return digest.source.kind === 'deployment' ? digest.source.name : `replay of ${digest.source.scenario}`;
 }
 
-export function digestSubject(digest: Digest): string {
+function digestSubject(digest: Digest): string {
   return asciiLine(
     `Sentinel digest ${digest.week.label}: ${headlineText(digest)} (${sourceName(digest)})`,
     SUBJECT_LIMIT,
@@ -56,7 +59,7 @@ export function digestSubject(digest: Digest): string {
 }
 
 /** The plain-text email: at most 100 columns a line, sections in the order a platform lead reads them. */
-export function digestEmail(digest: Digest): string {
+function digestEmail(digest: Digest): string {
   const { week } = digest;
   const lines = [
     ...wrap(`K8s Incident Sentinel, weekly digest ${week.label}: ${sourceName(digest)}`),
@@ -68,7 +71,7 @@ export function digestEmail(digest: Digest): string {
   if (digest.source.kind === 'replay') {
     lines.push(
       ...wrap(
-        `Preview from a replay of ${digest.source.file}: nothing was sent. The replay reads no CloudWatch metrics and its polls take no time, so metrics requested and costs are zero here; a deployed digest shows real figures.`,
+        `Preview from a replay of ${digest.source.file}: nothing was sent. The replay reads no CloudWatch metrics and its polls take no time, so metrics requested, GB-seconds and their cost are zero here; a deployed digest shows real figures.`,
       ),
       '',
     );
@@ -296,7 +299,7 @@ function pipeline(digest: Digest): string[] {
   }
   lines.push(
     ...wrap(
-      `Metrics requested from CloudWatch: ${count(health.metricsRequested)}. Cluster reads that failed: ${count(health.unreadableClusters)}.`,
+      `Cluster reads: ${count(health.clusterReads)}, of which ${count(health.unreadableClusters)} failed. Metrics requested from CloudWatch: ${count(health.metricsRequested)}.`,
       INDENT,
     ),
     ...wrap(
@@ -345,7 +348,7 @@ function cost(digest: Digest): string[] {
   ];
 }
 
-/** AWS Chatbot custom-notification JSON: a summary for a chat channel, pointing to the email for the rest. */
+/** AWS Chatbot custom-notification JSON: a summary for a chat channel; the email has the rest. */
 function chatbotOf(digest: Digest): object {
   const headline = headlineText(digest);
   const open = digest.incidents.filter((i) => i.status === 'open').slice(0, 5);
@@ -382,10 +385,7 @@ function bodiesOf(digest: Digest): MessageBodies {
   return {
     default: email,
     email,
-    sms: asciiLine(
-      `Sentinel digest ${digest.week.label}: ${headlineText(digest)}`,
-      140,
-    ),
+    sms: asciiLine(`Sentinel digest ${digest.week.label}: ${headlineText(digest)}`, 140),
     https: JSON.stringify(chatbotOf(digest)),
     sqs: json,
     lambda: json,

@@ -50,9 +50,9 @@ function score(noise: RuleNoise): number {
 
 function noiseOf(rule: Rule, effective: ClusterRule | undefined, input: NoiseInput): RuleNoise {
   const rooted = input.incidents.filter((i) => i.rule === rule.id);
-  const openFor = (i: Incident) =>
-    i.resolvedAt === undefined ? undefined : Date.parse(i.resolvedAt) - Date.parse(i.openedAt);
-  const shortLived = rooted.filter((i) => (openFor(i) ?? Number.POSITIVE_INFINITY) <= input.shortLivedMs);
+  const shortLived = rooted.filter(
+    (i) => i.resolvedAt !== undefined && Date.parse(i.resolvedAt) - Date.parse(i.openedAt) <= input.shortLivedMs,
+  );
   const flaps = rooted.reduce((sum, i) => sum + i.flaps, 0);
   const reminders = input.notifications.filter(
     (n) => n.notification.reason === 'reminder' && n.notification.rule === rule.id,
@@ -63,7 +63,7 @@ function noiseOf(rule: Rule, effective: ClusterRule | undefined, input: NoiseInp
   const advice: string[] = [];
   if (flaps > 0) {
     advice.push(
-      `raise holdDown from ${durationText(holdDownMs)} to ${durationText(2 * holdDownMs)}: it cleared and fired again ${times(flaps)} within one incident ${where('holdDown')}`,
+      `raise holdDown from ${durationText(holdDownMs)} to ${durationText(2 * holdDownMs)}: its incidents cleared and fired again ${times(flaps)} within the hold-down ${where('holdDown')}`,
     );
   }
   if (shortLived.length > 0) {
@@ -85,14 +85,13 @@ function noiseOf(rule: Rule, effective: ClusterRule | undefined, input: NoiseInp
         `needs more samples: ${sustained.m + 1} of ${sustained.n + 1} instead of ${sustained.m} of ${sustained.n} on ${describeOperand(sustained.of)}${tunable ? '' : `: ${why}`} (in the rule itself)`,
       );
     } else if (!tunable) {
-      advice.push(`needs more samples: it fires on one sample; make it sustained, 2 of 3: ${why} (in the rule itself)`);
+      advice.push(`needs more samples or a higher threshold: ${why} (in the rule itself: it has no parameter)`);
     }
   }
   if (reminders > 0) {
     const renotifyMs = durationMs(input.renotify);
-    const longest = Math.max(0, ...rooted.map((i) => openFor(i) ?? 0));
     advice.push(
-      `fix the cause, or raise notifications.renotify from ${durationText(renotifyMs)} to ${durationText(2 * renotifyMs)}: ${times(reminders)} reminded${longest > 0 ? `, open up to ${formatMinutes(longest)}` : ''}`,
+      `fix the cause, or raise notifications.renotify from ${durationText(renotifyMs)} to ${durationText(2 * renotifyMs)}: it sent ${reminders === 1 ? 'a reminder' : `${reminders} reminders`} while its incidents stayed open`,
     );
   }
   return {

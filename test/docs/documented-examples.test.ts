@@ -13,7 +13,7 @@ describe('documented examples', () => {
 
   it('ships an example configuration that validates', () => {
     const { config } = parseConfigText(read('config/sentinel.example.json'), 'config/sentinel.example.json');
-    expect(config.clusters.map((c) => c.name)).toEqual(['prod-euw1', 'dev-use1']);
+    expect(config.clusters.map((c) => c.name)).toEqual(['prod-euw1', 'dev-euw1']);
   });
 
   it('documents a custom rule that validates and compiles with the defaults', () => {

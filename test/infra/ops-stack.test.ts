@@ -466,6 +466,61 @@ describe('self-monitoring', () => {
   });
 });
 
+describe('the tripwires', () => {
+  it('watch the PATCH p99 of each EKS cluster, treating missing data as breaching, and page no one', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'OpsStack-tripwire-prod-euw1',
+      Namespace: 'AWS/EKS',
+      MetricName: 'apiserver_request_duration_seconds_PATCH_P99',
+      Dimensions: [{ Name: 'ClusterName', Value: 'prod-euw1' }],
+      Statistic: 'Maximum',
+      Period: 60,
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'breaching',
+      ActionsEnabled: false,
+    });
+  });
+
+  it('read a linked cluster’s metric in its own account', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'OpsStack-tripwire-dev-euw1',
+      TreatMissingData: 'breaching',
+      Metrics: [
+        Match.objectLike({
+          AccountId: '222233334444',
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ MetricName: 'apiserver_request_duration_seconds_PATCH_P99' }),
+          }),
+        }),
+      ],
+    });
+  });
+
+  it('exist only for clusters that have a write p99 metric', () => {
+    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
+      .map((alarm) => alarm.Properties.AlarmName as string)
+      .filter((name) => name.includes('-tripwire-'));
+
+    expect(names.sort()).toEqual(['OpsStack-tripwire-dev-euw1', 'OpsStack-tripwire-prod-euw1']);
+  });
+
+  it('send their state changes to the poller, with retries and a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'] }),
+      Targets: [
+        Match.objectLike({
+          Arn: arnOf(synth.ops.poller.function),
+          RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 600 },
+          DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
+        }),
+      ],
+    });
+  });
+});
+
 describe('the dashboard', () => {
   it('draws write and read p99 of each EKS cluster as the worst of their verbs', () => {
     const widget = dashboardBody().widgets.find((w) => w.properties.title === 'prod-euw1: API request p99 (s)');

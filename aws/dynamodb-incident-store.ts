@@ -26,8 +26,9 @@ import type {
  * - `STEP`/`<at>` (+ `<at>#<part>`): a step's outcome, written before it is applied: the write-ahead record that lets
  *   any invocation finish a step whose writer died, since DynamoDB Local stand-ins have no transactions.
  * - `OPEN`/`<incident id>`: open incidents, read with a consistent query every poll.
- * - `INCIDENT`/`<incident id>`: resolved incidents (GSI day `INCIDENT#<opened day>`).
- * - `OUTBOX`/`<notification id>`: every notification; GSI day `PENDING` until delivered, then `NOTIFICATION#<day>`.
+ * - `INCIDENT`/`<incident id>`: resolved incidents (GSI day `INCIDENT#<resolved day>`).
+ * - `OUTBOX`/`<notification id>`: every notification; GSI day `PENDING` until delivered, then
+ *   `NOTIFICATION#<day it was raised>`.
  * - `POLLLOG`/`<at>#<owner>`: one record per poll (GSI day `POLL#<day>`).
  */
 const CURSOR_KEY = { pk: 'POLL', sk: 'CURSOR' };
@@ -228,6 +229,8 @@ export class DynamoDbIncidentStore implements IncidentStore {
               status: 'pending',
               attempts: 0,
               day: 'PENDING',
+              // Filed under the day it was raised, however late a retry delivers it, so its week keeps it.
+              loggedDay: `NOTIFICATION#${dayOf(notification.at)}`,
               at: notification.at,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -238,17 +241,22 @@ export class DynamoDbIncidentStore implements IncidentStore {
       }
     }
     for (const incident of outcome.changed) {
-      const indexed = { day: `INCIDENT#${dayOf(incident.openedAt)}`, at: incident.openedAt };
       if (incident.status === 'open') {
-        await this.db.send(
-          new PutCommand({ TableName: this.table, Item: { pk: 'OPEN', sk: incident.id, incident, ...indexed } }),
-        );
+        await this.db.send(new PutCommand({ TableName: this.table, Item: { pk: 'OPEN', sk: incident.id, incident } }));
       } else {
-        const expiresAt = this.expiresAt(Date.parse(incident.resolvedAt ?? incident.openedAt));
+        // Indexed by the day it resolved: a week asks for what resolved from its start on, plus what is still open.
+        const resolvedAt = incident.resolvedAt ?? incident.openedAt;
         await this.db.send(
           new PutCommand({
             TableName: this.table,
-            Item: { pk: 'INCIDENT', sk: incident.id, incident, ...indexed, expiresAt },
+            Item: {
+              pk: 'INCIDENT',
+              sk: incident.id,
+              incident,
+              day: `INCIDENT#${dayOf(resolvedAt)}`,
+              at: resolvedAt,
+              expiresAt: this.expiresAt(Date.parse(resolvedAt)),
+            },
           }),
         );
         await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: 'OPEN', sk: incident.id } }));
@@ -308,13 +316,12 @@ export class DynamoDbIncidentStore implements IncidentStore {
         TableName: this.table,
         Key: { pk: 'OUTBOX', sk: id },
         UpdateExpression:
-          'SET #status = :delivered, messageId = :messageId, deliveredAt = :at, #day = :day, expiresAt = :expires ADD attempts :one REMOVE #owner, leaseUntil',
+          'SET #status = :delivered, messageId = :messageId, deliveredAt = :at, #day = loggedDay, expiresAt = :expires ADD attempts :one REMOVE #owner, leaseUntil',
         ExpressionAttributeNames: { '#status': 'status', '#owner': 'owner', '#day': 'day' },
         ExpressionAttributeValues: {
           ':delivered': 'delivered',
           ':messageId': messageId,
           ':at': at,
-          ':day': `NOTIFICATION#${dayOf(at)}`,
           ':expires': this.expiresAt(at),
           ':one': 1,
         },
@@ -351,9 +358,12 @@ export class DynamoDbIncidentStore implements IncidentStore {
   }
 
   async activityBetween(from: number, to: number): Promise<Activity> {
-    const days: string[] = [];
-    for (let day = Date.parse(dayOf(from)); day < to; day += DAY_MS) days.push(dayOf(day));
-    const byDay = async (prefix: string) =>
+    const daysUntil = (end: number) => {
+      const days: string[] = [];
+      for (let day = Date.parse(dayOf(from)); day < end; day += DAY_MS) days.push(dayOf(day));
+      return days;
+    };
+    const byDay = async (prefix: string, days = daysUntil(to)) =>
       (
         await Promise.all(
           days.map((day) =>
@@ -368,8 +378,9 @@ export class DynamoDbIncidentStore implements IncidentStore {
         )
       ).flat();
     // Incidents still open were possibly opened long before the period: the OPEN partition has them all.
-    const [opened, open, notifications, pending, polls] = await Promise.all([
-      byDay('INCIDENT'),
+    // An incident overlapping the period resolved after it started: its resolved day is between `from` and now.
+    const [resolved, open, notifications, pending, polls] = await Promise.all([
+      byDay('INCIDENT', daysUntil(Math.max(to, this.options.now() + DAY_MS))),
       this.openIncidents(),
       byDay('NOTIFICATION'),
       this.queryAll({
@@ -384,7 +395,7 @@ export class DynamoDbIncidentStore implements IncidentStore {
     const incidents = new Map<string, Incident>();
     for (const incident of open) incidents.set(incident.id, incident);
     // An incident moving from OPEN to INCIDENT can be seen in both: the resolved copy is the newer one.
-    for (const item of opened) incidents.set(item.sk as string, item.incident as Incident);
+    for (const item of resolved) incidents.set(item.sk as string, item.incident as Incident);
     const records: NotificationRecord[] = [...notifications, ...pending].map((item) => ({
       notification: item.notification as Notification,
       status: item.status as NotificationRecord['status'],

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { documentClient } from '../../aws/clients.ts';
+import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import type { Incident } from '../../shared/engine/incident.ts';
+import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { notificationAt } from '../support/engine-fixtures.ts';
+
+const DAY = 86_400_000;
+const WEEK_START = Date.parse('2026-11-09T00:00:00Z');
+const WEEK_END = WEEK_START + 7 * DAY;
+
+const incident = (fields: Partial<Incident>): Incident => ({
+  id: `dev-a/webhook-blackhole/${fields.openedAt}`,
+  cluster: 'dev-a',
+  rule: 'webhook-blackhole',
+  severity: 'page',
+  status: 'open',
+  openedAt: '2026-11-08T23:50:00Z',
+  symptoms: [],
+  flaps: 0,
+  paged: true,
+  notifications: 1,
+  reminders: 0,
+  evidence: {},
+  ...fields,
+});
+
+describe('the DynamoDB store', () => {
+  let harness: AwsHarness;
+  let store: DynamoDbIncidentStore;
+  let now = WEEK_END + DAY;
+
+  beforeAll(async () => {
+    harness = await startAwsHarness();
+    store = new DynamoDbIncidentStore({ client: documentClient(), table: TABLE, now: () => now });
+  });
+
+  beforeEach(async () => {
+    await clearTable(harness.dynamoEndpoint);
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const record = async (at: number, changed: Incident[], notifications = [] as ReturnType<typeof notificationAt>[]) => {
+    expect(await store.claimStep(at, 'test', now + 60_000)).toBe('claimed');
+    await store.recordStep(at, 'test', changed, notifications);
+  };
+
+  it('reads an incident opened before the week and resolved during it as part of the week', async () => {
+    const opened = incident({});
+    await record(WEEK_START - 10 * 60_000, [opened]);
+    await record(WEEK_START + 30 * 60_000, [{ ...opened, status: 'resolved', resolvedAt: '2026-11-09T00:30:00Z' }]);
+
+    const { incidents } = await store.activityBetween(WEEK_START, WEEK_END);
+
+    expect(incidents.map((i) => [i.id, i.status])).toEqual([[opened.id, 'resolved']]);
+  });
+
+  it('reads an incident still open, opened weeks before', async () => {
+    await record(WEEK_START - 20 * DAY, [incident({ openedAt: '2026-10-20T10:00:00Z' })]);
+
+    const { incidents } = await store.activityBetween(WEEK_START, WEEK_END);
+
+    expect(incidents.map((i) => i.openedAt)).toEqual(['2026-10-20T10:00:00Z']);
+  });
+
+  it('keeps a notification in the week it was raised when a retry delivers it the week after', async () => {
+    const late = notificationAt({ at: '2026-11-15T23:59:00Z', kind: 'page', rule: 'webhook-blackhole' });
+    await record(Date.parse(late.at), [], [late]);
+    now = WEEK_END + 2 * 3_600_000;
+    expect(await store.claimDelivery(late.id, 'test', now + 60_000)).toBe(true);
+    await store.markDelivered(late.id, 'message-1', now);
+
+    const [thisWeek, nextWeek] = await Promise.all([
+      store.activityBetween(WEEK_START, WEEK_END),
+      store.activityBetween(WEEK_END, WEEK_END + 7 * DAY),
+    ]);
+
+    expect([thisWeek.notifications.map((n) => [n.notification.id, n.status]), nextWeek.notifications]).toEqual([
+      [[late.id, 'delivered']],
+      [],
+    ]);
+  });
+});

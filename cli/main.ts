@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { configJsonSchema } from '../shared/config/config-json-schema.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { type CommandOutput, processOutput, UsageError } from './command.ts';
+import { DIGEST_USAGE, digestCommand } from './digest-command.ts';
 import { BACKTEST_USAGE, backtestCommand, EXPORT_USAGE, exportScenarioCommand } from './history-commands.ts';
 import { POLL_USAGE, pollCommand } from './poll-command.ts';
 import { REPLAY_USAGE, replayCommand } from './replay-command.ts';
@@ -15,6 +16,7 @@ const USAGE = [
   `  ${POLL_USAGE}`,
   `  ${BACKTEST_USAGE}`,
   `  ${EXPORT_USAGE}`,
+  `  ${DIGEST_USAGE}`,
   `  ${TEST_PAGE_USAGE}`,
   '  sentinel config-schema > config/sentinel.schema.json',
 ].join('\n');
@@ -74,6 +76,20 @@ export async function main(argv: readonly string[], out: CommandOutput = process
       case 'config-schema':
         out.stdout(JSON.stringify(configJsonSchema(), null, 2));
         return 0;
+      case 'digest': {
+        const { values } = parseArgs({
+          args,
+          options: {
+            'from-replay': { type: 'string' },
+            config: { type: 'string' },
+            week: { type: 'string' },
+            table: { type: 'string' },
+            json: { type: 'boolean', default: false },
+          },
+        });
+        const { 'from-replay': fromReplay, json, ...rest } = values;
+        return await digestCommand({ json, ...(fromReplay && { fromReplay }), ...rest }, out);
+      }
       case 'test-page':
         return await testPageCommand(parseArgs({ args, options: { stack: { type: 'string' } } }).values, out);
       case undefined:

@@ -207,21 +207,19 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       };
     }
     case 'sustained': {
-      let passing = 0;
-      let missing = 0;
-      let peak: number | null = null;
+      const present: number[] = [];
       for (let back = 0; back < condition.n; back++) {
         const value = operandAt(window, condition.of, back);
-        if (value === null) {
-          missing++;
-        } else if (compare(value, condition.op, threshold)) {
-          passing++;
-          peak = peak === null || compare(value, condition.op, peak) ? value : peak;
-        }
+        if (value !== null) present.push(value);
       }
+      const passing = present.filter((value) => compare(value, condition.op, threshold)).length;
+      const missing = condition.n - present.length;
       const verdict: Verdict = passing >= condition.m ? 'met' : passing + missing < condition.m ? 'unmet' : 'unknown';
-      const latest = operandAt(window, condition.of, 0);
-      const observed = verdict === 'met' ? (peak ?? 0) : (latest ?? peak ?? 0);
+      // Most extreme first: a met condition shows its peak; an unmet one shows the level its m best samples reached,
+      // which is how close it came (a near miss), rather than whatever the newest sample happened to be.
+      const upward = condition.op === '>' || condition.op === '>=';
+      const ranked = present.sort((a, b) => (upward ? b - a : a - b));
+      const observed = (verdict === 'met' ? ranked[0] : (ranked[condition.m - 1] ?? ranked.at(-1))) ?? 0;
       const over = `${passing} of last ${samplesOf(condition.n)}, needs ${condition.m}`;
       return { verdict, evidence: [evidenceOf(observed, over, verdict === 'met')], lacking: none };
     }

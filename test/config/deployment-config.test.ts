@@ -43,7 +43,7 @@ describe('loadConfig', () => {
   it('accepts the shipped example configuration', () => {
     const { config } = parseConfigText(EXAMPLE_TEXT, 'config/sentinel.example.json');
 
-    expect(config.clusters.map((c) => c.name)).toEqual(['prod-euw1', 'dev-use1']);
+    expect(config.clusters.map((c) => c.name)).toEqual(['prod-euw1', 'dev-euw1']);
   });
 
   it('fills in defaults for a configuration that names only a cluster', () => {
@@ -92,7 +92,7 @@ describe('loadConfig', () => {
   it('rejects a maintenance window on an unknown cluster', () => {
     const config = exampleWith([
       ['maintenance', 0, 'clusters'],
-      ['dev-use1', 'dev-use2'],
+      ['dev-euw1', 'dev-use2'],
     ]);
 
     expect(problemsOf(config)).toEqual([
@@ -256,7 +256,7 @@ describe('loadConfig', () => {
 
   it('reports every problem of the file at once', () => {
     const config = exampleWith(
-      [['clusters', 2], { name: 'dev-use1' }],
+      [['clusters', 2], { name: 'dev-euw1' }],
       [['subscriptions', 'notice', 0, 'clusters'], ['ghost']],
     );
 

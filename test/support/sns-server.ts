@@ -6,15 +6,9 @@
  * ThrottledException, NotFound to NotFoundException, InvalidParameter to InvalidParameterException, ...).
  */
 import { randomUUID } from 'node:crypto';
+import { AwsQueryServer, element } from './aws-query-server.ts';
 import type { ErrorFaultKind } from './faults.ts';
-import {
-  type HttpReply,
-  LoopbackServer,
-  type LoopbackServerOptions,
-  type RawRequest,
-  type ServiceCall,
-  ServiceError,
-} from './loopback-server.ts';
+import { type LoopbackServerOptions, ServiceError } from './loopback-server.ts';
 
 /** The account in every ARN the fake hands out. */
 export const SNS_ACCOUNT_ID = '000000000000';
@@ -69,7 +63,8 @@ export async function startSnsServer(options: SnsServerOptions = {}): Promise<Sn
   return new SnsServer(options).listen();
 }
 
-export class SnsServer extends LoopbackServer<URLSearchParams> {
+export class SnsServer extends AwsQueryServer {
+  protected readonly xmlns = XMLNS;
   readonly region: string;
   /** Every accepted Publish, oldest first. */
   readonly published: PublishedMessage[] = [];
@@ -109,35 +104,6 @@ export class SnsServer extends LoopbackServer<URLSearchParams> {
     this.subscriptions.length = 0;
   }
 
-  protected decode({ body }: RawRequest): ServiceCall<URLSearchParams> {
-    const params = new URLSearchParams(body);
-    const action = params.get('Action');
-    if (!action) {
-      throw new ServiceError('MissingAction', 'The request must contain the parameter Action.');
-    }
-    return { operation: action, input: params };
-  }
-
-  protected handle({ operation, input }: ServiceCall<URLSearchParams>, requestId: string): HttpReply {
-    return {
-      status: 200,
-      contentType: 'text/xml',
-      body:
-        `<${operation}Response xmlns="${XMLNS}"><${operation}Result>${this.#run(operation, input)}</${operation}Result>` +
-        `<ResponseMetadata>${element('RequestId', requestId)}</ResponseMetadata></${operation}Response>`,
-    };
-  }
-
-  protected encodeError(error: ServiceError, requestId: string): HttpReply {
-    return {
-      status: error.status,
-      contentType: 'text/xml',
-      body:
-        `<ErrorResponse xmlns="${XMLNS}"><Error>${element('Type', error.fault)}${element('Code', error.code)}` +
-        `${element('Message', error.message)}</Error>${element('RequestId', requestId)}</ErrorResponse>`,
-    };
-  }
-
   protected faultError(kind: ErrorFaultKind): ServiceError {
     switch (kind) {
       case 'throttle':
@@ -149,8 +115,7 @@ export class SnsServer extends LoopbackServer<URLSearchParams> {
     }
   }
 
-  /** The operation's result as the XML inside its `<Operation>Result` element. */
-  #run(operation: string, params: URLSearchParams): string {
+  protected run(operation: string, params: URLSearchParams): string {
     switch (operation) {
       case 'CreateTopic':
         return element('TopicArn', this.createTopic(params.get('Name') ?? '', readAttributes(params)));
@@ -360,12 +325,4 @@ function publishedBytes(message: string, attributes: Record<string, PublishedAtt
 
 function invalidParameter(what: string): ServiceError {
   return new ServiceError('InvalidParameter', `Invalid parameter: ${what}`);
-}
-
-function element(tag: string, text: string): string {
-  return `<${tag}>${escapeXml(text)}</${tag}>`;
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { CommandOutput } from '../../cli/command.ts';
+import { backtestCommand, exportScenarioCommand } from '../../cli/history-commands.ts';
+import { main } from '../../cli/main.ts';
+import { testPageCommand } from '../../cli/test-page-command.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { parseScenario } from '../../shared/scenario/scenario.ts';
+import { type AwsHarness, putScenario, startAwsHarness, writeConfig } from '../support/aws-harness.ts';
+import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
+import { harnessClusters, trimmedScenario } from '../support/poller-harness.ts';
+
+const STACK_FRAME = /\n\s+at /;
+
+function capture(): CommandOutput & { stdoutText: () => string; stderrText: () => string } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return {
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+    stdoutText: () => stdout.join('\n'),
+    stderrText: () => stderr.join('\n'),
+  };
+}
+
+describe('commands for real accounts, against loopback AWS', () => {
+  let harness: AwsHarness;
+  let cloudformation: CloudFormationServer;
+  let config: string;
+  const scenario = trimmedScenario('scenarios/fleet-webhook-outage.json', 40);
+  /** The history commands refuse history older than CloudWatch's 15 days of one-minute data: "now" is the day after. */
+  const now = scenario.start + 86_400_000;
+  const iso = (step: number) => new Date(scenario.start + step * 60_000).toISOString();
+
+  beforeAll(async () => {
+    harness = await startAwsHarness();
+    cloudformation = await startCloudFormationServer();
+    process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudformation.endpoint;
+    const clusters = harnessClusters(['dev-a', 'dev-b', 'dev-c']);
+    await putScenario(scenario, clusters);
+    config = writeConfig({ clusters });
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([harness.close(), cloudformation.close()]);
+  });
+
+  it('backtests real history, showing progress, and prints the page the rules would have sent', async () => {
+    const out = capture();
+    const code = await backtestCommand({ config, from: iso(0), to: iso(120) }, out, now);
+
+    expect([code, out.stderrText(), out.stdoutText()]).toEqual([
+      0,
+      expect.stringMatching(/Fetching 121 minutes of 3 cluster\(s\)[\s\S]*fetched 1\/\d+ batches/),
+      expect.stringMatching(/PAGE +Admission webhook is black-holing API writes on 3 clusters/),
+    ]);
+  });
+
+  it('exports a scenario file that replays to the same page', async () => {
+    const out = capture();
+    await exportScenarioCommand({ config, cluster: 'dev-b', from: iso(0), to: iso(60) }, out, now);
+    const exported = parseScenario(JSON.parse(out.stdoutText()), 'exported.json');
+
+    expect([
+      exported.steps,
+      [...exported.clusters.keys()],
+      exported.clusters.get('dev-b')?.['webhook.p99']?.[36],
+    ]).toEqual([61, ['dev-b'], 10]);
+  });
+
+  it('refuses history older than CloudWatch keeps at one-minute resolution', async () => {
+    const code = await main(['backtest', '--config', config, '--from', iso(0), '--to', iso(60)], capture());
+
+    expect(code).toBe(2);
+  });
+
+  it('fails a dry-run poll against an unreachable endpoint with a clear message and no stack', async () => {
+    const reachable = process.env.AWS_ENDPOINT_URL_CLOUDWATCH;
+    process.env.AWS_ENDPOINT_URL_CLOUDWATCH = 'http://127.0.0.1:9';
+    const out = capture();
+    try {
+      const code = await main(['poll', '--once', '--dry-run', '--config', config], out);
+
+      expect([code, out.stderrText(), STACK_FRAME.test(out.stderrText())]).toEqual([
+        2,
+        expect.stringMatching(
+          /could not read CloudWatch for 3 cluster\(s\):\n {2}- dev-a, dev-b, dev-c: .*ECONNREFUSED/,
+        ),
+        false,
+      ]);
+    } finally {
+      process.env.AWS_ENDPOINT_URL_CLOUDWATCH = reachable;
+    }
+  }, 60_000);
+
+  it('publishes a clearly marked test page through the stack’s paging topic', async () => {
+    cloudformation.addStack('OpsStack', {
+      PagingTopicArn: harness.topics.paging,
+      NoticeTopicArn: harness.topics.notice,
+      DigestTopicArn: harness.topics.digest,
+      TableName: 'sentinel-test',
+    });
+    const out = capture();
+    const code = await testPageCommand({ stack: 'OpsStack' }, out);
+    const [published] = harness.sns.published;
+    const page = JSON.parse(JSON.parse(published?.message ?? '{}').sqs) as Notification;
+
+    expect([code, published?.topicArn, published?.subject, page.title]).toEqual([
+      0,
+      harness.topics.paging,
+      expect.stringMatching(/^\[PAGE\] TEST - k8s-incident-sentinel test page from OpsStack, no action needed$/),
+      expect.stringContaining('no action needed'),
+    ]);
+  });
+
+  it('names a stack that does not exist', async () => {
+    const out = capture();
+    const code = await main(['test-page', '--stack', 'NoSuchStack'], out);
+
+    expect([code, out.stderrText()]).toEqual([2, expect.stringContaining('cannot read stack NoSuchStack')]);
+  });
+});

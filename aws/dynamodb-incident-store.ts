@@ -138,15 +138,7 @@ export class DynamoDbIncidentStore implements IncidentStore {
   async recordStep(at: number, owner: string, changed: readonly Incident[], notifications: readonly Notification[]) {
     const outcome = await this.commitStep({ at, changed, notifications }, owner);
     await this.apply(outcome);
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: CURSOR_KEY,
-        UpdateExpression: 'SET doneStep = :at',
-        ConditionExpression: 'claimedStep = :at',
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    );
+    await this.markStepDone(at);
     this.fresh = [...outcome.notifications];
   }
 
@@ -200,10 +192,7 @@ export class DynamoDbIncidentStore implements IncidentStore {
     return JSON.parse(keys.map((key) => bySk.get(key.sk) ?? '').join('')) as StepOutcome;
   }
 
-  private async rollForward(at: number): Promise<void> {
-    const outcome = await this.readStep(at);
-    if (!outcome) return; // it died before committing: the step is simply lost, the next one re-evaluates
-    await this.apply(outcome);
+  private async markStepDone(at: number): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
@@ -213,6 +202,13 @@ export class DynamoDbIncidentStore implements IncidentStore {
         ExpressionAttributeValues: { ':at': at },
       }),
     );
+  }
+
+  private async rollForward(at: number): Promise<void> {
+    const outcome = await this.readStep(at);
+    if (!outcome) return; // it died before committing: the step is simply lost, the next one re-evaluates
+    await this.apply(outcome);
+    await this.markStepDone(at);
   }
 
   /** Every write here is idempotent, so applying a step twice (a roll-forward after a partial apply) is harmless. */

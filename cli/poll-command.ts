@@ -2,7 +2,7 @@ import { documentClient, snsClient } from '../aws/clients.ts';
 import { DynamoDbIncidentStore } from '../aws/dynamodb-incident-store.ts';
 import { SnsNotifier } from '../aws/sns-notifier.ts';
 import type { Notification } from '../shared/engine/notification.ts';
-import { buildPlan, configuredMaintenance } from '../shared/pipeline/build-plan.ts';
+import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../shared/pipeline/memory-store.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../shared/pipeline/poll-time.ts';
@@ -38,14 +38,9 @@ export async function pollCommand(
   if (!options.config) throw new UsageError(`--config is required\nusage: ${POLL_USAGE}`);
   if (!options.dryRun && !options.stack)
     throw new UsageError(`give --stack NAME to poll for real, or --dry-run\nusage: ${POLL_USAGE}`);
-  const { config, ruleSet } = await readConfig(options.config);
-  const plan = buildPlan({
-    ruleSet,
-    config,
-    clusters: config.clusters.map((c) => c.name),
-    maintenance: configuredMaintenance(config),
-    stepSeconds: 60,
-  });
+  const loaded = await readConfig(options.config);
+  const { config } = loaded;
+  const plan = configuredPlan(loaded);
   let store: IncidentStore;
   let notifier: Notifier;
   if (options.stack) {

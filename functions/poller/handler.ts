@@ -7,21 +7,16 @@ import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsNotifier } from '../../aws/sns-notifier.ts';
-import { buildPlan, configuredMaintenance } from '../../shared/pipeline/build-plan.ts';
+import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { validateEvent } from '../validate-event.ts';
 import { type PollSummary, pollEventSchema, pollOnSchedule } from './poll-on-schedule.ts';
 import { alarmEventSchema, recordTripwire } from './tripwire-event.ts';
 
 // Built once per cold start: configuration, plan and clients are reused by every invocation of this container.
-const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
-const plan = buildPlan({
-  ruleSet,
-  config,
-  clusters: config.clusters.map((c) => c.name),
-  maintenance: configuredMaintenance(config),
-  stepSeconds: 60,
-});
+const loaded = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
+const { config } = loaded;
+const plan = configuredPlan(loaded);
 const table = requiredEnv('SENTINEL_TABLE');
 const db = documentClient();
 const metrics = new CloudWatchMetricSource({

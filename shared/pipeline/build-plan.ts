@@ -46,3 +46,14 @@ export function configuredMaintenance(config: Pick<DeploymentConfig, 'maintenanc
     return w.clusters ? w.clusters.map((cluster) => ({ ...base, cluster })) : [base];
   });
 }
+
+/** The plan of a deployment: every configured cluster, its maintenance windows, one-minute steps. */
+export function configuredPlan({ config, ruleSet }: { config: DeploymentConfig; ruleSet: RuleSet }): WatchPlan {
+  return buildPlan({
+    ruleSet,
+    config,
+    clusters: config.clusters.map((c) => c.name),
+    maintenance: configuredMaintenance(config),
+    stepSeconds: 60,
+  });
+}

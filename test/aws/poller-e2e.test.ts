@@ -23,8 +23,10 @@ describe('the poller over the real wire', () => {
   let replayed: readonly Notification[];
   let putCalls: number;
 
+  let logged: { mock: { calls: unknown[][] } };
+
   beforeAll(async () => {
-    jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    logged = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     harness = await startAwsHarness();
     scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
     const clusters = harnessClusters(['dev-euw1']);
@@ -118,6 +120,30 @@ describe('the poller over the real wire', () => {
     // 4 write and 2 read verbs, 3 request totals, 2 webhook totals, 2 webhook latencies, 2 node counts, 1 node group,
     // and webhook failures from the custom namespace.
     expect(requests[0]?.MetricDataQueries).toHaveLength(17);
+  });
+
+  it('reports on itself in embedded metric format after every poll, with a heartbeat', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: EMF lines are free-form JSON; the assertions check their shape.
+    const reports: any[] = logged.mock.calls
+      .map(([line]) => JSON.parse(String(line)))
+      .filter((line) => line._aws?.CloudWatchMetrics?.[0]?.Namespace === 'K8sIncidentSentinel');
+    const page = reports.find((r) => r.NotificationsSent === 1 && r.Findings > 0);
+
+    expect([reports.length, reports.every((r) => r.Heartbeat === 1), page?.Deployment]).toEqual([
+      scenario.steps,
+      true,
+      'test',
+    ]);
+    expect(page).toMatchObject({ ClustersPolled: 1, MetricsRequested: 17, NotificationFailures: 0 });
+    expect(page?._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name)).toEqual([
+      'ClustersPolled',
+      'MetricsRequested',
+      'Findings',
+      'NotificationsSent',
+      'NotificationFailures',
+      'PollDurationMs',
+      'Heartbeat',
+    ]);
   });
 
   it('does nothing more when a poll is retried after it succeeded', async () => {

@@ -26,10 +26,7 @@ interface PlannedQuery {
   readonly query: MetricDataQuery;
 }
 
-export interface MetricReadFailure {
-  readonly clusters: readonly string[];
-  readonly error: string;
-}
+export type MetricReadFailure = MetricReading['unreadable'][number];
 
 export interface CloudWatchMetricSourceOptions {
   /** A client for a region; clusters without a region use the key `default`. */
@@ -73,7 +70,7 @@ export class CloudWatchMetricSource implements MetricSource {
   ): Promise<{ series: Map<string, SeriesBySignal>; metricsRequested: number; unreadable: MetricReadFailure[] }> {
     const stepMs = request.stepSeconds * 1000;
     const start = request.end - (request.samples - 1) * stepMs;
-    const planned = this.plan(request.clusters);
+    const planned = this.plan(request.clusters, request.stepSeconds);
     const perCall = Math.max(1, Math.min(MAX_QUERIES_PER_CALL, Math.floor(MAX_DATAPOINTS_PER_PAGE / request.samples)));
     const batches: { region: string; queries: PlannedQuery[] }[] = [];
     for (const [region, queries] of groupBy(planned, (q) => this.clusters.get(q.cluster)?.region ?? 'default')) {
@@ -110,7 +107,7 @@ export class CloudWatchMetricSource implements MetricSource {
     return { series, metricsRequested: planned.length, unreadable: failures };
   }
 
-  private plan(clusters: readonly string[]): PlannedQuery[] {
+  private plan(clusters: readonly string[], stepSeconds: number): PlannedQuery[] {
     const planned: PlannedQuery[] = [];
     for (const name of clusters) {
       const cluster = this.clusters.get(name);
@@ -133,7 +130,7 @@ export class CloudWatchMetricSource implements MetricSource {
                   MetricName: metric.metricName,
                   Dimensions: Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value })),
                 },
-                Period: 60,
+                Period: stepSeconds,
                 Stat: metric.stat,
               },
             },

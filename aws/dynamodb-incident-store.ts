@@ -1,6 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -19,6 +18,7 @@ import type {
   PollRecord,
   StepClaim,
 } from '../shared/pipeline/ports.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
 
 /**
  * Items, all in one table (pk, sk; GSI `byDay` on day, at; TTL on expiresAt):
@@ -58,8 +58,9 @@ interface StepOutcome {
 }
 
 const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);
+const partKey = (stepKey: string, owner: string, part: number) => `${stepKey}#${owner}#${part}`;
 
-function isConditionFailure(error: unknown): boolean {
+export function isConditionFailure(error: unknown): boolean {
   return (
     error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException'
   );
@@ -88,9 +89,11 @@ export class DynamoDbIncidentStore implements IncidentStore {
     if (cursor.claimedStep !== undefined && cursor.claimedStep > at) return 'stale';
     const unfinished = cursor.claimedStep !== undefined && cursor.claimedStep !== cursor.doneStep;
     if (unfinished && cursor.owner !== owner && (cursor.leaseUntil ?? 0) > this.options.now()) return 'busy';
-    if (unfinished && cursor.claimedStep !== undefined && cursor.claimedStep < at) {
-      // The previous step's writer died: finish what it committed before moving on.
-      await this.rollForward(cursor.claimedStep);
+    if (unfinished && cursor.claimedStep !== undefined) {
+      // The step's writer died (or this is its retry). What it committed is the step's outcome: finish applying it
+      // rather than evaluating the step again on fresher data and saying something different.
+      const rolledForward = await this.rollForward(cursor.claimedStep);
+      if (rolledForward && cursor.claimedStep === at) return 'done';
     }
     try {
       await this.db.send(
@@ -150,13 +153,14 @@ export class DynamoDbIncidentStore implements IncidentStore {
     const stepKey = new Date(outcome.at).toISOString();
     const payload = JSON.stringify(outcome);
     const parts = Math.max(1, Math.ceil(payload.length / PART_BYTES));
+    // Parts are keyed by their writer, so a competing writer of the same step can never splice into them.
     for (let part = 0; part < parts; part++) {
       await this.db.send(
         new PutCommand({
           TableName: this.table,
           Item: {
             pk: 'STEP',
-            sk: `${stepKey}#${part}`,
+            sk: partKey(stepKey, owner, part),
             payload: payload.slice(part * PART_BYTES, (part + 1) * PART_BYTES),
             expiresAt: this.expiresAt(this.options.now()),
           },
@@ -184,31 +188,44 @@ export class DynamoDbIncidentStore implements IncidentStore {
       new GetCommand({ TableName: this.table, Key: { pk: 'STEP', sk: stepKey }, ConsistentRead: true }),
     );
     if (!Item) return undefined;
-    const keys = Array.from({ length: Item.parts as number }, (_, part) => ({ pk: 'STEP', sk: `${stepKey}#${part}` }));
-    const { Responses } = await this.db.send(
-      new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
-    );
-    const bySk = new Map((Responses?.[this.table] ?? []).map((item) => [item.sk as string, item.payload as string]));
-    return JSON.parse(keys.map((key) => bySk.get(key.sk) ?? '').join('')) as StepOutcome;
+    const payload: string[] = [];
+    for (let part = 0; part < (Item.parts as number); part++) {
+      const { Item: written } = await this.db.send(
+        new GetCommand({
+          TableName: this.table,
+          Key: { pk: 'STEP', sk: partKey(stepKey, Item.owner as string, part) },
+          ConsistentRead: true,
+        }),
+      );
+      payload.push((written?.payload as string | undefined) ?? '');
+    }
+    return JSON.parse(payload.join('')) as StepOutcome;
   }
 
   private async markStepDone(at: number): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: CURSOR_KEY,
-        UpdateExpression: 'SET doneStep = :at',
-        ConditionExpression: 'claimedStep = :at',
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    );
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: CURSOR_KEY,
+          UpdateExpression: 'SET doneStep = :at',
+          ConditionExpression: 'claimedStep = :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    } catch (error) {
+      // A later step was claimed meanwhile (this one was rolled forward by its next poll): nothing left to mark.
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
-  private async rollForward(at: number): Promise<void> {
+  /** Apply a committed step and mark it done; false when its writer died before committing anything. */
+  private async rollForward(at: number): Promise<boolean> {
     const outcome = await this.readStep(at);
-    if (!outcome) return; // it died before committing: the step is simply lost, the next one re-evaluates
+    if (!outcome) return false;
     await this.apply(outcome);
     await this.markStepDone(at);
+    return true;
   }
 
   /** Every write here is idempotent, so applying a step twice (a roll-forward after a partial apply) is harmless. */
@@ -236,9 +253,26 @@ export class DynamoDbIncidentStore implements IncidentStore {
         if (!isConditionFailure(error)) throw error;
       }
     }
+    // Fenced by the step's time: a late writer of an older step can never overwrite what a newer step wrote.
+    const fence = {
+      TableName: this.table,
+      ConditionExpression: 'attribute_not_exists(appliedStep) OR appliedStep <= :at',
+      ExpressionAttributeValues: { ':at': outcome.at },
+    };
+    const ignoringNewer = async (write: Promise<unknown>) => {
+      try {
+        await write;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    };
     for (const incident of outcome.changed) {
       if (incident.status === 'open') {
-        await this.db.send(new PutCommand({ TableName: this.table, Item: { pk: 'OPEN', sk: incident.id, incident } }));
+        await ignoringNewer(
+          this.db.send(
+            new PutCommand({ ...fence, Item: { pk: 'OPEN', sk: incident.id, incident, appliedStep: outcome.at } }),
+          ),
+        );
       } else {
         // Indexed by the day it resolved: a week asks for what resolved from its start on, plus what is still open.
         const resolvedAt = incident.resolvedAt ?? incident.openedAt;
@@ -255,19 +289,13 @@ export class DynamoDbIncidentStore implements IncidentStore {
             },
           }),
         );
-        await this.db.send(new DeleteCommand({ TableName: this.table, Key: { pk: 'OPEN', sk: incident.id } }));
+        await ignoringNewer(this.db.send(new DeleteCommand({ ...fence, Key: { pk: 'OPEN', sk: incident.id } })));
       }
     }
   }
 
   async pendingNotifications(): Promise<PendingNotification[]> {
-    const indexed = await this.queryAll({
-      TableName: this.table,
-      IndexName: 'byDay',
-      KeyConditionExpression: '#day = :day',
-      ExpressionAttributeNames: { '#day': 'day' },
-      ExpressionAttributeValues: { ':day': 'PENDING' },
-    });
+    const indexed = await this.byDay('PENDING');
     const pending = new Map<string, PendingNotification>();
     for (const notification of this.fresh) pending.set(notification.id, { notification, attempts: 0 });
     for (const item of indexed) {
@@ -312,12 +340,14 @@ export class DynamoDbIncidentStore implements IncidentStore {
         TableName: this.table,
         Key: { pk: 'OUTBOX', sk: id },
         UpdateExpression:
-          'SET #status = :delivered, messageId = :messageId, deliveredAt = :at, #day = loggedDay, expiresAt = :expires ADD attempts :one REMOVE #owner, leaseUntil',
+          'SET #status = :delivered, messageId = :messageId, deliveredAt = :at, #day = if_not_exists(loggedDay, :day), expiresAt = :expires ADD attempts :one REMOVE #owner, leaseUntil',
         ExpressionAttributeNames: { '#status': 'status', '#owner': 'owner', '#day': 'day' },
         ExpressionAttributeValues: {
           ':delivered': 'delivered',
           ':messageId': messageId,
           ':at': at,
+          // Outbox items written before notifications carried their own day are filed under the delivery day.
+          ':day': `NOTIFICATION#${dayOf(at)}`,
           ':expires': this.expiresAt(at),
           ':one': 1,
         },
@@ -360,32 +390,14 @@ export class DynamoDbIncidentStore implements IncidentStore {
       return days;
     };
     const byDay = async (prefix: string, days = daysUntil(to)) =>
-      (
-        await Promise.all(
-          days.map((day) =>
-            this.queryAll({
-              TableName: this.table,
-              IndexName: 'byDay',
-              KeyConditionExpression: '#day = :day',
-              ExpressionAttributeNames: { '#day': 'day' },
-              ExpressionAttributeValues: { ':day': `${prefix}#${day}` },
-            }),
-          ),
-        )
-      ).flat();
+      (await Promise.all(days.map((day) => this.byDay(`${prefix}#${day}`)))).flat();
     // Incidents still open were possibly opened long before the period: the OPEN partition has them all.
     // An incident overlapping the period resolved after it started: its resolved day is between `from` and now.
     const [resolved, open, notifications, pending, polls] = await Promise.all([
       byDay('INCIDENT', daysUntil(Math.max(to, this.options.now() + DAY_MS))),
       this.openIncidents(),
       byDay('NOTIFICATION'),
-      this.queryAll({
-        TableName: this.table,
-        IndexName: 'byDay',
-        KeyConditionExpression: '#day = :day',
-        ExpressionAttributeNames: { '#day': 'day' },
-        ExpressionAttributeValues: { ':day': 'PENDING' },
-      }),
+      this.byDay('PENDING'),
       byDay('POLL'),
     ]);
     const incidents = new Map<string, Incident>();
@@ -408,6 +420,17 @@ export class DynamoDbIncidentStore implements IncidentStore {
       from,
       to,
     );
+  }
+
+  /** Items of one partition of the `byDay` index (eventually consistent, which its readers tolerate). */
+  private byDay(day: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.table,
+      IndexName: TABLE_SCHEMA.dayIndex.name,
+      KeyConditionExpression: '#day = :day',
+      ExpressionAttributeNames: { '#day': TABLE_SCHEMA.dayIndex.partitionKey },
+      ExpressionAttributeValues: { ':day': day },
+    });
   }
 
   private async queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {

@@ -1,5 +1,11 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Tripwires } from '../shared/pipeline/ports.ts';
+import { isConditionFailure } from './dynamodb-incident-store.ts';
+
+/** Where an alarm's state change is kept until the polls read it. */
+export interface TripwireRecorder {
+  record(cluster: string, state: string, changedAt: number): Promise<void>;
+}
 
 /** A tripwire left in ALARM (its alarm deleted, say) stops arming after a day rather than polling forever. */
 const TRIPWIRE_TTL_SECONDS = 86_400;
@@ -8,13 +14,13 @@ const TRIPWIRE_TTL_SECONDS = 86_400;
  * Tripwire states as the alarms last reported them (`TRIPWIRE`/`<cluster>` items in the incident table), written by
  * the alarm state-change event and read by every poll.
  */
-export class DynamoDbTripwires implements Tripwires {
+export class DynamoDbTripwires implements Tripwires, TripwireRecorder {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
   ) {}
 
-  async armed(): Promise<ReadonlySet<string>> {
+  async armed(at: number): Promise<ReadonlySet<string>> {
     const { Items = [] } = await this.db.send(
       new QueryCommand({
         TableName: this.table,
@@ -23,7 +29,9 @@ export class DynamoDbTripwires implements Tripwires {
         ConsistentRead: true,
       }),
     );
-    return new Set(Items.filter((item) => item.state === 'ALARM').map((item) => item.sk as string));
+    // TTL deletes late (up to days): an expired tripwire is ignored here rather than trusted until it is gone.
+    const live = Items.filter((item) => item.state === 'ALARM' && (item.expiresAt as number) * 1000 > at);
+    return new Set(live.map((item) => item.sk as string));
   }
 
   /** Keep the newest state only: EventBridge may deliver state changes late or out of order. */
@@ -44,7 +52,7 @@ export class DynamoDbTripwires implements Tripwires {
         }),
       );
     } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      if (!isConditionFailure(error)) throw error;
     }
   }
 }

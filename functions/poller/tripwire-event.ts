@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
+import type { TripwireRecorder } from '../../aws/dynamodb-tripwires.ts';
 
 /** The EventBridge event CloudWatch sends when a tripwire alarm changes state. */
 export const alarmEventSchema = z.object({
@@ -19,7 +19,7 @@ export function tripwireAlarmName(deployment: string, cluster: string): string {
 
 /** Arm or disarm a cluster's minute-by-minute polling from its alarm's new state; alarms of others are ignored. */
 export async function recordTripwire(
-  deps: { tripwires: DynamoDbTripwires; deployment: string; clusters: ReadonlySet<string> },
+  deps: { tripwires: TripwireRecorder; deployment: string; clusters: ReadonlySet<string> },
   event: AlarmEvent,
 ): Promise<{ cluster?: string; state: string }> {
   const prefix = tripwireAlarmName(deps.deployment, '');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_RULES } from '../engine/default-rules.ts';
-import { isDuration } from '../engine/duration.ts';
+import { durationSeconds, isDuration } from '../engine/duration.ts';
 import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
@@ -9,6 +9,12 @@ import { isIsoUtc } from '../scenario/scenario-time.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 
 const durationSchema = z.string().refine(isDuration, { error: 'expected a duration like 90s, 15m, 4h or 2d' });
+/** Polls run on whole minutes, so their durations must be whole minutes too. */
+const wholeMinutesSchema = z
+  .string()
+  .refine((text) => isDuration(text) && durationSeconds(text) >= 60 && durationSeconds(text) % 60 === 0, {
+    error: 'expected a whole number of minutes, at least one, like 1m, 10m or 2h',
+  });
 const isoSchema = z.string().refine(isIsoUtc, { error: 'expected an ISO-8601 UTC time like 2026-03-04T09:00:00Z' });
 
 const SECRET_URL =
@@ -99,9 +105,14 @@ export const deploymentConfigSchema = z.strictObject({
   poll: z
     .strictObject({
       /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
-      ingestionLag: durationSchema.default('2m'),
+      ingestionLag: z
+        .string()
+        .refine((text) => isDuration(text) && durationSeconds(text) % 60 === 0, {
+          error: 'expected a whole number of minutes, like 2m (0m for none)',
+        })
+        .default('2m'),
       /** The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost). */
-      every: durationSchema.default('10m'),
+      every: wholeMinutesSchema.default('10m'),
       /**
        * One CloudWatch alarm per cluster on the PATCH p99 (missing data breaching) arms minute-by-minute polling
        * of that cluster until it and its pages clear.
@@ -111,7 +122,7 @@ export const deploymentConfigSchema = z.strictObject({
     .prefault({}),
   notifications: z
     .strictObject({
-      renotify: durationSchema.default('4h'),
+      renotify: wholeMinutesSchema.default('4h'),
       runbookBaseUrl: z.string().default(''),
     })
     .prefault({}),

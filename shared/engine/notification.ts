@@ -71,7 +71,7 @@ export function shortHash(text: string): string {
 export function notificationTitle(
   kind: NotificationKind,
   reason: NotificationReason,
-  rule: Rule,
+  rule: Pick<Rule, 'title'>,
   clusters: readonly string[],
 ) {
   const where = clusters.length === 1 ? `on ${clusters[0]}` : `on ${clusters.length} clusters`;

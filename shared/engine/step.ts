@@ -11,6 +11,7 @@ import {
   notificationTitle,
   shortHash,
 } from './notification.ts';
+import type { Rule } from './rule.ts';
 import type { ClusterRule, RuleSet } from './rule-set.ts';
 import type { SignalWindow } from './signal-window.ts';
 
@@ -260,6 +261,20 @@ function decide(
   return undefined;
 }
 
+/**
+ * What an incident says when its root rule was removed from the configuration while it was open: it resolves at
+ * once (no rule keeps it alive), and its resolve must still go out rather than stop the whole poll.
+ */
+function retiredRule(id: string): Pick<Rule, 'id' | 'title' | 'summary' | 'hints' | 'runbook'> {
+  return {
+    id,
+    title: `Rule ${id} (no longer configured)`,
+    summary: `The rule ${id} was removed from the configuration while this incident was open, so it is closed.`,
+    hints: [],
+    runbook: '',
+  };
+}
+
 /** The same rule saying the same thing on many clusters at once becomes one notification that lists them. */
 function groupAcrossClusters(outgoing: readonly Outgoing[], input: StepInput, at: string): Notification[] {
   const groups = new Map<string, Outgoing[]>();
@@ -271,8 +286,7 @@ function groupAcrossClusters(outgoing: readonly Outgoing[], input: StepInput, at
   }
   return [...groups.values()].map((items) => {
     const first = items[0] as Outgoing;
-    const rule = input.ruleSet.get(first.incident.rule);
-    if (!rule) throw new Error(`incident ${first.incident.id} has unknown root rule ${first.incident.rule}`);
+    const rule = input.ruleSet.get(first.incident.rule) ?? retiredRule(first.incident.rule);
     const clusters = [...new Set(items.map((i) => i.incident.cluster))];
     const incidents = items.map((i) => i.incident.id);
     const symptoms = [...new Set(items.flatMap((i) => i.incident.symptoms))];

@@ -76,7 +76,8 @@ export class MemoryIncidentStore implements IncidentStore {
   async claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean> {
     const entry = this.outbox.get(id);
     if (!entry || entry.status === 'delivered') return false;
-    if (entry.status === 'sending' && entry.owner !== owner && (entry.leaseUntil ?? 0) > this.now()) return false;
+    // As in DynamoDB: a notification being sent is claimed again only when its lease has run out, by anyone.
+    if (entry.status === 'sending' && (entry.leaseUntil ?? 0) > this.now()) return false;
     Object.assign(entry, { status: 'sending', owner, leaseUntil });
     return true;
   }

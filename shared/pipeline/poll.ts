@@ -48,48 +48,56 @@ export interface PollReport {
 export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: number): Promise<PollReport> {
   const { plan, store } = deps;
   const startedAt = deps.now();
-  const claim = await store.claimStep(at, deps.owner, startedAt + deps.leaseMs);
+  let claim: StepClaim = 'busy';
   let polled: readonly string[] = [];
   let findings: readonly Finding[] = [];
   let created: readonly Notification[] = [];
   let metricsRequested = 0;
   let unreadable: MetricReading['unreadable'] = [];
-  if (claim === 'claimed') {
-    const incidents = await store.openIncidents();
-    polled = deps.pollEveryCluster
-      ? plan.clusters.map((c) => c.name)
-      : dueClusters(plan, at, await deps.tripwires.armed(at), incidents);
-    const reading = await deps.metrics.read({
-      clusters: polled,
-      end: at,
-      samples: plan.lookback,
-      stepSeconds: plan.stepSeconds,
-    });
-    metricsRequested = reading.metricsRequested;
-    unreadable = reading.unreadable;
-    const outcome = step({
-      at,
-      ruleSet: plan.ruleSet,
-      settings: plan.settings,
-      incidents,
-      clusters: plan.clusters.flatMap((cluster) => {
-        const window = reading.windows.get(cluster.name);
-        if (!window) return [];
-        return [
-          {
-            cluster: cluster.name,
-            window,
-            rules: cluster.rules,
-            inMaintenance: inMaintenance(plan.maintenance, cluster.name, at),
-          },
-        ];
-      }),
-    });
-    await store.recordStep(at, deps.owner, outcome.changed, outcome.notifications);
-    findings = outcome.findings;
-    created = outcome.notifications;
+  let stepError: unknown;
+  try {
+    claim = await store.claimStep(at, deps.owner, startedAt + deps.leaseMs);
+    if (claim === 'claimed') {
+      const incidents = await store.openIncidents();
+      polled = deps.pollEveryCluster
+        ? plan.clusters.map((c) => c.name)
+        : dueClusters(plan, at, await deps.tripwires.armed(at), incidents);
+      const reading = await deps.metrics.read({
+        clusters: polled,
+        end: at,
+        samples: plan.lookback,
+        stepSeconds: plan.stepSeconds,
+      });
+      metricsRequested = reading.metricsRequested;
+      unreadable = reading.unreadable;
+      const outcome = step({
+        at,
+        ruleSet: plan.ruleSet,
+        settings: plan.settings,
+        incidents,
+        clusters: plan.clusters.flatMap((cluster) => {
+          const window = reading.windows.get(cluster.name);
+          if (!window) return [];
+          return [
+            {
+              cluster: cluster.name,
+              window,
+              rules: cluster.rules,
+              inMaintenance: inMaintenance(plan.maintenance, cluster.name, at),
+            },
+          ];
+        }),
+      });
+      await store.recordStep(at, deps.owner, outcome.changed, outcome.notifications);
+      findings = outcome.findings;
+      created = outcome.notifications;
+    }
+  } catch (error) {
+    stepError = error;
   }
+  // Whatever became of this step, what earlier steps left in the outbox still goes out.
   const { delivered, failed } = await deliverPending(deps);
+  if (stepError !== undefined) throw stepError;
   await store.recordPoll({
     at,
     owner: deps.owner,
@@ -125,16 +133,23 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
 export async function deliverPending(deps: Pick<PollDependencies, 'store' | 'notifier' | 'owner' | 'now' | 'leaseMs'>) {
   const delivered: Notification[] = [];
   const failed: DeliveryFailure[] = [];
+  const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
   for (const { notification } of await deps.store.pendingNotifications()) {
     if (!(await deps.store.claimDelivery(notification.id, deps.owner, deps.now() + deps.leaseMs))) continue;
+    let messageId: string;
     try {
-      const { messageId } = await deps.notifier.publish(notification);
+      ({ messageId } = await deps.notifier.publish(notification));
+    } catch (error) {
+      await deps.store.markFailed(notification.id, describe(error));
+      failed.push({ id: notification.id, error: describe(error) });
+      continue;
+    }
+    // Published: from here on a failure must never hand it back to the outbox, or on-call would get it again.
+    try {
       await deps.store.markDelivered(notification.id, messageId, deps.now());
       delivered.push(notification);
     } catch (error) {
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      await deps.store.markFailed(notification.id, message);
-      failed.push({ id: notification.id, error: message });
+      failed.push({ id: notification.id, error: `published (${messageId}) but not recorded: ${describe(error)}` });
     }
   }
   return { delivered, failed };

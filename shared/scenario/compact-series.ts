@@ -3,6 +3,9 @@ import type { Sample } from '../engine/signals.ts';
 const NUMBER = '-?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][+-]?\\d+)?';
 const SEGMENT = new RegExp(`^(?:(_)|(${NUMBER})(?:\\.\\.(${NUMBER}))?)(?:\\*(\\d+))?$`);
 
+/** A bound on one series, so that a typo such as `1*999999999999` is an error, not an out-of-memory crash. */
+export const MAX_SAMPLES = 1_000_000;
+
 /** A compact series that does not parse: which segment, and what was expected there. */
 export class CompactSeriesError extends Error {}
 
@@ -25,6 +28,11 @@ export function parseCompactSeries(text: string): Sample[] {
       throw new CompactSeriesError(`${where}: the value is too large to be a number`);
     }
     const count = times === undefined ? 1 : Number(times);
+    if (samples.length + count > MAX_SAMPLES) {
+      throw new CompactSeriesError(
+        `${where}: the series would exceed ${MAX_SAMPLES} samples (about 2 years of minutes)`,
+      );
+    }
     if (count < 1) throw new CompactSeriesError(`${where}: the count after * must be at least 1`);
     if (gap) {
       for (let i = 0; i < count; i++) samples.push(null);

@@ -22,7 +22,11 @@ const scenarioSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().default(''),
   start: z.string().refine(isIsoUtc, { error: 'expected an ISO-8601 UTC time like 2019-03-04T09:00:00Z' }),
-  stepSeconds: z.int().positive().default(60),
+  stepSeconds: z
+    .int()
+    .min(10, { error: 'expected at least 10 seconds between samples' })
+    .max(3600, { error: 'expected at most 3600 seconds (one hour) between samples' })
+    .default(60),
   clusters: z
     .record(
       z.string().min(1),

@@ -29,22 +29,28 @@ describe('tripwires in DynamoDB', () => {
 
   it('arms a cluster when its alarm goes to ALARM and disarms it on OK', async () => {
     await record('dev-a', 'ALARM', 1_000);
-    const armed = await tripwires.armed();
+    const armed = await tripwires.armed(10_000);
     await record('dev-a', 'OK', 2_000);
 
-    expect([[...armed], [...(await tripwires.armed())]]).toEqual([['dev-a'], []]);
+    expect([[...armed], [...(await tripwires.armed(10_000))]]).toEqual([['dev-a'], []]);
   });
 
   it('keeps the newest state when EventBridge delivers an older change late', async () => {
     await record('dev-b', 'ALARM', 5_000);
     await record('dev-b', 'OK', 4_000);
 
-    expect([...(await tripwires.armed())]).toEqual(['dev-b']);
+    expect([...(await tripwires.armed(10_000))]).toEqual(['dev-b']);
+  });
+
+  it('stops arming a day after the last state change, without waiting for TTL to delete it', async () => {
+    await record('dev-a', 'ALARM', 1_000);
+
+    expect([...(await tripwires.armed(1_000 + 86_400_000 + 1_000))]).toEqual([]);
   });
 
   it('ignores alarms of clusters it does not watch', async () => {
     const outcome = await record('prod-z', 'ALARM', 1_000);
 
-    expect([outcome, [...(await tripwires.armed())]]).toEqual([{ state: 'ALARM' }, []]);
+    expect([outcome, [...(await tripwires.armed(10_000))]]).toEqual([{ state: 'ALARM' }, []]);
   });
 });

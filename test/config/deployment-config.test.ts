@@ -273,4 +273,12 @@ describe('parseConfigText', () => {
       expect.objectContaining({ file: FILE, problems: [expect.objectContaining({ path: '$' })] }),
     );
   });
+
+  it.each([
+    [{ notifications: { renotify: '0s' } }, '$.notifications.renotify'],
+    [{ poll: { every: '90s' } }, '$.poll.every'],
+    [{ poll: { ingestionLag: '90s' } }, '$.poll.ingestionLag'],
+  ])('rejects durations that polls on whole minutes cannot keep: %j', (fields, path) => {
+    expect(() => loadConfig({ clusters: [{ name: 'dev-a' }], ...fields }, 'c.json')).toThrow(path);
+  });
 });

@@ -416,6 +416,35 @@ describe('step', () => {
     });
   });
 
+  describe('a root rule removed from the configuration', () => {
+    it('closes its open incident with a resolve instead of stopping the poll', () => {
+      const first = runEngine({
+        rules: [flagRule('gone', 'webhook.p99')],
+        clusters: { 'dev-a': { 'webhook.p99': '1*3' } },
+      });
+      const [incident] = first.incidents;
+      const output = step({
+        at: minuteMs(3),
+        ruleSet: ruleSetOf(flagRule('other', 'nodes.total')),
+        settings: { renotifyMs: 4 * 3_600_000, runbookBaseUrl: '' },
+        incidents: first.incidents,
+        clusters: [
+          {
+            cluster: 'dev-a',
+            window: new SeriesWindow(expandSignals({ 'nodes.total': '0*4' }), 60, 3),
+            rules: ruleSetOf(flagRule('other', 'nodes.total')).forCluster([]),
+            inMaintenance: false,
+          },
+        ],
+      });
+
+      expect([output.notifications.map(said), output.changed.map((i) => [i.id, i.status])]).toEqual([
+        [`${minuteIso(3)} resolve resolved gone`],
+        [[incident?.id, 'resolved']],
+      ]);
+    });
+  });
+
   describe('notifications', () => {
     it('sends one notification listing every cluster where the same rule fires in one step', () => {
       const signals = { 'webhook.p99': '0 1*3' };

@@ -93,6 +93,12 @@ describe('parseCompactSeries', () => {
     expect(errorOf('1.._*3').message).toMatch(/^segment 1 "1\.\._\*3": expected/);
   });
 
+  it('rejects a series longer than a million samples instead of running out of memory', () => {
+    expect(errorOf('1*999999999999').message).toMatch(
+      /^segment 1 "1\*999999999999": the series would exceed 1000000 samples/,
+    );
+  });
+
   it('rejects a value too large to be a number', () => {
     expect(errorOf('1 1e999').message).toBe('segment 2 "1e999": the value is too large to be a number');
   });

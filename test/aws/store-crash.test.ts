@@ -1,0 +1,54 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { documentClient } from '../../aws/clients.ts';
+import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import { isoSeconds, type Notification } from '../../shared/engine/notification.ts';
+import { type AwsHarness, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { notificationAt } from '../support/engine-fixtures.ts';
+
+/** A client that dies (throws) at the first outbox write, as a Lambda killed in the middle of applying a step. */
+function dyingClient(): DynamoDBDocumentClient {
+  const client = documentClient();
+  const send = client.send.bind(client);
+  let died = false;
+  client.send = ((command: { input: { Item?: { pk?: string } } }) => {
+    if (!died && command.input.Item?.pk === 'OUTBOX') {
+      died = true;
+      return Promise.reject(new Error('Task timed out after 50.00 seconds'));
+    }
+    return send(command as never);
+  }) as typeof client.send;
+  return client;
+}
+
+describe('a step whose writer dies after committing it', () => {
+  let harness: AwsHarness;
+
+  beforeAll(async () => {
+    harness = await startAwsHarness();
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('is rolled forward by its retry, in several parts, and never evaluated again', async () => {
+    let now = Date.parse('2026-11-20T10:00:00Z');
+    const at = now - 180_000;
+    // 400 notifications of 1 KB each: an outcome over 300 KB, committed in two parts.
+    const notifications: Notification[] = Array.from({ length: 400 }, (_, i) => ({
+      ...notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' }),
+      id: `${isoSeconds(at)}/page/webhook-blackhole/${i}`,
+      summary: 'x'.repeat(1000),
+    }));
+    const dying = new DynamoDbIncidentStore({ client: dyingClient(), table: TABLE, now: () => now });
+    expect(await dying.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    await expect(dying.recordStep(at, 'first', [], notifications)).rejects.toThrow('Task timed out');
+
+    now += 120_000;
+    const retry = new DynamoDbIncidentStore({ client: documentClient(), table: TABLE, now: () => now });
+    const claim = await retry.claimStep(at, 'first-retry', now + 60_000);
+
+    expect([claim, (await retry.pendingNotifications()).length]).toEqual(['done', 400]);
+  });
+});

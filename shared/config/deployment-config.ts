@@ -8,7 +8,6 @@ import { InputError, type InputProblem } from '../errors.ts';
 import { isIsoUtc } from '../scenario/scenario-time.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 
-const durationSchema = z.string().refine(isDuration, { error: 'expected a duration like 90s, 15m, 4h or 2d' });
 /** Polls run on whole minutes, so their durations must be whole minutes too. */
 const wholeMinutesSchema = z
   .string()

@@ -19,7 +19,12 @@ describe('deliverPending', () => {
     const published: string[] = [];
     const deps = {
       store,
-      notifier: { publish: async (n: { id: string }) => (published.push(n.id), { messageId: 'm-1' }) },
+      notifier: {
+        publish: async (n: { id: string }) => {
+          published.push(n.id);
+          return { messageId: 'm-1' };
+        },
+      },
       owner: 'test',
       now,
       leaseMs: 60_000,

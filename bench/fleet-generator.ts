@@ -1,0 +1,136 @@
+import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
+import { signalSources } from '../aws/query-plan.ts';
+import { type ClusterConfig, clusterSchema } from '../shared/config/deployment-config.ts';
+import type { Sample, SignalName } from '../shared/engine/signals.ts';
+import type { CloudWatchServer } from '../test/support/cloudwatch-server.ts';
+import { seededRandom } from './seeded-random.ts';
+
+/** One seed for the whole benchmark: change it and every generated fleet changes, keep it and they repeat. */
+export const FLEET_SEED = 0x5e17_e1;
+
+/** The step every fleet poll evaluates; any minute works, a fixed one keeps the runs identical. */
+export const FLEET_STEP_AT = Date.parse('2026-01-05T12:00:00Z');
+
+/** One cluster in a hundred has an admission webhook black-holing writes, so the engine has incidents to open. */
+const INCIDENT_SHARE = 0.01;
+/** The outage's minutes up to the evaluated step: long enough for webhook-blackhole to fire. */
+const INCIDENT_MINUTES = 5;
+/** The first minute of the outage. */
+export const FLEET_OUTAGE_STARTS = FLEET_STEP_AT - (INCIDENT_MINUTES - 1) * 60_000;
+
+/**
+ * A fleet of `size` clusters shaped like the example configuration's production cluster: the EKS profile with
+ * Container Insights, two node groups and webhook failures from a custom namespace (18 metrics per poll). Cluster i
+ * is the same in every fleet size, so a bigger fleet only adds clusters.
+ */
+export function fleetClusters(size: number): ClusterConfig[] {
+  return Array.from({ length: size }, (_, index) => fleetCluster(index));
+}
+
+function fleetCluster(index: number): ClusterConfig {
+  const name = `fleet-${String(index).padStart(5, '0')}`;
+  return clusterSchema.parse({
+    name,
+    source: {
+      profile: 'eks',
+      nodeGroups: [`${name}-general`, `${name}-spot`],
+      custom: {
+        'webhook.failures': {
+          namespace: 'Sentinel/Prometheus',
+          metricName: 'apiserver_admission_webhook_failures',
+          dimensions: { ClusterName: name },
+          stat: 'Sum',
+        },
+      },
+    },
+  });
+}
+
+/** Whether cluster `index` is one of the fleet's outages: seeded, so the same clusters are down in every run. */
+function hasIncident(index: number): boolean {
+  return index === 0 || seededRandom(FLEET_SEED ^ (index * 2_654_435_761))() < INCIDENT_SHARE;
+}
+
+/**
+ * A cluster's signals over `samples` minutes, newest last: a healthy control plane with noise and load of its own,
+ * or, for an incident cluster, the OPA outage's signature (webhook timing out, writes stalling) at the end.
+ */
+function clusterSignals(index: number, samples: number): Record<SignalName, Sample[]> {
+  const random = seededRandom(FLEET_SEED + index);
+  const load = 1000 + Math.round(random() * 8000);
+  const nodes = 10 + Math.round(random() * 190);
+  const webhookCalls = Math.round(load * (0.1 + random() * 0.2));
+  const down = hasIncident(index);
+  const series = (healthy: () => number, outage: () => number): Sample[] =>
+    Array.from({ length: samples }, (_, i) => (down && i >= samples - INCIDENT_MINUTES ? outage() : healthy()));
+  const jitter = (base: number, spread: number) => () => Math.round((base + random() * spread) * 1000) / 1000;
+  const count = (mean: number) => () => Math.round(mean * (0.8 + random() * 0.4));
+  return {
+    'apiserver.write.p99': series(jitter(0.15, 0.1), jitter(9.5, 1)),
+    'apiserver.read.p99': series(jitter(0.05, 0.05), jitter(0.3, 0.2)),
+    'apiserver.requests': series(count(load), count(load * 0.6)),
+    'apiserver.5xx': series(count(2), count(load * 0.06)),
+    'apiserver.429': series(
+      () => (random() < 0.02 ? 5 : 0),
+      () => 0,
+    ),
+    'webhook.requests': series(count(webhookCalls), count(webhookCalls)),
+    'webhook.rejections': series(count(3), count(3)),
+    'webhook.failures': series(() => 0, count(webhookCalls * 0.9)),
+    'webhook.p99': series(jitter(0.02, 0.04), jitter(9.8, 0.2)),
+    'nodes.total': series(
+      () => nodes,
+      () => nodes,
+    ),
+    'nodes.notready': series(
+      () => (random() < 0.003 ? 1 : 0),
+      () => Math.round(nodes * 0.1),
+    ),
+    'nodes.replaced': series(
+      () => (random() < 0.003 ? 1 : 0),
+      () => 0,
+    ),
+  };
+}
+
+/**
+ * Datapoints for every metric a poll of cluster `index` reads, minute by minute up to `end`: a max-combined signal puts
+ * its value on its first metric and a little less on the others (so every query returns a full series, as the
+ * vended EKS metrics do), a sum-combined one puts it on its first metric and zero on the others.
+ */
+function clusterDatums(index: number, end: number, samples: number): Map<string, MetricDatum[]> {
+  const signals = clusterSignals(index, samples);
+  const byNamespace = new Map<string, MetricDatum[]>();
+  const start = end - (samples - 1) * 60_000;
+  for (const source of signalSources(fleetCluster(index))) {
+    const values = signals[source.signal];
+    source.metrics.forEach((metric, part) => {
+      const data = byNamespace.get(metric.namespace) ?? [];
+      byNamespace.set(metric.namespace, data);
+      const dimensions = Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value }));
+      const share = part === 0 ? 1 : source.combine === 'max' ? 0.8 : 0;
+      values.forEach((value, i) => {
+        if (value === null) return;
+        data.push({
+          MetricName: metric.metricName,
+          Dimensions: dimensions,
+          Timestamp: new Date(start + i * 60_000),
+          Value: value * share,
+        });
+      });
+    });
+  }
+  return byNamespace;
+}
+
+/** Load the history of clusters `from` to `to` (exclusive) into the loopback CloudWatch; returns the datapoints stored. */
+export function loadFleet(server: CloudWatchServer, from: number, to: number, end: number, samples: number): number {
+  let datapoints = 0;
+  for (let index = from; index < to; index++) {
+    for (const [namespace, data] of clusterDatums(index, end, samples)) {
+      server.put({ Namespace: namespace, MetricData: data });
+      datapoints += data.length;
+    }
+  }
+  return datapoints;
+}

@@ -1,0 +1,138 @@
+import { type ChildProcess, execFile, fork } from 'node:child_process';
+import { totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { FleetPollFigures } from './fleet-poll.ts';
+import type { FleetServerReply, FleetServerRequest } from './fleet-server.ts';
+
+export const FLEET_SCALE_SIZES = [10, 100, 1000, 5000] as const;
+
+/** A 5,000-cluster poll may not fit: the child gets a bounded heap and time, and a failure is a result. */
+const POLL_HEAP_MB = 8192;
+const POLL_TIMEOUT_MS = 240_000;
+/**
+ * The server child holds every datapoint of the largest fleet (about 170 bytes each); a larger young generation
+ * loads them faster.
+ */
+const SERVER_HEAP_MB = 12_288;
+
+/**
+ * Memory a size needs on this machine, server and poll together, from the measured figures: about 170 bytes for each
+ * of a cluster's 7,000 stored datapoints and 1.3 MB of poller peak per cluster. A size that would not fit in four
+ * fifths of the machine's memory is skipped and reported as such, so a small CI runner still finishes.
+ */
+const BYTES_PER_CLUSTER = 2.6e6;
+
+const run = promisify(execFile);
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+export interface FleetScaleRow {
+  readonly clusters: number;
+  readonly datapointsStored: number;
+  readonly loadMs: number;
+  readonly completed: boolean;
+  /** Why the poll did not complete (out of memory, timed out) or was not run (the machine is too small). */
+  readonly error?: string;
+  readonly figures?: FleetPollFigures;
+  /** Whether the poll also completes with the heap capped at the poller's configured memory. */
+  readonly completesInMemoryMb?: { readonly memoryMb: number; readonly completed: boolean };
+}
+
+/**
+ * One poll over growing fleets against the loopback CloudWatch with 50 ms per call, each in a fresh process so that
+ * its peak memory is its own; the server lives in another child and keeps the fleet between sizes.
+ */
+export async function measureFleetScale(options: {
+  readonly samples: number;
+  readonly pollerMemoryMb: number;
+  /** Run the poll again with the heap capped at the poller's memory for these sizes. */
+  readonly capAt: readonly number[];
+}): Promise<FleetScaleRow[]> {
+  const server = fork(here('./fleet-server.ts'), [], {
+    execArgv: ['--import', 'tsx', `--max-old-space-size=${SERVER_HEAP_MB}`, '--max-semi-space-size=64'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  try {
+    const ready = await reply(server);
+    if (ready.kind !== 'ready') throw new Error(`fleet server: unexpected ${ready.kind}`);
+    const rows: FleetScaleRow[] = [];
+    for (const size of FLEET_SCALE_SIZES) {
+      if (size * BYTES_PER_CLUSTER > totalmem() * 0.8) {
+        rows.push({
+          clusters: size,
+          datapointsStored: 0,
+          loadMs: 0,
+          completed: false,
+          error: `skipped: needs about ${Math.ceil((size * BYTES_PER_CLUSTER) / 1e9)} GB of memory, this machine has ${Math.floor(totalmem() / 1e9)} GB`,
+        });
+        continue;
+      }
+      send(server, { kind: 'load', size, samples: options.samples });
+      const loaded = await reply(server);
+      if (loaded.kind !== 'loaded') throw new Error(`fleet server: unexpected ${loaded.kind}`);
+      const poll = await pollChild(ready.endpoint, size, POLL_HEAP_MB);
+      const capped = options.capAt.includes(size)
+        ? {
+            memoryMb: options.pollerMemoryMb,
+            completed: (await pollChild(ready.endpoint, size, options.pollerMemoryMb)).completed,
+          }
+        : undefined;
+      rows.push({
+        clusters: size,
+        datapointsStored: loaded.datapoints,
+        loadMs: loaded.ms,
+        ...poll,
+        ...(capped && { completesInMemoryMb: capped }),
+      });
+    }
+    return rows;
+  } finally {
+    send(server, { kind: 'stop' });
+  }
+}
+
+async function pollChild(
+  endpoint: string,
+  size: number,
+  heapMb: number,
+): Promise<{ completed: boolean; figures?: FleetPollFigures; error?: string }> {
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      [`--max-old-space-size=${heapMb}`, '--import', 'tsx', here('./fleet-poll.ts'), String(size)],
+      {
+        timeout: POLL_TIMEOUT_MS,
+        maxBuffer: 1 << 20,
+        env: {
+          ...process.env,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'bench',
+          AWS_SECRET_ACCESS_KEY: 'bench',
+          AWS_ENDPOINT_URL_CLOUDWATCH: endpoint,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+      },
+    );
+    const last = stdout.trim().split('\n').at(-1) ?? '';
+    return { completed: true, figures: JSON.parse(last) as FleetPollFigures };
+  } catch (error) {
+    const failure = error as { killed?: boolean; signal?: string; stderr?: string; message: string };
+    const reason = failure.killed
+      ? `timed out after ${POLL_TIMEOUT_MS / 1000} s`
+      : /heap out of memory/.test(failure.stderr ?? '')
+        ? `JavaScript heap out of memory at ${heapMb} MB`
+        : failure.message.split('\n')[0];
+    return { completed: false, error: reason };
+  }
+}
+
+function send(child: ChildProcess, message: FleetServerRequest): void {
+  if (child.connected) child.send(message);
+}
+
+function reply(child: ChildProcess): Promise<FleetServerReply> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message as FleetServerReply));
+    child.once('exit', (code) => reject(new Error(`fleet server exited with ${code}`)));
+  });
+}

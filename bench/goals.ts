@@ -1,0 +1,114 @@
+import type { BundleFigures } from './bundles.ts';
+import type { CostModel } from './cost-model.ts';
+import type { DetectionQuality } from './detection-quality.ts';
+import type { FleetScaleRow } from './fleet-scale.ts';
+
+export interface Goal {
+  readonly id: string;
+  readonly goal: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+/** The issue's limit on bundle size, in bytes as `ls` shows them. */
+const MAX_BUNDLE_BYTES = 1_000_000;
+const MAX_IMPORT_MS = 250;
+const MAX_FLEET_POLL_MS = 20_000;
+const MAX_FLEET_RSS_MB = 256;
+const MAX_COST_PER_CLUSTER = 1;
+export const MAX_RUN_SECONDS = 600;
+
+const minutes = (n: number) => `${n} min`;
+
+/** Every goal of the issue, measured: the same list opens RESULTS.md and closes results.json. */
+export function evaluateGoals(results: {
+  readonly detection: DetectionQuality;
+  readonly cost: CostModel;
+  readonly fleet: readonly FleetScaleRow[];
+  readonly bundles: readonly BundleFigures[];
+  readonly runSeconds: number;
+}): Goal[] {
+  const { totals } = results.detection;
+  const baseline = totals.baseline.specified;
+  const fleet1000 = results.fleet.find((row) => row.clusters === 1000)?.figures;
+  const goal = (id: string, text: string, measured: string, met: boolean): Goal => ({ id, goal: text, measured, met });
+  return [
+    goal(
+      'detection.recall',
+      'every page-level incident detected',
+      `${totals.detected} of ${totals.pageIncidents}`,
+      totals.detected === totals.pageIncidents,
+    ),
+    goal(
+      'detection.median-latency',
+      'median detection latency at most 2 min',
+      minutes(totals.medianLatencyMin),
+      totals.medianLatencyMin <= 2,
+    ),
+    goal(
+      'detection.worst-latency',
+      'worst detection latency at most 3 min',
+      minutes(totals.worstLatencyMin),
+      totals.worstLatencyMin <= 3,
+    ),
+    goal(
+      'detection.pages-per-incident',
+      'exactly one page per incident',
+      `${totals.minPagesPerIncident} to ${totals.maxPagesPerIncident}`,
+      totals.minPagesPerIncident === 1 && totals.maxPagesPerIncident === 1,
+    ),
+    goal('detection.false-pages', 'zero false pages', String(totals.falsePages), totals.falsePages === 0),
+    goal(
+      'baseline.latency',
+      'median latency at most half the alarm baseline’s',
+      `${minutes(totals.medianLatencyMin)} vs ${minutes(baseline.medianLatencyMin)} (ratio ${baseline.latencyRatio.toFixed(2)})`,
+      baseline.latencyRatio <= 0.5,
+    ),
+    goal(
+      'baseline.notifications',
+      'no more notifications than the alarm baseline',
+      `${totals.pages} vs ${baseline.notifications} (ratio ${baseline.notificationRatio.toFixed(2)})`,
+      baseline.notificationRatio <= 1,
+    ),
+    ...results.cost.fleets.map((fleet) =>
+      goal(
+        `cost.per-cluster.${fleet.clusters}`,
+        `at most $1.00 per cluster-month, all in, at ${fleet.clusters.toLocaleString('en-US')} cluster(s)`,
+        `$${fleet.perCluster.toFixed(2)}`,
+        fleet.perCluster <= MAX_COST_PER_CLUSTER,
+      ),
+    ),
+    goal(
+      'fleet.time',
+      '1,000 clusters in one invocation in under 20 s',
+      fleet1000 ? `${(fleet1000.pollMs / 1000).toFixed(1)} s` : 'did not complete',
+      fleet1000 !== undefined && fleet1000.pollMs < MAX_FLEET_POLL_MS,
+    ),
+    goal(
+      'fleet.memory',
+      '1,000 clusters in one invocation under 256 MB',
+      fleet1000 ? `${Math.round(fleet1000.peakRssMb)} MB peak RSS` : 'did not complete',
+      fleet1000 !== undefined && fleet1000.peakRssMb < MAX_FLEET_RSS_MB,
+    ),
+    ...results.bundles.flatMap((bundle) => [
+      goal(
+        `bundle.${bundle.name}.size`,
+        `${bundle.name} bundle under 1 MB`,
+        `${(bundle.bytes / 1e6).toFixed(2)} MB`,
+        bundle.bytes < MAX_BUNDLE_BYTES,
+      ),
+      goal(
+        `bundle.${bundle.name}.import`,
+        `${bundle.name} bundle imports in under 250 ms (median of 10)`,
+        `${Math.round(bundle.medianImportMs)} ms`,
+        bundle.medianImportMs < MAX_IMPORT_MS,
+      ),
+    ]),
+    goal(
+      'run.time',
+      '`npm run bench` in under 10 minutes',
+      `${Math.round(results.runSeconds)} s`,
+      results.runSeconds < MAX_RUN_SECONDS,
+    ),
+  ];
+}

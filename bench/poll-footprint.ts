@@ -1,0 +1,125 @@
+import type { Context } from 'aws-lambda';
+import { type AlarmEvent, tripwireAlarmName } from '../functions/poller/tripwire-event.ts';
+import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { startAwsHarness } from '../test/support/aws-harness.ts';
+import { contextFor, loadPoller, pollEventFor } from '../test/support/poller-harness.ts';
+import { type OperationUsage, startDynamoMeter } from './dynamodb-meter.ts';
+import { FLEET_OUTAGE_STARTS, FLEET_STEP_AT, fleetClusters, loadFleet } from './fleet-generator.ts';
+import { median } from './statistics.ts';
+
+/** A small deployment, so that each minute polls a couple of clusters on the slow cadence, as most minutes do. */
+const FOOTPRINT_CLUSTERS = 20;
+/** Scheduled polls measured: long enough for every cluster to come due and for the outage to page and update. */
+const FOOTPRINT_MINUTES = 30;
+
+/** What one invocation of the deployed poller costs besides CloudWatch reads, measured on the real handler. */
+export interface PollFootprint {
+  readonly clusters: number;
+  readonly invocations: number;
+  readonly polledPerInvocation: number;
+  readonly readUnitsPerInvocation: number;
+  readonly writeUnitsPerInvocation: number;
+  /** Per invocation, by DynamoDB operation. */
+  readonly byOperation: Readonly<Record<string, OperationUsage>>;
+  readonly snsPublishes: number;
+  readonly logBytesPerInvocation: number;
+  /** Against loopback servers: the DynamoDB part of a real invocation is slower, the cost model says by how much. */
+  readonly medianDurationMs: number;
+  /** The alarm state-change event that arms a cluster: one more invocation, with its own DynamoDB write. */
+  readonly tripwireEvent: { readonly readUnits: number; readonly writeUnits: number; readonly logBytes: number };
+}
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+/**
+ * Run the deployed poller's handler, minute after minute, against loopback CloudWatch, SNS and dynalite behind a
+ * meter: one cluster of the fleet has its webhook outage, and its tripwire alarm fires when the outage starts.
+ */
+export async function measurePollFootprint(): Promise<PollFootprint> {
+  const harness = await startAwsHarness();
+  const meter = await startDynamoMeter(harness.dynamoEndpoint);
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = meter.endpoint;
+  const log = console.log;
+  let logBytes = 0;
+  console.log = (...parts: unknown[]) => {
+    logBytes += Buffer.byteLength(`${parts.join(' ')}\n`);
+  };
+  try {
+    const clusters = fleetClusters(FOOTPRINT_CLUSTERS);
+    const lookback = compileRuleSet([], 'rules').lookback(60);
+    loadFleet(harness.cloudwatch, 0, clusters.length, FLEET_STEP_AT, lookback + FOOTPRINT_MINUTES);
+    const handler = (await loadPoller(harness, clusters)) as unknown as Handler;
+    const first = FLEET_STEP_AT - (FOOTPRINT_MINUTES - 1) * 60_000;
+    // The tripwire's datapoint at the outage's first minute breaches; its state change arms the next poll.
+    const armedAt = FLEET_OUTAGE_STARTS + 60_000;
+
+    const alarm: AlarmEvent = {
+      source: 'aws.cloudwatch',
+      'detail-type': 'CloudWatch Alarm State Change',
+      detail: {
+        alarmName: tripwireAlarmName(process.env.SENTINEL_DEPLOYMENT ?? '', clusters[0]?.name ?? ''),
+        state: { value: 'ALARM', timestamp: new Date(armedAt).toISOString() },
+      },
+    };
+    const durations: number[] = [];
+    let polled = 0;
+    let tripwireEvent = { readUnits: 0, writeUnits: 0, logBytes: 0 };
+    const totals = new Map<string, OperationUsage>();
+    for (let minute = 0; minute < FOOTPRINT_MINUTES; minute++) {
+      const at = first + minute * 60_000;
+      if (at === armedAt) {
+        meter.reset();
+        const logged = logBytes;
+        await handler(alarm, contextFor());
+        const usage = [...meter.usage.values()];
+        tripwireEvent = {
+          readUnits: usage.reduce((n, u) => n + u.readUnits, 0),
+          writeUnits: usage.reduce((n, u) => n + u.writeUnits, 0),
+          logBytes: logBytes - logged,
+        };
+        logBytes = logged;
+      }
+      meter.reset();
+      const started = performance.now();
+      const summary = (await handler(pollEventFor(at), contextFor())) as { polled: number };
+      durations.push(performance.now() - started);
+      polled += summary.polled;
+      for (const [operation, usage] of meter.usage) {
+        const total = totals.get(operation) ?? { calls: 0, readUnits: 0, writeUnits: 0 };
+        totals.set(operation, {
+          calls: total.calls + usage.calls,
+          readUnits: total.readUnits + usage.readUnits,
+          writeUnits: total.writeUnits + usage.writeUnits,
+        });
+      }
+    }
+    const perInvocation = (n: number) => n / FOOTPRINT_MINUTES;
+    const byOperation = Object.fromEntries(
+      [...totals].map(([operation, u]) => [
+        operation,
+        {
+          calls: perInvocation(u.calls),
+          readUnits: perInvocation(u.readUnits),
+          writeUnits: perInvocation(u.writeUnits),
+        },
+      ]),
+    );
+    const all = [...totals.values()];
+    return {
+      clusters: clusters.length,
+      invocations: FOOTPRINT_MINUTES,
+      polledPerInvocation: perInvocation(polled),
+      readUnitsPerInvocation: perInvocation(all.reduce((n, u) => n + u.readUnits, 0)),
+      writeUnitsPerInvocation: perInvocation(all.reduce((n, u) => n + u.writeUnits, 0)),
+      byOperation,
+      snsPublishes: harness.sns.published.length,
+      logBytesPerInvocation: perInvocation(logBytes),
+      medianDurationMs: median(durations),
+      tripwireEvent,
+    };
+  } finally {
+    console.log = log;
+    await meter.close();
+    await harness.close();
+  }
+}

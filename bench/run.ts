@@ -1,0 +1,89 @@
+/**
+ * `npm run bench`: detection quality against the scenario corpus and a CloudWatch-alarm baseline, cost per
+ * cluster-month, one poll over growing fleets, and the Lambda bundles. Writes bench/results.json and bench/RESULTS.md.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { readConfig } from '../cli/read-input.ts';
+import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { measureBundles } from './bundles.ts';
+import { measureCadenceOptions } from './cadence-options.ts';
+import { costModel, tripwireChangesPerMonth } from './cost-model.ts';
+import { synthesizeDeployedStack } from './deployed-stack.ts';
+import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
+import { measureFleetScale } from './fleet-scale.ts';
+import { evaluateGoals } from './goals.ts';
+import { measurePollFootprint } from './poll-footprint.ts';
+import { type BenchResults, renderResults } from './report.ts';
+
+const started = performance.now();
+const at = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const step = (text: string) =>
+  process.stderr.write(`bench: ${text} (${Math.round((performance.now() - started) / 1000)} s)\n`);
+
+/** The corpus's quiet week: what a month of a healthy cluster looks like to the cadence and its tripwire. */
+const QUIET_WEEK = 'healthy-noisy-week.json';
+
+const ruleSet = compileRuleSet([], 'rules');
+const corpus = await loadCorpus(at('../scenarios'));
+step('replaying the scenario corpus and the alarm baseline');
+const detection = await measureDetectionQuality(ruleSet, corpus);
+step('replaying the corpus with other cadences');
+const cadenceOptions = await measureCadenceOptions(ruleSet, corpus, QUIET_WEEK);
+
+step('synthesizing the stack and its bundles');
+const stack = synthesizeDeployedStack();
+try {
+  step('timing bundle imports');
+  const bundles = measureBundles(stack);
+
+  step('measuring the deployed poller against dynalite');
+  const footprint = await measurePollFootprint();
+
+  step('polling generated fleets of 10 to 5,000 clusters');
+  const fleet = await measureFleetScale({
+    samples: ruleSet.lookback(60),
+    pollerMemoryMb: stack.poller.memoryMb,
+    capAt: [1000],
+  });
+
+  const { config } = await readConfig(stack.configFile);
+  const quietWeek = corpus.find((s) => s.name === QUIET_WEEK)?.scenario;
+  const quiet = detection.scenarios.find((s) => s.file === QUIET_WEEK);
+  const smallest = fleet[0]?.figures;
+  const largest = fleet.find((row) => row.clusters === 1000)?.figures;
+  if (!quietWeek || !quiet || !smallest || !largest)
+    throw new Error('bench: the quiet week or the fleet polls are missing');
+  const cost = costModel({
+    stack,
+    exampleClusters: config.clusters,
+    quietPolledShare: quiet.polledShare,
+    tripwireChangesPerClusterMonth: tripwireChangesPerMonth(quietWeek, config.poll.tripwire.writeP99Seconds),
+    footprint,
+    cadenceOptions,
+    pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),
+  });
+
+  const runSeconds = (performance.now() - started) / 1000;
+  const results: BenchResults = {
+    generatedAt: new Date().toISOString(),
+    machine: { node: process.version, cpus: cpus().length, platform: `${process.platform}-${process.arch}` },
+    runSeconds,
+    goals: evaluateGoals({ detection, cost, fleet, bundles, runSeconds }),
+    detection,
+    footprint,
+    cost,
+    fleet,
+    bundles,
+  };
+  writeFileSync(at('./results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(at('./RESULTS.md'), renderResults(results));
+  const missed = results.goals.filter((g) => !g.met);
+  step(
+    `wrote bench/results.json and bench/RESULTS.md; ${results.goals.length - missed.length} of ${results.goals.length} goals met`,
+  );
+  for (const goal of missed) process.stderr.write(`  not met: ${goal.goal} (${goal.measured})\n`);
+} finally {
+  stack.dispose();
+}

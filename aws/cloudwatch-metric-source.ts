@@ -6,7 +6,6 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import { type SeriesBySignal, SeriesWindow, type SignalWindow } from '../shared/engine/signal-window.ts';
-import type { Sample } from '../shared/engine/signals.ts';
 import { SentinelError } from '../shared/errors.ts';
 import type { MetricReading, MetricRequest, MetricSource } from '../shared/pipeline/ports.ts';
 import { mapPaced } from './concurrency.ts';
@@ -32,7 +31,10 @@ export interface CloudWatchMetricSourceOptions {
   /** A client for a region; clusters without a region use the key `default`. */
   readonly clientFor: (region: string) => CloudWatchClient;
   readonly clusters: readonly ClusterConfig[];
-  /** Calls in flight at once, and calls started per second (the account quota is 50 TPS). */
+  /**
+   * Calls in flight at once (default 4: each answer page decodes to tens of megabytes, and four keep a 1,000-cluster
+   * poll's reads within seconds), and calls started per second (default 40, under the account's 50 TPS quota).
+   */
   readonly concurrency?: number;
   readonly callsPerSecond?: number;
 }
@@ -77,33 +79,44 @@ export class CloudWatchMetricSource implements MetricSource {
       for (let i = 0; i < queries.length; i += perCall)
         batches.push({ region, queries: queries.slice(i, i + perCall) });
     }
+    // Series are allocated up front and each answer page is folded into them as it arrives, so that no SDK answer
+    // outlives its page: a 1,000-cluster poll holds numbers, not millions of Date objects.
+    const series = new Map<string, SeriesBySignal>();
+    const targets = new Map<string, Target>();
+    for (const query of planned) {
+      const bySignal = series.get(query.cluster) ?? {};
+      series.set(query.cluster, bySignal);
+      const values =
+        (bySignal[query.source.signal] as Float64Array | undefined) ??
+        new Float64Array(request.samples).fill(Number.NaN);
+      bySignal[query.source.signal] = values;
+      targets.set(query.id, { values, combine: query.source.combine });
+    }
     let calls = 0;
     let finished = 0;
     const failures: MetricReadFailure[] = [];
-    const answers = await mapPaced(
+    await mapPaced(
       batches,
-      { limit: this.options.concurrency ?? 10, perSecond: this.options.callsPerSecond ?? 40 },
+      { limit: this.options.concurrency ?? 4, perSecond: this.options.callsPerSecond ?? 40 },
       async (batch) => {
         try {
-          const { results, pages } = await this.fetch(batch.region, batch.queries, start, request.end + stepMs);
+          // Not `calls += await ...`: that reads `calls` before the await and loses the counts of concurrent batches.
+          const pages = await this.fetch(batch.region, batch.queries, start, request.end + stepMs, (result) =>
+            fold(result, targets, start, stepMs),
+          );
           calls += pages;
           onProgress?.(++finished, batches.length);
-          return results;
         } catch (error) {
           // One failed batch blinds only its clusters for this step: they are skipped, not judged on no data.
           failures.push({
             clusters: [...new Set(batch.queries.map((q) => q.cluster))],
             error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
           });
-          return undefined;
         }
       },
     );
     this.lastCalls = calls;
-    const failed = new Set(failures.flatMap((f) => f.clusters));
-    const byId = new Map<string, MetricDataResult>();
-    for (const results of answers) for (const result of results ?? []) if (result.Id) byId.set(result.Id, result);
-    const series = this.assemble(planned, byId, failed, start, stepMs, request.samples);
+    for (const failure of failures) for (const cluster of failure.clusters) series.delete(cluster);
     return { series, metricsRequested: planned.length, unreadable: failures };
   }
 
@@ -141,9 +154,15 @@ export class CloudWatchMetricSource implements MetricSource {
     return planned;
   }
 
-  private async fetch(region: string, queries: readonly PlannedQuery[], start: number, end: number) {
+  /** Fetch one batch, page by page (NextToken), handing each result to `onResult`; returns the pages fetched. */
+  private async fetch(
+    region: string,
+    queries: readonly PlannedQuery[],
+    start: number,
+    end: number,
+    onResult: (result: MetricDataResult) => void,
+  ): Promise<number> {
     const client = this.options.clientFor(region);
-    const merged = new Map<string, { timestamps: Date[]; values: number[]; status: string }>();
     let nextToken: string | undefined;
     let pages = 0;
     do {
@@ -157,80 +176,35 @@ export class CloudWatchMetricSource implements MetricSource {
         }),
       );
       pages++;
-      for (const result of answer.MetricDataResults ?? []) {
-        if (!result.Id) continue;
-        const entry = merged.get(result.Id) ?? { timestamps: [], values: [], status: 'Complete' };
-        entry.timestamps.push(...(result.Timestamps ?? []));
-        entry.values.push(...(result.Values ?? []));
-        entry.status = result.StatusCode ?? entry.status;
-        merged.set(result.Id, entry);
-      }
+      for (const result of answer.MetricDataResults ?? []) onResult(result);
       nextToken = answer.NextToken;
     } while (nextToken);
-    const results: MetricDataResult[] = [...merged.entries()].map(([Id, e]) => ({
-      Id,
-      Timestamps: e.timestamps,
-      Values: e.values,
-      StatusCode: e.status as MetricDataResult['StatusCode'],
-    }));
-    return { results, pages };
-  }
-
-  private assemble(
-    planned: readonly PlannedQuery[],
-    results: ReadonlyMap<string, MetricDataResult>,
-    failed: ReadonlySet<string>,
-    start: number,
-    stepMs: number,
-    samples: number,
-  ): Map<string, SeriesBySignal> {
-    const components = new Map<string, Map<SignalSource, Sample[][]>>();
-    for (const query of planned) {
-      if (failed.has(query.cluster)) continue;
-      const values = toSamples(results.get(query.id), start, stepMs, samples);
-      const bySource = components.get(query.cluster) ?? new Map<SignalSource, Sample[][]>();
-      components.set(query.cluster, bySource);
-      const parts = bySource.get(query.source) ?? [];
-      bySource.set(query.source, parts);
-      parts.push(values);
-    }
-    const series = new Map<string, SeriesBySignal>();
-    for (const [cluster, bySource] of components) {
-      const bySignal: SeriesBySignal = {};
-      for (const [source, parts] of bySource) bySignal[source.signal] = combine(parts, source.combine, samples);
-      series.set(cluster, bySignal);
-    }
-    return series;
+    return pages;
   }
 }
 
-function toSamples(result: MetricDataResult | undefined, start: number, stepMs: number, count: number): Sample[] {
-  const samples: Sample[] = new Array(count).fill(null);
-  const timestamps = result?.Timestamps ?? [];
-  const values = result?.Values ?? [];
-  let newest = -1;
-  timestamps.forEach((timestamp, i) => {
-    const index = Math.round((timestamp.getTime() - start) / stepMs);
-    const value = values[i];
-    if (index < 0 || index >= count || value === undefined || !Number.isFinite(value)) return;
-    samples[index] = value;
-    newest = Math.max(newest, index);
-  });
-  // The newest bucket of a partial answer may be an incomplete aggregate; a low count there must not look like recovery.
-  if (result?.StatusCode === 'PartialData' && newest >= 0) samples[newest] = null;
-  return samples;
+interface Target {
+  readonly values: Float64Array;
+  readonly combine: 'max' | 'sum';
 }
 
-function combine(parts: readonly Sample[][], how: 'max' | 'sum', count: number): Sample[] {
-  const combined: Sample[] = new Array(count).fill(null);
-  for (const part of parts) {
-    part.forEach((value, i) => {
-      if (value === null) return;
-      const current = combined[i] ?? null;
-      combined[i] = current === null ? value : how === 'max' ? Math.max(current, value) : current + value;
-    });
+/**
+ * Fold one result into its signal's series: the max or the sum over the signal's metrics. Gaps and NaN stay
+ * missing (NaN); what CloudWatch did not return, on a PartialData answer too, is simply not there.
+ */
+function fold(result: MetricDataResult, targets: ReadonlyMap<string, Target>, start: number, stepMs: number): void {
+  const target = result.Id ? targets.get(result.Id) : undefined;
+  if (!target) return;
+  const { values, combine } = target;
+  const timestamps = result.Timestamps ?? [];
+  const datapoints = result.Values ?? [];
+  for (let i = 0; i < timestamps.length; i++) {
+    const index = Math.round(((timestamps[i] as Date).getTime() - start) / stepMs);
+    const value = datapoints[i];
+    if (index < 0 || index >= values.length || value === undefined || !Number.isFinite(value)) continue;
+    const current = values[index] as number;
+    values[index] = Number.isNaN(current) ? value : combine === 'max' ? Math.max(current, value) : current + value;
   }
-  return combined;
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -1,7 +1,6 @@
 import type { RuleSet } from '../shared/engine/rule-set.ts';
-import type { SeriesBySignal } from '../shared/engine/signal-window.ts';
 import type { Sample, SignalName } from '../shared/engine/signals.ts';
-import type { Scenario } from '../shared/scenario/scenario.ts';
+import type { Scenario, ScenarioSeries } from '../shared/scenario/scenario.ts';
 
 /**
  * What a careful user deploys instead of this pipeline: one CloudWatch metric alarm per signal, at our thresholds,
@@ -159,7 +158,7 @@ function signalsOf(metric: MetricDefinition): SignalName[] {
 }
 
 /** The period's datapoint: Maximum of a gauge, Sum of a count, a ratio of Sums; null when CloudWatch has none. */
-function datapoint(metric: MetricDefinition, series: SeriesBySignal, from: number, minutes: number): Sample {
+function datapoint(metric: MetricDefinition, series: ScenarioSeries, from: number, minutes: number): Sample {
   const values = (signal: SignalName) =>
     (series[signal] ?? []).slice(from, from + minutes).filter((v): v is number => v !== null && Number.isFinite(v));
   const sum = (signal: SignalName) => {

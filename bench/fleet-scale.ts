@@ -7,6 +7,9 @@ import type { FleetServerReply, FleetServerRequest } from './fleet-server.ts';
 
 export const FLEET_SCALE_SIZES = [10, 100, 1000, 5000] as const;
 
+/** What a function needs besides the JavaScript heap: code, the runtime, buffers. */
+const FUNCTION_OVERHEAD_MB = 64;
+
 /** A 5,000-cluster poll may not fit: the child gets a bounded heap and time, and a failure is a result. */
 const POLL_HEAP_MB = 8192;
 const POLL_TIMEOUT_MS = 240_000;
@@ -34,8 +37,16 @@ export interface FleetScaleRow {
   /** Why the poll did not complete (out of memory, timed out) or was not run (the machine is too small). */
   readonly error?: string;
   readonly figures?: FleetPollFigures;
-  /** Whether the poll also completes with the heap capped at the poller's configured memory. */
-  readonly completesInMemoryMb?: { readonly memoryMb: number; readonly completed: boolean };
+  /**
+   * The same poll with the heap capped as a function of `memoryMb` would cap it (64 MB left for code and buffers):
+   * whether it completes, and its peak RSS then, which is what the function needs rather than what an unbounded heap
+   * happens to grow to.
+   */
+  readonly completesInMemoryMb?: {
+    readonly memoryMb: number;
+    readonly completed: boolean;
+    readonly peakRssMb?: number;
+  };
 }
 
 /**
@@ -44,8 +55,9 @@ export interface FleetScaleRow {
  */
 export async function measureFleetScale(options: {
   readonly samples: number;
-  readonly pollerMemoryMb: number;
-  /** Run the poll again with the heap capped at the poller's memory for these sizes. */
+  /** The memory a function gets for the capped run. */
+  readonly cappedMemoryMb: number;
+  /** Run the poll again with the heap capped for `cappedMemoryMb` for these sizes. */
   readonly capAt: readonly number[];
 }): Promise<FleetScaleRow[]> {
   const server = fork(here('./fleet-server.ts'), [], {
@@ -71,12 +83,14 @@ export async function measureFleetScale(options: {
       const loaded = await reply(server);
       if (loaded.kind !== 'loaded') throw new Error(`fleet server: unexpected ${loaded.kind}`);
       const poll = await pollChild(ready.endpoint, size, POLL_HEAP_MB);
-      const capped = options.capAt.includes(size)
-        ? {
-            memoryMb: options.pollerMemoryMb,
-            completed: (await pollChild(ready.endpoint, size, options.pollerMemoryMb)).completed,
-          }
+      const cappedRun = options.capAt.includes(size)
+        ? await pollChild(ready.endpoint, size, options.cappedMemoryMb - FUNCTION_OVERHEAD_MB)
         : undefined;
+      const capped = cappedRun && {
+        memoryMb: options.cappedMemoryMb,
+        completed: cappedRun.completed,
+        ...(cappedRun.figures && { peakRssMb: cappedRun.figures.peakRssMb }),
+      };
       rows.push({
         clusters: size,
         datapointsStored: loaded.datapoints,

@@ -14,7 +14,7 @@ export interface Goal {
 const MAX_BUNDLE_BYTES = 1_000_000;
 const MAX_IMPORT_MS = 250;
 const MAX_FLEET_POLL_MS = 20_000;
-const MAX_FLEET_RSS_MB = 256;
+export const MAX_FLEET_RSS_MB = 256;
 const MAX_COST_PER_CLUSTER = 1;
 export const MAX_RUN_SECONDS = 600;
 
@@ -31,6 +31,7 @@ export function evaluateGoals(results: {
   const { totals } = results.detection;
   const baseline = totals.baseline.specified;
   const fleet1000 = results.fleet.find((row) => row.clusters === 1000)?.figures;
+  const capped1000 = results.fleet.find((row) => row.clusters === 1000)?.completesInMemoryMb;
   const goal = (id: string, text: string, measured: string, met: boolean): Goal => ({ id, goal: text, measured, met });
   return [
     goal(
@@ -87,8 +88,10 @@ export function evaluateGoals(results: {
     goal(
       'fleet.memory',
       '1,000 clusters in one invocation under 256 MB',
-      fleet1000 ? `${Math.round(fleet1000.peakRssMb)} MB peak RSS` : 'did not complete',
-      fleet1000 !== undefined && fleet1000.peakRssMb < MAX_FLEET_RSS_MB,
+      capped1000?.peakRssMb !== undefined
+        ? `completes with a ${capped1000.memoryMb - 64} MB heap, ${Math.round(capped1000.peakRssMb)} MB peak RSS (${fleet1000 ? Math.round(fleet1000.peakRssMb) : '?'} MB with an unbounded heap)`
+        : 'does not complete in 256 MB',
+      capped1000?.completed === true && (capped1000.peakRssMb ?? Number.POSITIVE_INFINITY) < MAX_FLEET_RSS_MB,
     ),
     ...results.bundles.flatMap((bundle) => [
       goal(

@@ -260,7 +260,7 @@ export function renderResults(results: BenchResults): string {
         'engine per cluster',
         'RSS before',
         'peak RSS',
-        `completes in ${results.fleet.find((r) => r.completesInMemoryMb)?.completesInMemoryMb?.memoryMb ?? '–'} MB heap`,
+        `in a ${results.fleet.find((r) => r.completesInMemoryMb)?.completesInMemoryMb?.memoryMb ?? '–'} MB function`,
       ],
       results.fleet.map((row) => {
         const f = row.figures;
@@ -275,7 +275,11 @@ export function renderResults(results: BenchResults): string {
           `${(f.engineMs / row.clusters).toFixed(2)} ms`,
           mb(f.baselineRssMb),
           mb(f.peakRssMb),
-          row.completesInMemoryMb ? (row.completesInMemoryMb.completed ? 'yes' : '**no**') : '',
+          row.completesInMemoryMb
+            ? row.completesInMemoryMb.completed
+              ? `completes, ${mb(row.completesInMemoryMb.peakRssMb ?? 0)} peak RSS`
+              : '**does not complete**'
+            : '',
         ];
       }),
     ),

@@ -13,7 +13,7 @@ import { costModel, tripwireChangesPerMonth } from './cost-model.ts';
 import { synthesizeDeployedStack } from './deployed-stack.ts';
 import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
 import { measureFleetScale } from './fleet-scale.ts';
-import { evaluateGoals } from './goals.ts';
+import { evaluateGoals, MAX_FLEET_RSS_MB } from './goals.ts';
 import { measurePollFootprint } from './poll-footprint.ts';
 import { type BenchResults, renderResults } from './report.ts';
 
@@ -44,7 +44,7 @@ try {
   step('polling generated fleets of 10 to 5,000 clusters');
   const fleet = await measureFleetScale({
     samples: ruleSet.lookback(60),
-    pollerMemoryMb: stack.poller.memoryMb,
+    cappedMemoryMb: MAX_FLEET_RSS_MB,
     capAt: [1000],
   });
 

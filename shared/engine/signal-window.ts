@@ -12,7 +12,12 @@ export interface SignalWindow {
   sample(signal: SignalName, back: number): Sample;
 }
 
-export type SeriesBySignal = Partial<Record<SignalName, readonly Sample[]>>;
+/**
+ * Samples by signal, oldest first. A series is an array of numbers and nulls, or (from CloudWatch, where a fleet's
+ * history must stay small) a Float64Array in which NaN marks a missing sample.
+ */
+export type Series = ArrayLike<Sample>;
+export type SeriesBySignal = Partial<Record<SignalName, Series>>;
 
 /** A window over whole series whose newest sample is at index `end`: replay moves `end` instead of copying. */
 export class SeriesWindow implements SignalWindow {
@@ -29,8 +34,10 @@ export class SeriesWindow implements SignalWindow {
   sample(signal: SignalName, back: number): Sample {
     const index = this.end - back;
     if (index < 0) return null;
-    // Sources hand over finite numbers or null (scenario parsing and the CloudWatch reader both see to it), so
-    // this hot path does no checking of its own.
-    return this.series[signal]?.[index] ?? null;
+    // Sources hand over finite numbers, null or NaN (scenario parsing and the CloudWatch reader see to it): this hot
+    // path only tells missing from present.
+    const value = this.series[signal]?.[index];
+    // NaN is a missing sample of a Float64Array series.
+    return value === undefined || value === null || Number.isNaN(value) ? null : value;
   }
 }

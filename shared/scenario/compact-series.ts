@@ -54,12 +54,16 @@ function round(value: number): number {
 }
 
 /** The compact notation for a series: runs of one value as `V*N`, gaps as `_`/`_*N` (no ramps, which would round). */
-export function formatCompactSeries(samples: readonly Sample[]): string {
+export function formatCompactSeries(samples: ArrayLike<Sample>): string {
+  const at = (i: number) => {
+    const value = samples[i];
+    return value === undefined || value === null || Number.isNaN(value) ? null : value;
+  };
   const segments: string[] = [];
   for (let i = 0; i < samples.length; ) {
-    const value = samples[i] ?? null;
+    const value = at(i);
     let run = 1;
-    while (i + run < samples.length && (samples[i + run] ?? null) === value) run++;
+    while (i + run < samples.length && at(i + run) === value) run++;
     const written = value === null ? '_' : String(value);
     segments.push(run === 1 ? written : `${written}*${run}`);
     i += run;

@@ -1,5 +1,6 @@
 import { isoSeconds } from '../engine/notification.ts';
-import type { SeriesBySignal } from '../engine/signal-window.ts';
+import type { Series, SeriesBySignal } from '../engine/signal-window.ts';
+import type { Sample } from '../engine/signals.ts';
 import { formatCompactSeries } from './compact-series.ts';
 import { SCENARIO_FORMAT, type Scenario } from './scenario.ts';
 
@@ -12,6 +13,11 @@ export interface Recording {
 }
 
 /** History fetched from CloudWatch as a scenario, so that a backtest replays it exactly as a scenario file. */
+/** A recorded series as scenario arrays: NaN (missing in a Float64Array) becomes null. */
+function asSamples(series: Series | undefined): Sample[] {
+  return Array.from(series ?? [], (value) => (value === null || Number.isNaN(value) ? null : value));
+}
+
 export function recordedScenario(recording: Recording): Scenario {
   const steps = Math.max(
     0,
@@ -24,7 +30,12 @@ export function recordedScenario(recording: Recording): Scenario {
     start: recording.start,
     stepSeconds: recording.stepSeconds,
     steps,
-    clusters: recording.clusters,
+    clusters: new Map(
+      [...recording.clusters].map(([cluster, series]) => [
+        cluster,
+        Object.fromEntries(Object.entries(series).map(([signal, samples]) => [signal, asSamples(samples)])),
+      ]),
+    ),
     maintenance: [],
     expect: [],
   };

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { MaintenanceWindow } from '../engine/maintenance.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
-import type { SeriesBySignal } from '../engine/signal-window.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath, parseWith } from '../schema-errors.ts';
@@ -53,6 +52,9 @@ const scenarioSchema = z.strictObject({
     .default([]),
 });
 
+/** A scenario's series: plain arrays, as the file writes them. */
+export type ScenarioSeries = Partial<Record<SignalName, readonly Sample[]>>;
+
 export interface Expectation {
   readonly cluster: string;
   readonly rule?: string;
@@ -72,7 +74,7 @@ export interface Scenario {
   readonly start: number;
   readonly stepSeconds: number;
   readonly steps: number;
-  readonly clusters: ReadonlyMap<string, SeriesBySignal>;
+  readonly clusters: ReadonlyMap<string, ScenarioSeries>;
   readonly maintenance: readonly MaintenanceWindow[];
   readonly expect: readonly Expectation[];
 }
@@ -82,11 +84,11 @@ export function parseScenario(value: unknown, file: string): Scenario {
   const raw = parseWith(scenarioSchema, value, file);
   const start = Date.parse(raw.start);
   const problems: InputProblem[] = [];
-  const clusters = new Map<string, SeriesBySignal>();
+  const clusters = new Map<string, ScenarioSeries>();
   let reference: { where: string; length: number } | undefined;
 
   for (const [cluster, { signals }] of Object.entries(raw.clusters)) {
-    const series: SeriesBySignal = {};
+    const series: Record<string, Sample[]> = {};
     for (const [signal, written] of Object.entries(signals) as [SignalName, string | (number | null)[]][]) {
       const path = jsonPath(['clusters', cluster, 'signals', signal]);
       let samples: Sample[];

@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
-import { type AlarmEvent, tripwireAlarmName } from '../functions/poller/tripwire-event.ts';
+import { type AlarmEvent, tripwireAlarmName } from '../functions/tripwire/tripwire-event.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { startAwsHarness } from '../test/support/aws-harness.ts';
-import { contextFor, loadPoller, pollEventFor } from '../test/support/poller-harness.ts';
+import { contextFor, loadPoller, loadTripwire, pollEventFor } from '../test/support/poller-harness.ts';
 import { type OperationUsage, startDynamoMeter } from './dynamodb-meter.ts';
 import { FLEET_OUTAGE_STARTS, FLEET_STEP_AT, fleetClusters, loadFleet } from './fleet-generator.ts';
 import { median } from './statistics.ts';
@@ -49,6 +49,7 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
     const lookback = compileRuleSet([], 'rules').lookback(60);
     loadFleet(harness.cloudwatch, 0, clusters.length, FLEET_STEP_AT, lookback + FOOTPRINT_MINUTES);
     const handler = (await loadPoller(harness, clusters)) as unknown as Handler;
+    const tripwire = (await loadTripwire()) as unknown as Handler;
     const first = FLEET_STEP_AT - (FOOTPRINT_MINUTES - 1) * 60_000;
     // The tripwire's datapoint at the outage's first minute breaches; its state change arms the next poll.
     const armedAt = FLEET_OUTAGE_STARTS + 60_000;
@@ -70,7 +71,7 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
       if (at === armedAt) {
         meter.reset();
         const logged = logBytes;
-        await handler(alarm, contextFor());
+        await tripwire(alarm, contextFor());
         const usage = [...meter.usage.values()];
         tripwireEvent = {
           readUnits: usage.reduce((n, u) => n + u.readUnits, 0),

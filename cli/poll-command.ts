@@ -36,8 +36,11 @@ export async function pollCommand(
 ): Promise<number> {
   if (!options.once) throw new UsageError(`only single polls are supported: add --once\nusage: ${POLL_USAGE}`);
   if (!options.config) throw new UsageError(`--config is required\nusage: ${POLL_USAGE}`);
-  if (!options.dryRun && !options.stack)
-    throw new UsageError(`give --stack NAME to poll for real, or --dry-run\nusage: ${POLL_USAGE}`);
+  if (options.dryRun === Boolean(options.stack)) {
+    throw new UsageError(
+      `give either --dry-run (print, touch nothing) or --stack NAME (poll for real), not ${options.dryRun ? 'both' : 'neither'}\nusage: ${POLL_USAGE}`,
+    );
+  }
   const loaded = await readConfig(options.config);
   const { config } = loaded;
   const plan = configuredPlan(loaded);

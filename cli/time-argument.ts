@@ -2,14 +2,14 @@ import { durationMs, isDuration } from '../shared/engine/duration.ts';
 import { isIsoUtc } from '../shared/scenario/scenario-time.ts';
 import { UsageError } from './command.ts';
 
-/** `--from`/`--to`: an ISO-8601 UTC time, `now`, or a time ago such as `-3d` or `-90m`. */
+/** `--from`/`--to`: an ISO-8601 UTC time, `now`, or a time ago such as `--from=-3d` (with `=`, or it reads as a flag). */
 export function parseTimeArgument(name: string, text: string | undefined, now: number): number {
   if (text === undefined) throw new UsageError(`--${name} is required`);
   if (text === 'now') return now;
   if (text.startsWith('-') && isDuration(text.slice(1))) return now - durationMs(text.slice(1));
   if (isIsoUtc(text)) return Date.parse(text);
   throw new UsageError(
-    `--${name} "${text}": expected an ISO-8601 UTC time (2026-11-20T09:00:00Z), "now", or a time ago like -3d`,
+    `--${name} "${text}": expected an ISO-8601 UTC time (2026-11-20T09:00:00Z), "now", or a time ago like --${name}=-3d`,
   );
 }
 

@@ -59,6 +59,7 @@ export class OpsStack extends Stack {
   readonly topics: NotificationTopics;
   readonly poller: SentinelFunction;
   readonly digest: SentinelFunction;
+  readonly tripwire: SentinelFunction;
   readonly sink?: MetricsSink;
 
   constructor(scope: Construct, id: string, props: OpsStackProps) {
@@ -164,11 +165,26 @@ export class OpsStack extends Stack {
       deadLetterQueue: pollerDeadLetters,
       key,
     });
+    // Tripwire state changes get a function of their own: a burst of them (an ingestion delay flips every tripwire at
+    // once) must not queue behind, nor hold back, the poller's two reserved executions.
+    const tripwireDeadLetters = new DeadLetterQueue(this, 'TripwireDeadLetters', { key });
+    const tripwire = (this.tripwire = new SentinelFunction(this, 'Tripwire', {
+      entry: 'functions/tripwire/handler.ts',
+      description: 'k8s-incident-sentinel tripwire: arms and disarms minute-by-minute polling of a cluster',
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      configFile,
+      key,
+      failureQueue: tripwireDeadLetters,
+      retryAttempts: 2,
+      maxEventAge: Duration.minutes(10),
+    }));
+    bindTable(tripwire, this.table, 'put');
     new Tripwires(this, 'Tripwires', {
       config,
       deployment,
-      poller: this.poller.function,
-      deadLetterQueue: pollerDeadLetters,
+      target: tripwire.function,
+      deadLetterQueue: tripwireDeadLetters,
     });
 
     const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
@@ -196,6 +212,7 @@ export class OpsStack extends Stack {
       deadLetterQueues: {
         Poller: pollerDeadLetters,
         Digest: digestDeadLetters,
+        Tripwire: tripwireDeadLetters,
         Notification: notificationDeadLetters,
       },
       topic: this.topics.paging,

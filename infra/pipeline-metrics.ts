@@ -11,6 +11,7 @@ export type PipelineMetricName =
   | 'Findings'
   | 'NotificationsSent'
   | 'NotificationFailures'
+  | 'UnreadableClusters'
   | 'PollDurationMs'
   | 'Heartbeat';
 

@@ -82,6 +82,18 @@ export class SelfMonitoring extends Construct {
       datapointsToAlarm: 3,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    // Clusters CloudWatch would not answer for are skipped, not judged on missing data, so not even signals-missing
+    // fires for them: a lasting AccessDenied or a broken OAM link would otherwise leave on-call blind in silence.
+    this.alarm('UnreadableClusters', props, {
+      alarmDescription:
+        'CloudWatch could not be read for some clusters in each of the last 5 minutes: they are not being watched. Check the poller log ("metrics unreadable") for the error, the OAM links and the poller role.',
+      metric: pipelineMetric('UnreadableClusters', props.deployment),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 5,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
     for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
       this.alarm(`${name}DeadLetters`, props, {
         alarmDescription: `Messages are waiting in the ${name} dead-letter queue: something was given up on. Read them, fix the cause, then redrive or purge.`,

@@ -145,10 +145,14 @@ export class SentinelFunction extends Construct {
 }
 
 /** Grant the function the table's data actions (`r` or `rw`) and name the table in `SENTINEL_TABLE`. */
-export function bindTable(fn: SentinelFunction, table: dynamodb.ITable, access: 'r' | 'rw'): void {
-  if (access === 'rw') table.grantReadWriteData(fn.function);
-  else table.grantReadData(fn.function);
+export function bindTable(fn: SentinelFunction, table: dynamodb.ITable, access: 'r' | 'rw' | 'put'): void {
   fn.addEnvironment('SENTINEL_TABLE', table.tableName);
+  if (access === 'put') {
+    // Items written one at a time and never read back: PutItem, and the key to encrypt them.
+    table.grant(fn.function, 'dynamodb:PutItem');
+    table.encryptionKey?.grantEncryptDecrypt(fn.function);
+  } else if (access === 'rw') table.grantReadWriteData(fn.function);
+  else table.grantReadData(fn.function);
   const tableLogicalId = Stack.of(table).resolve((table.node.defaultChild as CfnElement).logicalId);
   Validations.of(fn.role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,

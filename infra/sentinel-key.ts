@@ -15,7 +15,7 @@ export interface SentinelKeyProps {
  * queues and the log groups. The default key policy lets IAM in this account grant it (the functions and the scheduler
  * role get key grants next to their other grants); the statements added here are for the services that use the key
  * without an IAM role of ours: CloudWatch Logs writing the log groups, CloudWatch alarms publishing to an encrypted
- * topic, and SNS moving undeliverable messages into an encrypted dead-letter queue.
+ * topic, and SNS and EventBridge moving what they could not deliver into an encrypted dead-letter queue.
  *
  * It is retained with the table: deleting the key would make the retained table unreadable.
  */
@@ -72,6 +72,26 @@ export class SentinelKey extends kms.Key {
             'aws:SourceArn': props.topicNames.map((name) =>
               stack.formatArn({ service: 'sns', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
             ),
+          },
+        },
+      }),
+    );
+    // Tripwire events EventBridge gives up on land in the encrypted poller dead-letter queue: without this they would
+    // be dropped where no alarm sees them.
+    this.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'EventBridgeMovesUndeliveredEventsToEncryptedQueue',
+        principals: [new iam.ServicePrincipal('events.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'events',
+              resource: 'rule',
+              resourceName: `${stack.stackName}-*`,
+            }),
           },
         },
       }),

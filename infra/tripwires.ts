@@ -5,20 +5,22 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { tripwireAlarmName } from '../functions/poller/tripwire-event.ts';
+import { tripwireAlarmName } from '../functions/tripwire/tripwire-event.ts';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
 
 export interface TripwiresProps {
   readonly config: DeploymentConfig;
   readonly deployment: string;
-  readonly poller: lambda.IFunction;
+  /** The function that records a tripwire's state for the polls to read. */
+  readonly target: lambda.IFunction;
   readonly deadLetterQueue: sqs.IQueue;
 }
 
 /**
  * One alarm per cluster on the metric a stalled write path moves first: the PATCH p99 that kubelets and controllers
  * pay on every status update. It costs one alarm metric ($0.10 a month) and watches every minute for free; its state
- * changes reach the poller through EventBridge and switch that cluster between the slow cadence and every minute.
+ * changes reach the tripwire function through EventBridge, which switches that cluster between the slow cadence and
+ * every minute for the next polls.
  * Missing data is breaching, so a cluster that goes dark is polled every minute too, and signals-missing can page.
  */
 export class Tripwires extends Construct {
@@ -61,7 +63,7 @@ export class Tripwires extends Construct {
         resources: this.alarms.map((alarm) => alarm.alarmArn),
       },
       targets: [
-        new targets.LambdaFunction(props.poller, {
+        new targets.LambdaFunction(props.target, {
           retryAttempts: 5,
           maxEventAge: Duration.minutes(10),
           deadLetterQueue: props.deadLetterQueue,

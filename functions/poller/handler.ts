@@ -1,6 +1,5 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
 import { cloudWatchClients, documentClient, snsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
 import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
@@ -10,8 +9,7 @@ import { SnsNotifier } from '../../aws/sns-notifier.ts';
 import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { validateEvent } from '../validate-event.ts';
-import { type PollSummary, pollEventSchema, pollOnSchedule } from './poll-on-schedule.ts';
-import { alarmEventSchema, recordTripwire } from './tripwire-event.ts';
+import { type PollEvent, type PollSummary, pollEventSchema, pollOnSchedule } from './poll-on-schedule.ts';
 
 // Built once per cold start: configuration, plan and clients are reused by every invocation of this container.
 const loaded = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
@@ -30,31 +28,24 @@ const notifier = new SnsNotifier(snsClient(), {
   notice: requiredEnv('SENTINEL_NOTICE_TOPIC_ARN'),
 });
 const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
-const clusters = new Set(plan.clusters.map((c) => c.name));
 
-const eventSchema = z.union([pollEventSchema, alarmEventSchema]);
-type PollerEvent = z.infer<typeof eventSchema>;
-
-/** Two triggers: the every-minute schedule polls; a tripwire alarm's state change arms or disarms a cluster. */
-export const handler = middy<PollerEvent, PollSummary | { cluster?: string; state: string }, Error, Context>()
-  .use(validateEvent(eventSchema))
+export const handler = middy<PollEvent, PollSummary, Error, Context>()
+  .use(validateEvent(pollEventSchema))
   .handler((event, context) =>
-    'kind' in event
-      ? pollOnSchedule(
-          {
-            plan,
-            metrics,
-            store,
-            notifier,
-            tripwires,
-            owner: context.awsRequestId,
-            now: Date.now,
-            leaseMs: 60_000,
-            ingestionLag: config.poll.ingestionLag,
-            deployment,
-            log: (line) => console.log(line),
-          },
-          event,
-        )
-      : recordTripwire({ tripwires, deployment, clusters }, event),
+    pollOnSchedule(
+      {
+        plan,
+        metrics,
+        store,
+        notifier,
+        tripwires,
+        owner: context.awsRequestId,
+        now: Date.now,
+        leaseMs: 60_000,
+        ingestionLag: config.poll.ingestionLag,
+        deployment,
+        log: (line) => console.log(line),
+      },
+      event,
+    ),
   );

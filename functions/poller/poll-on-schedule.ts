@@ -52,6 +52,10 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
           metric('Findings', report.findings.filter((f) => f.verdict === 'met').length),
           metric('NotificationsSent', report.delivered.length),
           metric('NotificationFailures', report.failed.length),
+          metric(
+            'UnreadableClusters',
+            report.unreadable.reduce((n, u) => n + u.clusters.length, 0),
+          ),
           metric('PollDurationMs', deps.now() - startedAt, 'Milliseconds'),
           metric('Heartbeat', 1),
         ],

@@ -77,6 +77,7 @@ export function buildDigest(input: DigestInput): Digest {
       incidents: incidents.length,
       openIncidents: incidents.filter((i) => i.status === 'open').length,
       quiet: total.pages === 0 && total.tickets === 0 && incidents.length === 0,
+      previousWeekRecorded: previous.polls.length > 0,
     },
     total: {
       thisWeek: { ...total, incidents: incidents.length },
@@ -111,6 +112,7 @@ export function buildDigest(input: DigestInput): Digest {
       notifications: activity.notifications,
       week,
       lateMs: thresholds.lateMs,
+      wholeWeek: input.source.kind === 'deployment',
     }),
     cost: estimateCost(activity.polls, input.costModel),
     settings: {

@@ -44,6 +44,8 @@ export interface Headline {
   readonly openIncidents: number;
   /** No page, no ticket, no incident. */
   readonly quiet: boolean;
+  /** Whether the store holds polls of the week before: without them its figures are not zeros but unknown. */
+  readonly previousWeekRecorded: boolean;
 }
 
 /** One root cause opened at one step, on every cluster it hit at once (the engine pages those together). */
@@ -122,6 +124,8 @@ export interface PipelineHealth {
   readonly polls: number;
   /** One poll a minute over the week (DST weeks have an hour more or less). */
   readonly expectedPolls: number;
+  /** Why the week's figures cannot be trusted to mean "all was well", when they cannot. */
+  readonly degraded?: string;
   /** Polls that evaluated their step; the rest found it done or held by another invocation. */
   readonly evaluated: number;
   readonly failed: number;

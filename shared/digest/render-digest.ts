@@ -35,6 +35,9 @@ const count = (value: number) => value.toLocaleString('en-US');
 function headlineText(digest: Pick<Digest, 'headline' | 'pipeline'>): string {
   const { headline } = digest;
   const ran = digest.pipeline.polls > 0;
+  // A blind or stopped pipeline also sends no page: its week must never read as a quiet one.
+  if (ran && digest.pipeline.degraded)
+    return `PIPELINE DEGRADED (${digest.pipeline.degraded}), ${plural(headline.pages, 'page')}`;
   if (headline.quiet) return ran ? 'quiet week, no pages' : 'NO POLLS RECORDED, check the poller';
   const parts = [plural(headline.pages, 'page')];
   if (headline.tickets > 0) parts.push(plural(headline.tickets, 'ticket'));
@@ -77,8 +80,10 @@ function digestEmail(digest: Digest): string {
     );
   }
   if (digest.omitted) lines.push(...omittedNote(digest), '');
-  const before = `The week before (${digest.previousWeek}) had ${describeFigures(digest.total.previousWeek)}.`;
-  if (digest.headline.quiet) {
+  const before = digest.headline.previousWeekRecorded
+    ? `The week before (${digest.previousWeek}) had ${describeFigures(digest.total.previousWeek)}.`
+    : `Nothing was recorded the week before (${digest.previousWeek}), so there is nothing to compare with.`;
+  if (digest.headline.quiet && !digest.pipeline.degraded) {
     // A quiet week still says so, and whether the pipeline ran: silence must never look like a quiet week.
     const ran =
       digest.pipeline.polls > 0
@@ -127,7 +132,7 @@ function omittedNote(digest: Digest): string[] {
     .map(([list, left]) => `${count(left ?? 0)} ${LIST_NOUNS[list as DigestList]}`);
   const command =
     digest.source.kind === 'deployment'
-      ? `sentinel digest --config CONFIG --week ${digest.week.label} --json`
+      ? `sentinel digest --config CONFIG --week ${digest.week.label} --table TABLE --json`
       : `sentinel digest --from-replay ${digest.source.file} --week ${digest.week.label} --json`;
   return wrap(
     `This digest was shortened to fit one SNS message (256 KiB): ${what.join(', ')} are not listed. \`${command}\` prints all of it.`,
@@ -137,7 +142,8 @@ function omittedNote(digest: Digest): string[] {
 function glance(digest: Digest): string[] {
   const name = Math.min(40, Math.max(12, ...digest.clusters.map((c) => c.cluster.length)));
   const widths = [name, 14, 14, 14];
-  const cell = (now: number, before: number) => `${count(now)} (${count(before)})`;
+  const recorded = digest.headline.previousWeekRecorded;
+  const cell = (now: number, before: number) => `${count(now)} (${recorded ? count(before) : '-'})`;
   const line = (label: string, week: Pick<ClusterWeek, 'thisWeek' | 'previousWeek'>) => {
     const numbers = [
       cell(week.thisWeek.pages, week.previousWeek.pages),
@@ -151,7 +157,7 @@ function glance(digest: Digest): string[] {
   };
   return [
     ...wrap(
-      `This week, with ${digest.previousWeek} in brackets. A page that names several clusters counts once in the total.`,
+      `This week, with ${digest.previousWeek} in brackets${recorded ? '' : ' (nothing recorded then: -)'}. A page that names several clusters counts once in the total.`,
       INDENT,
     ),
     '',
@@ -178,7 +184,7 @@ function incidentLines(incident: DigestIncident, number: number, digest: Digest)
       ? `still open at the end of the week, after ${formatMinutes(incident.openForMs)}`
       : `resolved after ${formatMinutes(incident.openForMs)}`;
   const extra = [`${plural(incident.notifications, 'notification')} this week`];
-  if (incident.flaps > 0) extra.push(`flapped ${plural(incident.flaps, 'time')}`);
+  if (incident.flaps > 0) extra.push(`flapped ${plural(incident.flaps, 'time')} since it opened`);
   return [
     ...wrap(
       `${incident.status.toUpperCase()} ${incident.severity}: ${incident.title}`,
@@ -202,7 +208,7 @@ function noise(digest: Digest): string[] {
   const calm = digest.noise.filter((rule) => rule.advice.length === 0);
   const lines = noisy.flatMap((rule) => [
     ...wrap(
-      `${rule.rule}: fired ${fired(rule.fired)} (${rule.asRoot} as root cause); ${plural(rule.flaps, 'flap')}, ${plural(rule.reminders, 're-notification')}, ${rule.shortLived} resolved within ${minutes} min`,
+      `${rule.rule}: fired ${fired(rule.fired)} (${rule.asRoot} as root cause); ${plural(rule.flaps, 'flap')} and ${plural(rule.reminders, 're-notification')} over its incidents' lives, ${rule.shortLived} resolved within ${minutes} min`,
       INDENT,
       DETAIL,
     ),
@@ -341,7 +347,7 @@ function cost(digest: Digest): string[] {
       DETAIL,
     ),
     ...wrap(
-      `Total: ${usd(cost.totalUsd)}, before the free tier, from the durations the polls measured (start-up time not included).`,
+      `Total of the poller's reads and runs: ${usd(cost.totalUsd)}, before the free tier, from the durations the polls measured (start-up time not included). Alarms, DynamoDB, SNS, logs and the dashboard are not in it: docs/benchmarks.md prices a whole cluster-month.`,
       INDENT,
       DETAIL,
     ),

@@ -7,7 +7,8 @@ export function columns(text: string): number {
 
 /**
  * Wrap text at spaces so that no line is wider than `width` columns: the first line starts with `first`, the others
- * with `rest`. A word longer than a line (a URL, an id) is split where the line ends.
+ * with `rest`. A word longer than a line is split where the line ends, except a URL: a split URL is a dead link in a
+ * mail client, so it goes whole on a line of its own, the one line allowed to be wider.
  */
 export function wrap(text: string, first = '', rest = first, width = EMAIL_COLUMNS): string[] {
   const lines: string[] = [];
@@ -25,6 +26,11 @@ export function wrap(text: string, first = '', rest = first, width = EMAIL_COLUM
       lines.push(line);
       line = rest;
       empty = true;
+    }
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word)) {
+      lines.push(line + word);
+      line = rest;
+      continue;
     }
     let remaining = [...word];
     while (remaining.length > room()) {

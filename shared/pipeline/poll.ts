@@ -97,7 +97,6 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   }
   // Whatever became of this step, what earlier steps left in the outbox still goes out.
   const { delivered, failed } = await deliverPending(deps);
-  if (stepError !== undefined) throw stepError;
   await store.recordPoll({
     at,
     owner: deps.owner,
@@ -114,7 +113,12 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     deliveryFailures: failed.length,
     unreadableClusters: unreadable.reduce((n, u) => n + u.clusters.length, 0),
     nearMisses: nearMisses(findings, plan.nearMissMargin),
+    // A failed poll is recorded too, so that the digest can count it; the error still fails the invocation.
+    ...(stepError !== undefined && {
+      error: stepError instanceof Error ? `${stepError.name}: ${stepError.message}` : String(stepError),
+    }),
   });
+  if (stepError !== undefined) throw stepError;
   return {
     at,
     claim,

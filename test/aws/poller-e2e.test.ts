@@ -141,6 +141,7 @@ describe('the poller over the real wire', () => {
       'Findings',
       'NotificationsSent',
       'NotificationFailures',
+      'UnreadableClusters',
       'PollDurationMs',
       'Heartbeat',
     ]);

@@ -7,8 +7,10 @@ import {
   contextFor,
   harnessClusters,
   loadPoller,
+  loadTripwire,
   type PollHandler,
   pollEventFor,
+  type TripwireHandler,
   trimmedScenario,
 } from '../support/poller-harness.ts';
 
@@ -20,13 +22,14 @@ const OUTAGE_END_STEP = 75;
 describe('the poller under faults', () => {
   let harness: AwsHarness;
   let poll: PollHandler;
+  let tripwire: TripwireHandler;
   let scenario: Scenario;
 
   const at = (step: number) => scenario.start + step * 60_000;
   /** The tripwires go off as the outage starts, as the three clusters' PATCH p99 alarms would. */
   const armTripwires = async (state: 'ALARM' | 'OK' = 'ALARM') => {
     for (const cluster of ['dev-a', 'dev-b', 'dev-c']) {
-      await poll(alarmEventFor(cluster, state, at(PAGE_STEP - 1)), contextFor());
+      await tripwire(alarmEventFor(cluster, state, at(PAGE_STEP - 1)), contextFor());
     }
   };
   const pollSteps = async (from: number, to: number) => {
@@ -46,6 +49,7 @@ describe('the poller under faults', () => {
     const clusters = harnessClusters(['dev-a', 'dev-b', 'dev-c']);
     await putScenario(scenario, clusters);
     poll = await loadPoller(harness, clusters);
+    tripwire = await loadTripwire();
   }, 60_000);
 
   beforeEach(async () => {

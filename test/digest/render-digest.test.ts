@@ -86,7 +86,11 @@ describe('the digest of a week', () => {
         resolvedAt: '2024-05-01T12:00:00Z',
       });
       const compared = digestOf(activity, {
-        previous: { incidents: [before], notifications: [openedWith(before)], polls: [] },
+        previous: {
+          incidents: [before],
+          notifications: [openedWith(before)],
+          polls: pollsBetween(WEEK.from - 7 * 86_400_000, WEEK.from),
+        },
         clusters: ['prod-a', 'prod-b', 'prod-c'],
       });
 
@@ -164,16 +168,40 @@ describe('the digest of a week', () => {
       ...pollsBetween(WEEK.from, weekMinute(100)),
       ...pollsBetween(weekMinute(117), weekMinute(120), { lateMs: 95_000 }),
       ...pollsBetween(weekMinute(120), weekMinute(121), { error: 'ThrottlingException: Rate exceeded' }),
+      ...pollsBetween(weekMinute(121), WEEK.to),
     ];
 
     const health = digestOf({ ...NO_ACTIVITY, polls }).pipeline;
 
-    expect([health.polls, health.late, health.failed, health.maxLateMs, health.longestGap]).toEqual([
-      104,
+    expect([health.polls, health.late, health.failed, health.maxLateMs, health.longestGap, health.degraded]).toEqual([
+      10_063,
       3,
       1,
       95_000,
       { from: isoMinute(99), to: isoMinute(117), ms: 18 * 60_000 },
+      undefined,
+    ]);
+  });
+
+  it('never calls a week quiet when the poller stopped on its second day', () => {
+    const digest = digestOf({ ...NO_ACTIVITY, polls: pollsBetween(WEEK.from, weekMinute(2 * 1440)) });
+
+    expect([digest.pipeline.longestGap?.to, digest.pipeline.degraded, renderDigest(digest).subject]).toEqual([
+      new Date(WEEK.to).toISOString().replace('.000Z', 'Z'),
+      "only 29% of the week's polls ran",
+      expect.stringMatching(/^Sentinel digest \S+: PIPELINE DEGRADED \(only 29% of the week's polls ran\), 0 pages/),
+    ]);
+  });
+
+  it('never calls a week quiet when CloudWatch could not be read', () => {
+    const digest = digestOf({
+      ...NO_ACTIVITY,
+      polls: pollsBetween(WEEK.from, WEEK.to, { polled: 2, unreadableClusters: 2 }),
+    });
+
+    expect([digest.pipeline.degraded, renderDigest(digest).bodies.email]).toEqual([
+      'CloudWatch could not be read for 100% of cluster reads',
+      expect.not.stringContaining('A quiet week'),
     ]);
   });
 

@@ -33,7 +33,7 @@ describe('the digest of the OPA webhook outage week', () => {
 
   it('counts one page and two incidents, both resolved, against one ticket the week before', () => {
     expect([digest.headline, digest.total.previousWeek]).toEqual([
-      { pages: 1, tickets: 0, incidents: 2, openIncidents: 0, quiet: false },
+      { pages: 1, tickets: 0, incidents: 2, openIncidents: 0, quiet: false, previousWeekRecorded: true },
       { pages: 0, tickets: 1, incidents: 1 },
     ]);
   });

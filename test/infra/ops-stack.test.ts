@@ -74,7 +74,7 @@ describe('the functions', () => {
           }),
         },
       },
-      2,
+      3,
     );
   });
 
@@ -92,7 +92,7 @@ describe('the functions', () => {
     template.resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
       { RetentionInDays: 30, KmsKeyId: arnOf(synth.ops.key) },
-      2,
+      3,
     );
   });
 
@@ -132,7 +132,7 @@ describe('the functions', () => {
           OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetters'), 'Arn'] } },
         },
       },
-      2,
+      3,
     );
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: ref(synth.ops.poller.function),
@@ -349,7 +349,11 @@ describe('IAM', () => {
     const dynamodb = policyStatements().filter(({ statement }) =>
       actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
     );
-    expect(dynamodb).toHaveLength(2);
+    // Poller (read-write), digest (read) and tripwire (PutItem only).
+    expect(dynamodb).toHaveLength(3);
+    expect(
+      dynamodb.filter(({ policy }) => policy.startsWith('Tripwire')).map(({ statement }) => statement.Action),
+    ).toEqual(['dynamodb:PutItem']);
     for (const { statement } of dynamodb) {
       expect(statement.Resource).toEqual([
         arnOf(synth.ops.table),
@@ -402,7 +406,7 @@ describe('the dead-letter queues', () => {
     template.resourcePropertiesCountIs(
       'AWS::SQS::Queue',
       { KmsMasterKeyId: arnOf(synth.ops.key), MessageRetentionPeriod: 1209600 },
-      3,
+      4,
     );
     template.resourcePropertiesCountIs(
       'AWS::SQS::QueuePolicy',
@@ -413,7 +417,7 @@ describe('the dead-letter queues', () => {
           ]),
         },
       },
-      3,
+      4,
     );
   });
 });
@@ -434,6 +438,16 @@ describe('self-monitoring', () => {
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
       TreatMissingData: 'breaching',
+    });
+  });
+
+  it('pages when CloudWatch cannot be read for some clusters for five minutes', () => {
+    pagingAlarm('UnreadableClusters', {
+      Namespace: 'K8sIncidentSentinel',
+      MetricName: 'UnreadableClusters',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      TreatMissingData: 'notBreaching',
     });
   });
 
@@ -499,6 +513,18 @@ describe('the tripwires', () => {
     });
   });
 
+  it('let EventBridge put the events it gives up on into the encrypted dead-letter queue', () => {
+    const key = Object.values(template.findResources('AWS::KMS::Key'))[0];
+    const statement = key?.Properties.KeyPolicy.Statement.find(
+      (s: { Sid?: string }) => s.Sid === 'EventBridgeMovesUndeliveredEventsToEncryptedQueue',
+    );
+
+    expect(statement).toMatchObject({
+      Principal: { Service: 'events.amazonaws.com' },
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+    });
+  });
+
   it('exist only for clusters that have a write p99 metric', () => {
     const names = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
       .map((alarm) => alarm.Properties.AlarmName as string)
@@ -507,12 +533,12 @@ describe('the tripwires', () => {
     expect(names.sort()).toEqual(['OpsStack-tripwire-dev-euw1', 'OpsStack-tripwire-prod-euw1']);
   });
 
-  it('send their state changes to the poller, with retries and a dead-letter queue', () => {
+  it('send their state changes to a function of their own, with retries and a dead-letter queue', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: Match.objectLike({ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'] }),
       Targets: [
         Match.objectLike({
-          Arn: arnOf(synth.ops.poller.function),
+          Arn: arnOf(synth.ops.tripwire.function),
           RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 600 },
           DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
         }),

@@ -1,7 +1,8 @@
 import { isoSeconds } from '../../shared/engine/notification.ts';
+import { buildPlan } from '../../shared/pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../../shared/pipeline/memory-store.ts';
-import { deliverPending } from '../../shared/pipeline/poll.ts';
-import { notificationAt } from '../support/engine-fixtures.ts';
+import { deliverPending, runPoll } from '../../shared/pipeline/poll.ts';
+import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
 
 /** A store whose bookkeeping fails right after SNS accepted the message. */
 class ForgetfulStore extends MemoryIncidentStore {
@@ -36,6 +37,36 @@ describe('deliverPending', () => {
     expect([published, first.failed.map((f) => f.error)]).toEqual([
       [page.id],
       [expect.stringMatching(/^published \(m-1\) but not recorded: /)],
+    ]);
+  });
+});
+
+describe('runPoll', () => {
+  it('records a poll whose step failed, then fails', async () => {
+    const at = Date.parse('2026-11-20T10:00:00Z');
+    const store = new MemoryIncidentStore(() => at);
+    const plan = buildPlan({ ruleSet: defaultRuleSet(), clusters: ['dev-a'], maintenance: [], stepSeconds: 60 });
+    const deps = {
+      plan,
+      store,
+      metrics: {
+        read: async () => {
+          throw new Error('AccessDeniedException: not authorized to perform cloudwatch:GetMetricData');
+        },
+      },
+      notifier: { publish: async () => ({ messageId: 'unused' }) },
+      tripwires: { armed: async () => new Set<string>() },
+      pollEveryCluster: true,
+      owner: 'test',
+      now: () => at,
+      leaseMs: 60_000,
+    };
+
+    await expect(runPoll(deps, at)).rejects.toThrow('AccessDeniedException');
+    const { polls } = await store.activityBetween(at, at + 1);
+
+    expect(polls.map((p) => p.error)).toEqual([
+      'Error: AccessDeniedException: not authorized to perform cloudwatch:GetMetricData',
     ]);
   });
 });

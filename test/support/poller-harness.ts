@@ -71,6 +71,14 @@ export async function loadPoller(
   return handler as unknown as PollHandler;
 }
 
+export type TripwireHandler = (event: ReturnType<typeof alarmEventFor>, context: Context) => Promise<unknown>;
+
+/** The tripwire function, with the environment `loadPoller` set (the same configuration and table). */
+export async function loadTripwire(): Promise<TripwireHandler> {
+  const { handler } = await import('../../functions/tripwire/handler.ts');
+  return handler as unknown as TripwireHandler;
+}
+
 let invocation = 0;
 
 /** The event EventBridge Scheduler sends for the poll that evaluates step `at` (ingestion lag 2m, one-minute step). */

@@ -168,7 +168,7 @@ export class OpsStack extends Stack {
     // Tripwire state changes get a function of their own: a burst of them (an ingestion delay flips every tripwire at
     // once) must not queue behind, nor hold back, the poller's two reserved executions.
     const tripwireDeadLetters = new DeadLetterQueue(this, 'TripwireDeadLetters', { key });
-    const tripwire = (this.tripwire = new SentinelFunction(this, 'Tripwire', {
+    this.tripwire = new SentinelFunction(this, 'Tripwire', {
       entry: 'functions/tripwire/handler.ts',
       description: 'k8s-incident-sentinel tripwire: arms and disarms minute-by-minute polling of a cluster',
       memorySize: 256,
@@ -178,12 +178,12 @@ export class OpsStack extends Stack {
       failureQueue: tripwireDeadLetters,
       retryAttempts: 2,
       maxEventAge: Duration.minutes(10),
-    }));
-    bindTable(tripwire, this.table, 'put');
+    });
+    bindTable(this.tripwire, this.table, 'put');
     new Tripwires(this, 'Tripwires', {
       config,
       deployment,
-      target: tripwire.function,
+      target: this.tripwire.function,
       deadLetterQueue: tripwireDeadLetters,
     });
 

@@ -41,59 +41,41 @@ export class SentinelKey extends kms.Key {
       }),
     );
     // Without this, alarms deploy cleanly and then fail to publish to the encrypted paging topic: silence.
+    this.letServiceUseKey('CloudWatchAlarmsPublishToEncryptedTopics', 'cloudwatch.amazonaws.com', {
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: `${props.alarmNamePrefix}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    });
+    this.letServiceUseKey('SnsMovesUndeliverableNotificationsToEncryptedQueue', 'sns.amazonaws.com', {
+      ArnEquals: {
+        'aws:SourceArn': props.topicNames.map((name) =>
+          stack.formatArn({ service: 'sns', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
+        ),
+      },
+    });
+    // Tripwire events EventBridge gives up on land in the encrypted tripwire dead-letter queue: without this they
+    // would be dropped where no alarm sees them.
+    this.letServiceUseKey('EventBridgeMovesUndeliveredEventsToEncryptedQueue', 'events.amazonaws.com', {
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({ service: 'events', resource: 'rule', resourceName: `${stack.stackName}-*` }),
+      },
+    });
+  }
+
+  /** Let an AWS service encrypt and decrypt with the key on behalf of the named sources of this account only. */
+  private letServiceUseKey(sid: string, service: string, source: Record<string, Record<string, unknown>>): void {
     this.addToResourcePolicy(
       new iam.PolicyStatement({
-        sid: 'CloudWatchAlarmsPublishToEncryptedTopics',
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        sid,
+        principals: [new iam.ServicePrincipal(service)],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: `${props.alarmNamePrefix}*`,
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-        },
-      }),
-    );
-    this.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'SnsMovesUndeliverableNotificationsToEncryptedQueue',
-        principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': account },
-          ArnEquals: {
-            'aws:SourceArn': props.topicNames.map((name) =>
-              stack.formatArn({ service: 'sns', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
-            ),
-          },
-        },
-      }),
-    );
-    // Tripwire events EventBridge gives up on land in the encrypted poller dead-letter queue: without this they would
-    // be dropped where no alarm sees them.
-    this.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'EventBridgeMovesUndeliveredEventsToEncryptedQueue',
-        principals: [new iam.ServicePrincipal('events.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'events',
-              resource: 'rule',
-              resourceName: `${stack.stackName}-*`,
-            }),
-          },
-        },
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account }, ...source },
       }),
     );
   }

@@ -1,16 +1,16 @@
 import { documentClient, snsClient } from '../aws/clients.ts';
 import { DynamoDbIncidentStore } from '../aws/dynamodb-incident-store.ts';
 import { SnsNotifier } from '../aws/sns-notifier.ts';
+import { readConfigFile } from '../io/input-files.ts';
 import type { Notification } from '../shared/engine/notification.ts';
+import { renderNotification } from '../shared/notify/render-notification.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../shared/pipeline/memory-store.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../shared/pipeline/poll-time.ts';
 import type { IncidentStore, Notifier } from '../shared/pipeline/ports.ts';
-import { renderNotification } from '../shared/scenario/timeline.ts';
 import { metricSourceFor, throwIfUnreadable } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
-import { readConfig } from './read-input.ts';
 import { stackOutputs } from './stack-outputs.ts';
 
 export const POLL_USAGE = 'sentinel poll --once --config FILE (--dry-run | --stack NAME)';
@@ -41,7 +41,7 @@ export async function pollCommand(
       `give either --dry-run (print, touch nothing) or --stack NAME (poll for real), not ${options.dryRun ? 'both' : 'neither'}\nusage: ${POLL_USAGE}`,
     );
   }
-  const loaded = await readConfig(options.config);
+  const loaded = readConfigFile(options.config);
   const { config } = loaded;
   const plan = configuredPlan(loaded);
   let store: IncidentStore;

@@ -5,8 +5,8 @@ import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
-import { isIsoUtc } from '../scenario/scenario-time.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
+import { isIsoUtc } from '../time.ts';
 
 /** Polls run on whole minutes, so their durations must be whole minutes too. */
 const wholeMinutesSchema = z

@@ -4,8 +4,9 @@ import { signalRecord } from '../engine/signal-schema.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath, parseWith } from '../schema-errors.ts';
+import { isIsoUtc } from '../time.ts';
 import { CompactSeriesError, parseCompactSeries } from './compact-series.ts';
-import { isIsoUtc, isScenarioTime, scenarioTimeMs } from './scenario-time.ts';
+import { isScenarioTime, scenarioTimeMs } from './scenario-time.ts';
 
 export const SCENARIO_FORMAT = 'sentinel.scenario/v1';
 

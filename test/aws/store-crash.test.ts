@@ -2,7 +2,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
-import { isoSeconds, type Notification } from '../../shared/engine/notification.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 

@@ -1,7 +1,7 @@
-import { isoSeconds } from '../../shared/engine/notification.ts';
 import { buildPlan } from '../../shared/pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../../shared/pipeline/memory-store.ts';
 import { deliverPending, runPoll } from '../../shared/pipeline/poll.ts';
+import { isoSeconds } from '../../shared/time.ts';
 import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
 
 /** A store whose bookkeeping fails right after SNS accepted the message. */

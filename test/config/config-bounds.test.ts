@@ -107,7 +107,13 @@ describe('strings that reach the CloudFormation template', () => {
     const config = exampleWith(
       [
         ['maintenance'],
-        [{ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', reason: '${Token[AWS.URLSuffix.1]}' }],
+        [
+          {
+            from: '2026-01-01T00:00:00Z',
+            to: '2026-01-02T00:00:00Z',
+            reason: ['$', '{Token[AWS.URLSuffix.1]}'].join(''),
+          },
+        ],
       ],
       [['clusters', 0, 'source', 'nodeGroups'], ['{{resolve:secretsmanager:prod}}']],
     );

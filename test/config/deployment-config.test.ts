@@ -1,5 +1,4 @@
 import { loadConfig, parseConfigText } from '../../shared/config/deployment-config.ts';
-import { InputError, type InputProblem } from '../../shared/errors.ts';
 import { CONFIG_FILE, customRule, EXAMPLE_TEXT, exampleWith, problemsOf } from '../support/config-fixtures.ts';
 
 const FILE = CONFIG_FILE;

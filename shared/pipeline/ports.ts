@@ -27,6 +27,13 @@ export interface MetricRequest {
 /** Why a poll did or did not evaluate its step. */
 export type StepClaim = 'claimed' | 'done' | 'busy' | 'stale';
 
+/** What evaluating one step decided: the incidents it changed and the notifications it raised. */
+export interface StepOutcome {
+  readonly at: number;
+  readonly changed: readonly Incident[];
+  readonly notifications: readonly Notification[];
+}
+
 export interface PendingNotification {
   readonly notification: Notification;
   readonly attempts: number;
@@ -105,6 +112,11 @@ export interface Activity {
  */
 export interface Tripwires {
   armed(at: number): Promise<ReadonlySet<string>>;
+}
+
+/** Where a tripwire alarm's state change is kept until the polls read it. */
+export interface TripwireRecorder {
+  record(cluster: string, state: string, changedAt: number): Promise<void>;
 }
 
 /** Delivers one notification to on-call; SNS when deployed, a list in replay. */

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { documentClient, snsClient } from '../../aws/clients.ts';
-import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { costModel, POLLER_MEMORY_MB } from '../../shared/digest/cost-model.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
@@ -11,7 +11,7 @@ import { SnsDigestPublisher } from './sns-digest-publisher.ts';
 
 // Built once per cold start and reused by every invocation of this container.
 const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
-const store = new DynamoDbIncidentStore({
+const { activityLog } = dynamoDbStores({
   client: documentClient(),
   table: requiredEnv('SENTINEL_TABLE'),
   now: Date.now,
@@ -24,7 +24,7 @@ export const handler = middy<DigestEvent, DigestSummary, Error, Context>()
   .handler((event) =>
     digestOnSchedule(
       {
-        store,
+        activityLog,
         publisher,
         ruleSet,
         config,

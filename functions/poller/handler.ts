@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { cloudWatchClients, documentClient, snsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
-import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsNotifier } from '../../aws/sns-notifier.ts';
@@ -21,7 +21,7 @@ const metrics = new CloudWatchMetricSource({
   clientFor: cloudWatchClients(process.env.AWS_REGION),
   clusters: config.clusters,
 });
-const store = new DynamoDbIncidentStore({ client: db, table, now: Date.now });
+const stores = dynamoDbStores({ client: db, table, now: Date.now });
 const tripwires = new DynamoDbTripwires(db, table);
 const notifier = new SnsNotifier(snsClient(), {
   paging: requiredEnv('SENTINEL_PAGING_TOPIC_ARN'),
@@ -36,7 +36,7 @@ export const handler = middy<PollEvent, PollSummary, Error, Context>()
       {
         plan,
         metrics,
-        store,
+        ...stores,
         notifier,
         tripwires,
         owner: context.awsRequestId,

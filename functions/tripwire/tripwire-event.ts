@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TripwireRecorder } from '../../aws/dynamodb-tripwires.ts';
+import type { TripwireRecorder } from '../../shared/pipeline/ports.ts';
 
 /** The EventBridge event CloudWatch sends when a tripwire alarm changes state. */
 export const alarmEventSchema = z.object({

@@ -47,15 +47,12 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
       emfLine(
         deps.deployment,
         [
-          metric('ClustersPolled', report.polled.length - report.unreadable.reduce((n, u) => n + u.clusters.length, 0)),
+          metric('ClustersPolled', report.polled.length - report.unreadableClusters),
           metric('MetricsRequested', report.metricsRequested),
           metric('Findings', report.findings.filter((f) => f.verdict === 'met').length),
           metric('NotificationsSent', report.delivered.length),
           metric('NotificationFailures', report.failed.length),
-          metric(
-            'UnreadableClusters',
-            report.unreadable.reduce((n, u) => n + u.clusters.length, 0),
-          ),
+          metric('UnreadableClusters', report.unreadableClusters),
           metric('PollDurationMs', deps.now() - startedAt, 'Milliseconds'),
           metric('Heartbeat', 1),
         ],
@@ -71,7 +68,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
       created: report.created.length,
       delivered: report.delivered.length,
       deliveryFailures: report.failed.length,
-      unreadableClusters: report.unreadable.reduce((n, u) => n + u.clusters.length, 0),
+      unreadableClusters: report.unreadableClusters,
     };
   } catch (error) {
     deps.log(emfLine(deps.deployment, [metric('PollFailures', 1)], deps.now()));

@@ -34,6 +34,8 @@ export interface PollReport {
   readonly polled: readonly string[];
   readonly metricsRequested: number;
   readonly unreadable: MetricReading['unreadable'];
+  /** How many of the polled clusters CloudWatch would not answer for: the clusters of every `unreadable` entry. */
+  readonly unreadableClusters: number;
   readonly findings: readonly Finding[];
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
@@ -95,6 +97,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   } catch (error) {
     stepError = error;
   }
+  const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
   // Whatever became of this step, what earlier steps left in the outbox still goes out.
   const { delivered, failed } = await deliverPending(deps);
   await store.recordPoll({
@@ -111,7 +114,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     created: created.length,
     delivered: delivered.length,
     deliveryFailures: failed.length,
-    unreadableClusters: unreadable.reduce((n, u) => n + u.clusters.length, 0),
+    unreadableClusters,
     nearMisses: nearMisses(findings, plan.nearMissMargin),
     // A failed poll is recorded too, so that the digest can count it; the error still fails the invocation.
     ...(stepError !== undefined && {
@@ -126,6 +129,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     polled,
     metricsRequested,
     unreadable,
+    unreadableClusters,
     findings,
     created,
     delivered,

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
-import { type AlarmEvent, tripwireAlarmName } from '../functions/tripwire/tripwire-event.ts';
+import type { AlarmEvent } from '../functions/tripwire/tripwire-event.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { startAwsHarness } from '../test/support/aws-harness.ts';
 import { contextFor, loadPoller, loadTripwire, pollEventFor } from '../test/support/poller-harness.ts';
 import { type OperationUsage, startDynamoMeter } from './dynamodb-meter.ts';

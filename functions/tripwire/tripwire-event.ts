@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TripwireRecorder } from '../../aws/dynamodb-tripwires.ts';
+import { tripwireClusterOf } from '../../shared/pipeline/alarm-names.ts';
 
 /** The EventBridge event CloudWatch sends when a tripwire alarm changes state. */
 export const alarmEventSchema = z.object({
@@ -12,18 +13,12 @@ export const alarmEventSchema = z.object({
 });
 export type AlarmEvent = z.infer<typeof alarmEventSchema>;
 
-/** Tripwire alarms are named `<deployment>-tripwire-<cluster>` by the stack. */
-export function tripwireAlarmName(deployment: string, cluster: string): string {
-  return `${deployment}-tripwire-${cluster}`;
-}
-
 /** Arm or disarm a cluster's minute-by-minute polling from its alarm's new state; alarms of others are ignored. */
 export async function recordTripwire(
   deps: { tripwires: TripwireRecorder; deployment: string; clusters: ReadonlySet<string> },
   event: AlarmEvent,
 ): Promise<{ cluster?: string; state: string }> {
-  const prefix = tripwireAlarmName(deps.deployment, '');
-  const cluster = event.detail.alarmName.startsWith(prefix) ? event.detail.alarmName.slice(prefix.length) : undefined;
+  const cluster = tripwireClusterOf(deps.deployment, event.detail.alarmName);
   const state = event.detail.state.value;
   if (cluster === undefined || !deps.clusters.has(cluster)) return { state };
   await deps.tripwires.record(cluster, state, Date.parse(event.detail.state.timestamp));

@@ -3,11 +3,11 @@ import type { Context } from 'aws-lambda';
 import { documentClient, snsClient } from '../../aws/clients.ts';
 import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
 import { requiredEnv } from '../../aws/environment.ts';
+import { SnsDigestPublisher } from '../../aws/sns-digest-publisher.ts';
 import { costModel, POLLER_MEMORY_MB } from '../../shared/digest/cost-model.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { validateEvent } from '../validate-event.ts';
 import { type DigestEvent, type DigestSummary, digestEventSchema, digestOnSchedule } from './digest-on-schedule.ts';
-import { SnsDigestPublisher } from './sns-digest-publisher.ts';
 
 // Built once per cold start and reused by every invocation of this container.
 const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));

@@ -43,6 +43,8 @@ export class SelfMonitoring extends Construct {
       datapointsToAlarm: 5,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
+    // Every failed invocation counts here, polls that fail included: the poller emits no failure metric of its own,
+    // which would page a second time for the same fault.
     this.alarm('PollerErrors', props, {
       alarmDescription: 'The poller failed in 3 of the last 5 minutes. See its log group and the X-Ray traces.',
       metric: fn.metricErrors(perMinute),

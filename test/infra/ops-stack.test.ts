@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { DEPLOYMENT_DIMENSION, PIPELINE_METRICS, PIPELINE_NAMESPACE } from '../../shared/pipeline/pipeline-metrics.ts';
 import { type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
 
 interface Statement {
@@ -460,6 +461,22 @@ describe('self-monitoring', () => {
       EvaluationPeriods: 5,
       DatapointsToAlarm: 3,
     });
+  });
+
+  it('pages on every failure metric the poller emits, read by the namespace and dimension it is emitted with', () => {
+    const failures = Object.entries(PIPELINE_METRICS)
+      .filter(([, metric]) => metric.failure)
+      .map(([name]) => name);
+
+    for (const name of failures) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: PIPELINE_NAMESPACE,
+        MetricName: name,
+        Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }],
+        AlarmActions: [ref(synth.ops.topics.paging)],
+      });
+    }
+    expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters']);
   });
 
   it('pages on poller errors, throttles and polls near the timeout', () => {

@@ -67,7 +67,7 @@ const figures: FleetPollFigures = {
   clusters: size,
   metricsRequested: report.metricsRequested,
   getMetricDataCalls: source.lastCalls,
-  unreadableClusters: report.unreadable.reduce((n, u) => n + u.clusters.length, 0),
+  unreadableClusters: report.unreadableClusters,
   pollMs,
   readMs,
   engineMs: pollMs - readMs,

@@ -42,6 +42,8 @@ export interface PollReport {
   readonly polled: readonly string[];
   readonly metricsRequested: number;
   readonly unreadable: MetricReading['unreadable'];
+  /** How many of the polled clusters CloudWatch would not answer for: the clusters of every `unreadable` entry. */
+  readonly unreadableClusters: number;
   readonly findings: readonly Finding[];
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
@@ -107,6 +109,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   } catch (error) {
     stepError = error;
   }
+  const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
   // Whatever became of this step, what earlier steps left in the outbox still goes out.
   const { delivered, failed } = await deliverPending(deps, committed);
   await deps.activityLog.recordPoll({
@@ -123,7 +126,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     created: created.length,
     delivered: delivered.length,
     deliveryFailures: failed.length,
-    unreadableClusters: unreadable.reduce((n, u) => n + u.clusters.length, 0),
+    unreadableClusters,
     nearMisses: nearMisses(findings, plan.nearMissMargin),
     // A failed poll is recorded too, so that the digest can count it; the error still fails the invocation.
     ...(stepError !== undefined && {
@@ -138,6 +141,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     polled,
     metricsRequested,
     unreadable,
+    unreadableClusters,
     findings,
     created,
     delivered,

@@ -10,7 +10,7 @@ import {
   harnessClusters,
   loadPoller,
   type PollHandler,
-  pollEventFor,
+  pollAt,
   trimmedScenario,
 } from '../support/poller-harness.ts';
 
@@ -52,7 +52,7 @@ describe('the poller over the real wire', () => {
     const { config, ruleSet } = loadConfig({ clusters, ...everyMinute }, 'test config');
     replayed = (await replayScenario(scenario, { ruleSet, config })).notifications;
     for (let step = 0; step < scenario.steps; step++) {
-      await poll(pollEventFor(scenario.start + step * 60_000), contextFor());
+      await pollAt(poll, scenario.start + step * 60_000);
     }
   }, 120_000);
 
@@ -172,7 +172,7 @@ describe('the poller over the real wire', () => {
   it('does nothing more when a poll is retried after it succeeded', async () => {
     const before = harness.sns.published.length;
     const last = scenario.start + (scenario.steps - 1) * 60_000;
-    const summary = await poll(pollEventFor(last), contextFor());
+    const summary = await pollAt(poll, last);
     expect(summary.claim).toBe('done');
     expect(harness.sns.published).toHaveLength(before);
   });

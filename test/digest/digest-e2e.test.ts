@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { digestCommand, StoreReadError } from '../../cli/digest-command.ts';
 import type { DigestEvent, DigestSummary } from '../../functions/digest/digest-on-schedule.ts';
@@ -6,7 +6,14 @@ import type { Digest } from '../../shared/digest/digest.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import { contextFor, harnessClusters, loadPoller, pollEventFor, trimmedScenario } from '../support/poller-harness.ts';
+import {
+  arriveAt,
+  contextFor,
+  harnessClusters,
+  loadPoller,
+  pollAt,
+  trimmedScenario,
+} from '../support/poller-harness.ts';
 import { flowing, wideLines } from './digest-fixtures.ts';
 
 type DigestHandler = (event: DigestEvent, context: Context) => Promise<DigestSummary>;
@@ -31,25 +38,17 @@ describe('the digest Lambda over the real wire', () => {
     const clusters = harnessClusters(['dev-euw1']);
     await putScenario(scenario, clusters);
     // The functions' clock follows the schedule, so that polls and deliveries are recorded on the scenario's days,
-    // where the digest looks for them; it still advances in real time within an invocation, so durations are real.
-    let scheduledAt = 0;
-    let calledAt = 0;
-    jest.spyOn(Date, 'now').mockImplementation(() => scheduledAt + (performance.now() - calledAt));
+    // where the digest looks for them.
     const poll = await loadPoller(harness, clusters, { poll: { every: '1m' } });
     configFile = process.env.SENTINEL_CONFIG_FILE as string;
-    for (let step = 0; step < scenario.steps; step++) {
-      const event = pollEventFor(scenario.start + step * 60_000);
-      scheduledAt = Date.parse(event.scheduledTime);
-      calledAt = performance.now();
-      await poll(event, contextFor());
-    }
+    for (let step = 0; step < scenario.steps; step++) await pollAt(poll, scenario.start + step * 60_000);
     digest = (await import('../../functions/digest/handler.ts')).handler as unknown as DigestHandler;
+    arriveAt(Date.parse(NEXT_MONDAY) + 3_000);
     summary = await digest({ kind: 'digest', scheduledTime: NEXT_MONDAY }, contextFor());
   }, 120_000);
 
   afterAll(async () => {
     output.restore();
-    jest.restoreAllMocks();
     await harness.close();
   });
 
@@ -118,6 +117,7 @@ describe('the digest Lambda over the real wire', () => {
   });
 
   it('says so in the subject when the week had no poll at all', async () => {
+    arriveAt(Date.parse('2019-03-18T09:00:03Z'));
     const quiet = await digest({ kind: 'digest', scheduledTime: '2019-03-18T09:00:00Z' }, contextFor());
 
     expect(quiet.subject).toBe('Sentinel digest 2019-W11: NO POLLS RECORDED, check the poller (test)');

@@ -188,7 +188,7 @@ describe('finding 7: the runbooks describe the webhook signals as the eks profil
 describe('finding 8: the README table of how rules relate is the rule set', () => {
   it('lists, for each root rule, exactly the rules it explains', () => {
     const table = section(README(), 'How the rules relate');
-    const rows = [...table.matchAll(/^\| ([a-z-]+)\s+\| ([a-z, -]+?)\s+\|$/gm)].map((m) => [
+    const rows = [...table.matchAll(/^\| ([a-z][a-z-]*)\s+\| ([a-z][a-z, -]*?)\s+\|$/gm)].map((m) => [
       m[1],
       (m[2] ?? '').split(', ').sort(),
     ]);

@@ -3,7 +3,7 @@ import type { Hint, Rule } from './rule.ts';
 /**
  * The default rule set. Ids are a public contract; thresholds are justified in docs/rules.md and tuned on the
  * scenario corpus. Sources named in hints are listed in docs/rules.md#sources; a hint that says how AWS, Karpenter or
- * Gatekeeper behaves cites the page that says so (docs/runbooks/README.md#where-a-hint-applies).
+ * Gatekeeper behaves cites the page that says so (docs/runbooks/README.md#where-a-hint-applies-and-how-it-cites).
  */
 
 const OPA_POSTMORTEM = 'Jetstack post-mortem of the OPA validating-webhook outage on GKE (2019)';
@@ -492,7 +492,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
           'for asg in {asgs}; do aws autoscaling describe-scaling-activities --auto-scaling-group-name "$asg" --region {region} --max-items 20 --query \'Activities[].[StartTime,StatusCode,Cause]\' --output text; done',
         ],
         source:
-          'Amazon EC2 Auto Scaling User Guide: Verify a scaling activity, https://docs.aws.amazon.com/autoscaling/ec2/userguide/as-verify-scaling-activity.html',
+          'Amazon EC2 Auto Scaling User Guide: Verify a scaling activity, https://docs.aws.amazon.com/autoscaling/ec2/userguide/as-verify-scaling-activity.html; Amazon EKS User Guide: Managed node groups ("Every managed node is provisioned as part of an Amazon EC2 Auto Scaling group"), https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html',
       },
       {
         text: 'Why Karpenter disrupted nodes (Underutilized, Empty, Drifted, Expired) and whether spot reclaimed them.',
@@ -505,7 +505,6 @@ export const DEFAULT_RULES: readonly Rule[] = [
       },
       {
         text: 'EC2’s reason for the cluster’s recently terminated instances (kept about an hour): Server.SpotInstanceTermination is a spot reclaim.',
-        appliesTo: ['managed-node-groups', 'self-managed-groups', 'karpenter', 'auto-mode'],
         commands: [
           "aws ec2 describe-instances --region {region} --filters Name=instance-state-name,Values=shutting-down,terminated Name=tag-key,Values=kubernetes.io/cluster/{cluster} --query 'Reservations[].Instances[].[InstanceId,LaunchTime,StateReason.Message]' --output text",
         ],
@@ -520,7 +519,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
           'aws ec2 create-launch-template-version --region {region} --launch-template-id <launch-template-id> --source-version <current-version> --launch-template-data \'{"ImageId":"<previous-ami-id>"}\'',
           'aws eks update-nodegroup-version --cluster-name {cluster} --region {region} --nodegroup-name <nodegroup> --launch-template id=<launch-template-id>,version=<new-version>',
         ],
-        source: EKS_NODEGROUP_VERSION,
+        source: `${EKS_NODEGROUP_VERSION}; EC2 API Reference: CreateLaunchTemplateVersion, https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateLaunchTemplateVersion.html`,
       },
     ],
     runbook: 'docs/runbooks/node-churn.md',

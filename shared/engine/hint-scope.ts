@@ -3,7 +3,7 @@ import type { Hint } from './rule.ts';
 /**
  * Where a hint applies, and how a page turns a rule's hints into the ones for the clusters it names: only the hints
  * that apply to their kind, with this cluster's name, Region, account and Auto Scaling groups in the commands.
- * docs/runbooks/README.md#where-a-hint-applies says how to write them.
+ * docs/runbooks/README.md#where-a-hint-applies-and-how-it-cites says how to write them.
  */
 
 /** How a cluster's nodes are run, as the deployment configuration says (`clusters[].source.nodes`). */
@@ -119,7 +119,7 @@ function unknownKindNote(clusters: readonly (ClusterFacts | undefined)[]): Hint 
   const which = clusters.length === 1 ? 'this cluster' : 'some of these clusters';
   return {
     text: `The deployment configuration does not say ${unsaid.join(' or ')} for ${which}, so this page shows the hints for every kind of cluster, each labelled with where it applies.`,
-    source: 'k8s-incident-sentinel, docs/runbooks/README.md#where-a-hint-applies',
+    source: 'k8s-incident-sentinel, docs/runbooks/README.md#where-a-hint-applies-and-how-it-cites',
   };
 }
 

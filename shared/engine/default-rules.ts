@@ -58,7 +58,7 @@ const pauseAutoRepair: readonly Hint[] = [
     source: `${EKS_NODE_REPAIR}; ${EKS_UPDATE_NODEGROUP_CONFIG}`,
   },
   {
-    text: 'Turn Karpenter’s NodeRepair feature gate off until the control plane is healthy. The gate is in the controller’s FEATURE_GATES environment variable (or its --feature-gates flag): the first command shows it, the second flips only NodeRepair=true to NodeRepair=false. Set the Helm value settings.featureGates.nodeRepair=false too, or the next helm upgrade turns repair back on. Karpenter stops repairing by itself only when more than 20% of a NodePool is unhealthy.',
+    text: 'Turn Karpenter’s NodeRepair feature gate off until the control plane is healthy. The gate is in the controller’s FEATURE_GATES environment variable (or its --feature-gates flag): these commands find Karpenter’s namespace, show the variable, then flip only NodeRepair=true to NodeRepair=false. Set the Helm value settings.featureGates.nodeRepair=false too, or the next helm upgrade turns repair back on. Karpenter stops repairing by itself only when more than 20% of a NodePool is unhealthy.',
     appliesTo: ['karpenter'],
     commands: [
       "KNS=$(kubectl get deployment -A -l app.kubernetes.io/name=karpenter -o jsonpath='{.items[0].metadata.namespace}')",

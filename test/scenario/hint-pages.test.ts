@@ -45,21 +45,23 @@ async function pageFor(nodes?: string): Promise<{ page: Notification; text: stri
   return { page, text: renderNotification(page).join('\n') };
 }
 
-const MANAGED = "aws eks update-nodegroup-config --cluster-name 'dev-euw1' --region 'eu-west-1'";
-const KARPENTER = 'NodeRepair=false';
-const AUTO_MODE = "aws eks describe-cluster --name 'dev-euw1' --region 'eu-west-1' --query 'cluster.computeConfig'";
-const SELF_MANAGED = 'aws autoscaling suspend-processes';
+/** The command by which each repairer is paused, as a page filled in for dev-euw1 shows it. */
+const PAUSE_COMMANDS = {
+  'managed-node-groups': "aws eks update-nodegroup-config --cluster-name 'dev-euw1' --region 'eu-west-1'",
+  karpenter: 'NodeRepair=false',
+  'auto-mode': "aws eks describe-cluster --name 'dev-euw1' --region 'eu-west-1' --query 'cluster.computeConfig'",
+  'self-managed-groups': 'aws autoscaling suspend-processes',
+} as const;
+
+/** Which repairers a page tells on-call how to pause. */
+const repairersIn = (text: string) =>
+  Object.entries(PAUSE_COMMANDS).flatMap(([kind, command]) => (text.includes(command) ? [kind] : []));
 
 describe('a replayed page for an EKS cluster', () => {
   it('with managed node groups shows only their commands, filled in', async () => {
     const { text } = await pageFor('managed-node-groups');
 
-    expect([
-      text.includes(MANAGED),
-      text.includes(KARPENTER),
-      text.includes(AUTO_MODE),
-      text.includes(SELF_MANAGED),
-    ]).toEqual([true, false, false, false]);
+    expect(repairersIn(text)).toEqual(['managed-node-groups']);
     expect(text).toContain(
       "for ng in $(aws eks list-nodegroups --cluster-name 'dev-euw1' --region 'eu-west-1' --query 'nodegroups[]' --output text)",
     );
@@ -68,24 +70,14 @@ describe('a replayed page for an EKS cluster', () => {
   it('with Karpenter shows only the NodeRepair gate', async () => {
     const { text } = await pageFor('karpenter');
 
-    expect([
-      text.includes(MANAGED),
-      text.includes(KARPENTER),
-      text.includes(AUTO_MODE),
-      text.includes(SELF_MANAGED),
-    ]).toEqual([false, true, false, false]);
+    expect(repairersIn(text)).toEqual(['karpenter']);
     expect(text).toContain('settings.featureGates.nodeRepair=false');
   });
 
   it('with Auto Mode says repair cannot be turned off and shows only its own command', async () => {
     const { text } = await pageFor('auto-mode');
 
-    expect([
-      text.includes(MANAGED),
-      text.includes(KARPENTER),
-      text.includes(AUTO_MODE),
-      text.includes(SELF_MANAGED),
-    ]).toEqual([false, false, true, false]);
+    expect(repairersIn(text)).toEqual(['auto-mode']);
     expect(text).toMatch(/cannot be turned off or configured/);
   });
 

@@ -1,5 +1,5 @@
 import { documentClient } from '../aws/clients.ts';
-import { DynamoDbIncidentStore } from '../aws/dynamodb-incident-store.ts';
+import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
 import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { costModel, POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
@@ -74,11 +74,11 @@ async function fromStore(options: DigestOptions): Promise<Digest> {
   const { config, ruleSet } = readConfigFile(options.config);
   const week = weekOf(options.week, config.digest.timeZone);
   const client = documentClient();
-  const store = new DynamoDbIncidentStore({ client, table, now: Date.now });
+  const { activityLog } = dynamoDbStores({ client, table, now: Date.now });
   try {
     return await digestOfWeek(
       {
-        store,
+        activityLog,
         ruleSet,
         config,
         costModel: costModel(POLLER_MEMORY_MB),

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../../shared/config/deployment-config.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, putScenario, startAwsHarness } from '../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
 import {
   contextFor,
   harnessClusters,
@@ -12,6 +13,20 @@ import {
   pollEventFor,
   trimmedScenario,
 } from '../support/poller-harness.ts';
+
+/** A line in CloudWatch embedded metric format: metric definitions under `_aws`, dimensions and values beside them. */
+interface EmfLine {
+  readonly _aws: {
+    readonly CloudWatchMetrics: readonly {
+      readonly Namespace: string;
+      readonly Dimensions: readonly (readonly string[])[];
+      readonly Metrics: readonly { readonly Name: string; readonly Unit: string }[];
+    }[];
+  };
+  readonly [field: string]: unknown;
+}
+
+const emfLines = (output: CapturedOutput) => output.json().filter((line) => '_aws' in line) as unknown as EmfLine[];
 
 /** Five hours of latent webhook latency before the outage, the outage, the repair loop and the recovery. */
 const OPA_FROM_STEP = 4050;
@@ -23,10 +38,10 @@ describe('the poller over the real wire', () => {
   let replayed: readonly Notification[];
   let putCalls: number;
 
-  let logged: { mock: { calls: unknown[][] } };
+  let output: CapturedOutput;
 
   beforeAll(async () => {
-    logged = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    output = captureOutput();
     harness = await startAwsHarness();
     scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
     const clusters = harnessClusters(['dev-euw1']);
@@ -42,6 +57,7 @@ describe('the poller over the real wire', () => {
   }, 120_000);
 
   afterAll(async () => {
+    output.restore();
     await harness.close();
   });
 
@@ -123,11 +139,10 @@ describe('the poller over the real wire', () => {
   });
 
   it('reports on itself in embedded metric format after every poll, with a heartbeat', () => {
-    // biome-ignore lint/suspicious/noExplicitAny: EMF lines are free-form JSON; the assertions check their shape.
-    const reports: any[] = logged.mock.calls
-      .map(([line]) => JSON.parse(String(line)))
-      .filter((line) => line._aws?.CloudWatchMetrics?.[0]?.Namespace === 'K8sIncidentSentinel');
-    const page = reports.find((r) => r.NotificationsSent === 1 && r.Findings > 0);
+    const reports = emfLines(output).filter(
+      (line) => line._aws.CloudWatchMetrics[0]?.Namespace === 'K8sIncidentSentinel',
+    );
+    const page = reports.find((r) => r.NotificationsSent === 1 && Number(r.Findings) > 0);
 
     expect([reports.length, reports.every((r) => r.Heartbeat === 1), page?.Deployment]).toEqual([
       scenario.steps,
@@ -135,16 +150,23 @@ describe('the poller over the real wire', () => {
       'test',
     ]);
     expect(page).toMatchObject({ ClustersPolled: 1, MetricsRequested: 17, NotificationFailures: 0 });
-    expect(page?._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name)).toEqual([
-      'ClustersPolled',
-      'MetricsRequested',
-      'Findings',
-      'NotificationsSent',
-      'NotificationFailures',
-      'UnreadableClusters',
-      'PollDurationMs',
-      'Heartbeat',
+    expect(page?._aws.CloudWatchMetrics[0]?.Metrics).toEqual([
+      { Name: 'ClustersPolled', Unit: 'Count' },
+      { Name: 'MetricsRequested', Unit: 'Count' },
+      { Name: 'Findings', Unit: 'Count' },
+      { Name: 'NotificationsSent', Unit: 'Count' },
+      { Name: 'NotificationFailures', Unit: 'Count' },
+      { Name: 'UnreadableClusters', Unit: 'Count' },
+      { Name: 'PollDurationMs', Unit: 'Milliseconds' },
+      { Name: 'Heartbeat', Unit: 'Count' },
     ]);
+  });
+
+  it('gives its metrics Deployment as their only dimension, which the alarms and the dashboard read', () => {
+    const dimensions = emfLines(output).flatMap((line) => line._aws.CloudWatchMetrics.map((m) => m.Dimensions));
+
+    expect(dimensions).toHaveLength(scenario.steps);
+    expect(new Set(dimensions.map((d) => JSON.stringify(d)))).toEqual(new Set(['[["Deployment"]]']));
   });
 
   it('does nothing more when a poll is retried after it succeeded', async () => {

@@ -5,6 +5,7 @@ import type { DigestEvent, DigestSummary } from '../../functions/digest/digest-o
 import type { Digest } from '../../shared/digest/digest.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
 import { contextFor, harnessClusters, loadPoller, pollEventFor, trimmedScenario } from '../support/poller-harness.ts';
 import { flowing, wideLines } from './digest-fixtures.ts';
 
@@ -21,9 +22,10 @@ describe('the digest Lambda over the real wire', () => {
   let digest: DigestHandler;
   let summary: DigestSummary;
   let configFile: string;
+  let output: CapturedOutput;
 
   beforeAll(async () => {
-    jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    output = captureOutput();
     harness = await startAwsHarness();
     scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
     const clusters = harnessClusters(['dev-euw1']);
@@ -46,6 +48,7 @@ describe('the digest Lambda over the real wire', () => {
   }, 120_000);
 
   afterAll(async () => {
+    output.restore();
     jest.restoreAllMocks();
     await harness.close();
   });
@@ -121,10 +124,16 @@ describe('the digest Lambda over the real wire', () => {
     expect(onDigestTopic().map((p) => p.subject)).toContain(quiet.subject);
   });
 
-  it('rejects an event that is not the digest schedule', async () => {
+  it('rejects an event that is not the digest schedule, naming the wrong path', async () => {
     const poll = { kind: 'poll', scheduledTime: NEXT_MONDAY } as unknown as DigestEvent;
 
-    await expect(digest(poll, contextFor())).rejects.toThrow('invalid event');
+    await expect(digest(poll, contextFor())).rejects.toThrow(/^invalid event: \$\.kind: .*"digest"/);
+  });
+
+  it('logs the digest it sent, with the week and the message id', () => {
+    const sent = output.json().filter((line) => line.message === 'digest sent');
+
+    expect(sent[0]).toMatchObject({ level: 'INFO', week: '2019-W10', messageId: summary.messageId });
   });
 
   it('renders the same digest from the deployed table on the command line', async () => {

@@ -101,6 +101,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
               window,
               rules: cluster.rules,
               inMaintenance: inMaintenance(plan.maintenance, cluster.name, at),
+              ...(cluster.facts && { facts: cluster.facts }),
             },
           ];
         }),

@@ -27,7 +27,11 @@ export class DynamoDbStepLedger implements StepLedger {
     claimableStep(at, now);
     const written = await this.cursor();
     // A cursor ahead of the clock was written by no real poll: it is void, and the claim below overwrites it.
-    const cursor = { ...written, doneStep: behindClock(written.doneStep, now), claimedStep: behindClock(written.claimedStep, now) };
+    const cursor = {
+      ...written,
+      doneStep: behindClock(written.doneStep, now),
+      claimedStep: behindClock(written.claimedStep, now),
+    };
     if (cursor.doneStep !== undefined && at <= cursor.doneStep) return at === cursor.doneStep ? 'done' : 'stale';
     if (cursor.claimedStep !== undefined && cursor.claimedStep > at) return 'stale';
     const unfinished = cursor.claimedStep !== undefined && cursor.claimedStep !== cursor.doneStep;

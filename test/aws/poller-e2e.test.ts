@@ -5,14 +5,7 @@ import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, putScenario, startAwsHarness } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import {
-  contextFor,
-  harnessClusters,
-  loadPoller,
-  type PollHandler,
-  pollAt,
-  trimmedScenario,
-} from '../support/poller-harness.ts';
+import { harnessClusters, loadPoller, type PollHandler, pollAt, trimmedScenario } from '../support/poller-harness.ts';
 
 /** A line in CloudWatch embedded metric format: metric definitions under `_aws`, dimensions and values beside them. */
 interface EmfLine {

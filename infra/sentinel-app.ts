@@ -1,7 +1,8 @@
 import * as path from 'node:path';
-import { type App, BootstraplessSynthesizer, type Environment, Validations } from 'aws-cdk-lib';
+import { Annotations, type App, BootstraplessSynthesizer, type Environment, Token, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { readConfigFile } from '../io/input-files.ts';
+import { checkDeployable } from '../shared/config/config-verdict.ts';
 import { OpsStack } from './ops-stack.ts';
 import { SourceAccountStack } from './source-account-stack.ts';
 import { watchedNamespaces } from './watched-namespaces.ts';
@@ -31,12 +32,22 @@ export interface SentinelStacks {
  */
 export function buildSentinelApp(app: App, options: SentinelAppOptions): SentinelStacks {
   const { config } = readConfigFile(options.configFile);
+  const known = (value: string | undefined) => (value === undefined || Token.isUnresolved(value) ? undefined : value);
+  const opsRegion = known(options.opsEnv?.region);
+  const opsAccount = known(options.opsEnv?.account);
+  const warnings = checkDeployable(config, options.configFile, {
+    ...(opsRegion && { opsRegion }),
+    ...(opsAccount && { opsAccount }),
+  });
   const ops = new OpsStack(app, 'OpsStack', {
     description: 'k8s-incident-sentinel: pages on-call once per Kubernetes control-plane incident',
     config,
     configFile: path.resolve(options.configFile),
     ...(options.opsEnv && { env: options.opsEnv }),
   });
+  for (const warning of warnings) {
+    Annotations.of(ops).addWarningV2(warning.code, `${options.configFile} ${warning.path}: ${warning.message}`);
+  }
   const source = ops.sink
     ? new SourceAccountStack(app, 'SourceAccountStack', {
         description: 'k8s-incident-sentinel: shares the cluster metrics of this workload account with the ops account',

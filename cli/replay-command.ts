@@ -1,6 +1,8 @@
 import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
-import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { compileRuleSet, type LoadedConfig } from '../shared/config/deployment-config.ts';
+import { matchConfigClusters } from '../shared/scenario/config-clusters.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
+import type { Scenario } from '../shared/scenario/scenario.ts';
 import { renderTimeline, replayJsonLines } from '../shared/scenario/timeline.ts';
 import type { CommandOutput } from './command.ts';
 import { defineCommand } from './command-line.ts';
@@ -44,6 +46,7 @@ export async function replayCommand(
   let failures = 0;
   for (const file of files) {
     const scenario = readScenarioFile(file);
+    if (loaded && options.config !== undefined) sayWhichClustersMatch(loaded, options.config, scenario, out);
     const result = await replayScenario(scenario, { ruleSet, ...(loaded && { config: loaded.config }) });
     const failed = result.checks.filter((c) => !c.passed);
     failures += failed.length;
@@ -61,4 +64,16 @@ export async function replayCommand(
     );
   }
   return options.check && failures > 0 ? 1 : 0;
+}
+
+/** Cluster overrides apply by name: say which took effect, so a misspelt cluster does not pass unnoticed. */
+function sayWhichClustersMatch(loaded: LoadedConfig, configFile: string, scenario: Scenario, out: CommandOutput) {
+  const { matched, unconfigured, idleOverrides } = matchConfigClusters(loaded.config, scenario);
+  const unmatched =
+    unconfigured.length > 0 ? `; not in the configuration (fleet-wide rules only): ${unconfigured.join(', ')}` : '';
+  out.stderr(
+    `sentinel: ${scenario.file}: clusters of ${configFile} in this scenario: ${matched.join(', ') || 'none'}${unmatched}`,
+  );
+  for (const problem of idleOverrides)
+    out.stderr(`sentinel: warning: ${configFile} ${problem.path}: ${problem.message}`);
 }

@@ -89,6 +89,50 @@ describe('sentinel', () => {
     });
   });
 
+  describe('replay --config', () => {
+    it("says which of the configuration's clusters the scenario has", async () => {
+      const config = write('matching.json', {
+        clusters: [{ name: 'prod-euw2' }, { name: 'dev-quiet' }],
+      });
+
+      const { code, output } = await run('replay', '--config', config, PASSING);
+
+      expect([code, output.err]).toEqual([
+        0,
+        [`sentinel: ${PASSING}: clusters of ${config} in this scenario: prod-euw2`],
+      ]);
+    });
+
+    it('names the scenario clusters the configuration does not have', async () => {
+      const config = write('other-cluster.json', { clusters: [{ name: 'dev-quiet' }] });
+
+      const { output } = await run('replay', '--config', config, PASSING);
+
+      expect(output.err).toEqual([
+        `sentinel: ${PASSING}: clusters of ${config} in this scenario: none; not in the configuration (fleet-wide rules only): prod-euw2`,
+      ]);
+    });
+
+    it('warns about overrides for clusters the scenario does not have', async () => {
+      const config = write('stray-override.json', {
+        clusters: [
+          { name: 'prod-euw2' },
+          { name: 'prod-euw9', overrides: { 'control-plane-degraded': { severity: 'ticket' } } },
+        ],
+      });
+
+      const { code, output } = await run('replay', '--json', '--config', config, PASSING);
+
+      expect([code, output.err]).toEqual([
+        0,
+        [
+          `sentinel: ${PASSING}: clusters of ${config} in this scenario: prod-euw2`,
+          `sentinel: warning: ${config} $.clusters[1].overrides: cluster "prod-euw9" is not in ${PASSING}, so these overrides change nothing in this replay`,
+        ],
+      ]);
+    });
+  });
+
   describe('bad input', () => {
     it('exits 2 for a missing file, naming it, without a stack', async () => {
       const file = join(dir, 'no-such-scenario.json');

@@ -124,6 +124,7 @@ function checkPositionals(command: CommandSpec, positionals: readonly string[]):
   if (positionals.length === 0) {
     throw new UsageError(`${command.name} needs ${spec.many ? 'at least one' : 'one'} ${spec.noun}`);
   }
+  if (positionals.includes('')) throw new UsageError(`an empty argument is not a ${spec.noun}`);
   if (!spec.many && positionals.length > 1) {
     throw new UsageError(`${command.name} takes one ${spec.noun}, got ${positionals.length}`);
   }

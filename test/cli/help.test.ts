@@ -163,6 +163,18 @@ describe('sentinel command-line errors', () => {
     ]);
   });
 
+  it.each(['replay', 'validate-config'])(
+    'refuses an empty file name to %s, found by the property test',
+    async (command) => {
+      const { code, output } = await run(command, '');
+
+      expect([code, output.stderrLines[0]]).toEqual([
+        2,
+        expect.stringMatching(/^sentinel: an empty argument is not a \w/),
+      ]);
+    },
+  );
+
   it('refuses an option before the command', async () => {
     const { code, output } = await run('--json', 'replay', PASSING);
 

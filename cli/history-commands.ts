@@ -4,8 +4,14 @@ import { replayScenario } from '../shared/scenario/replay.ts';
 import { renderTimeline } from '../shared/scenario/timeline.ts';
 import { fetchHistory } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
-import { defineCommand } from './command-line.ts';
+import { defineCommand, type OptionSpecs } from './command-line.ts';
 import { alignToStep, parseTimeArgument, TIME_FORMATS } from './time-argument.ts';
+
+/** The stretch of history both commands read. */
+const TIME_RANGE = {
+  from: { type: 'string', value: 'T', description: 'start of the history, within the last 15 days' },
+  to: { type: 'string', value: 'T', description: 'end of the history, later than --from' },
+} as const satisfies OptionSpecs;
 
 const HISTORY_NOTES = [
   TIME_FORMATS,
@@ -19,8 +25,7 @@ export const BACKTEST_COMMAND = defineCommand({
   options: {
     config: { type: 'string', value: 'FILE', description: 'the deployment configuration: clusters, rules, overrides' },
     cluster: { type: 'string', value: 'NAME', description: 'only this cluster of the configuration (default: all)' },
-    from: { type: 'string', value: 'T', description: 'start of the history, within the last 15 days' },
-    to: { type: 'string', value: 'T', description: 'end of the history, later than --from' },
+    ...TIME_RANGE,
   },
   notes: HISTORY_NOTES,
   run: (values, _, out) => backtestCommand(values, out),
@@ -33,8 +38,7 @@ export const EXPORT_SCENARIO_COMMAND = defineCommand({
   options: {
     config: { type: 'string', value: 'FILE', description: 'the deployment configuration that names the cluster' },
     cluster: { type: 'string', value: 'NAME', description: 'the cluster to export (required)' },
-    from: { type: 'string', value: 'T', description: 'start of the history, within the last 15 days' },
-    to: { type: 'string', value: 'T', description: 'end of the history, later than --from' },
+    ...TIME_RANGE,
   },
   notes: HISTORY_NOTES,
   run: (values, _, out) => exportScenarioCommand(values, out),

@@ -98,45 +98,32 @@ describe('configVerdict', () => {
     ]);
   });
 
-  it('warns when no one would be paged', () => {
-    const config = configWith({ subscriptions: { notice: [{ subscribers: [team] }] } });
+  it.each([
+    [
+      'no one would be paged',
+      { subscriptions: { notice: [{ subscribers: [team] }] } },
+      'sentinel:noPagingSubscriber',
+      '$.subscriptions.paging',
+      'no paging subscriber: pages and the pipeline alarms reach no one. Add a paging subscription without "clusters".',
+    ],
+    [
+      'every paging subscription is limited to some clusters',
+      { subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }], notice: [{ subscribers: [team] }] } },
+      'sentinel:selfMonitoringUnheard',
+      '$.subscriptions.paging',
+      'every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). Add a paging subscription without "clusters".',
+    ],
+    [
+      'nothing reaches anyone (once, not per topic)',
+      { subscriptions: {}, digest: {} },
+      'sentinel:noSubscribers',
+      '$.subscriptions',
+      'no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".',
+    ],
+  ])('warns when %s', (_when, fields, code, path, message) => {
+    const config = configWith(fields);
 
-    expect(configVerdict(config).warnings).toEqual([
-      {
-        code: 'sentinel:noPagingSubscriber',
-        path: '$.subscriptions.paging',
-        message:
-          'no paging subscriber: pages and the pipeline alarms reach no one. Add a paging subscription without "clusters".',
-      },
-    ]);
-  });
-
-  it('warns when every paging subscription is limited to some clusters', () => {
-    const config = configWith({
-      subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }], notice: [{ subscribers: [team] }] },
-    });
-
-    expect(configVerdict(config).warnings).toEqual([
-      {
-        code: 'sentinel:selfMonitoringUnheard',
-        path: '$.subscriptions.paging',
-        message:
-          'every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). Add a paging subscription without "clusters".',
-      },
-    ]);
-  });
-
-  it('warns once, not per topic, when nothing reaches anyone', () => {
-    const config = configWith({ subscriptions: {}, digest: {} });
-
-    expect(configVerdict(config).warnings).toEqual([
-      {
-        code: 'sentinel:noSubscribers',
-        path: '$.subscriptions',
-        message:
-          'no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".',
-      },
-    ]);
+    expect(configVerdict(config).warnings).toEqual([{ code, path, message }]);
   });
 
   it('warns when tickets or the digest go to no one', () => {

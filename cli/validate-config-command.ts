@@ -60,7 +60,7 @@ export async function validateConfigCommand(
     );
   }
   if (options.strict && warnings.length > 0) {
-    out.stderr(`sentinel: ${file} is not deployed as it is under --strict: fix the warnings, or leave --strict out`);
+    out.stderr(`sentinel: --strict fails on the warnings of ${file}: fix them, or leave --strict out`);
     return 1;
   }
   const custom = config.rules.custom.length;

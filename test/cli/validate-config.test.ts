@@ -94,7 +94,7 @@ describe('sentinel validate-config', () => {
     expect([code, output.stdoutText, output.stderrText]).toEqual([
       1,
       '',
-      `sentinel: ${file} has 1 warning(s):\n  - $.subscriptions: no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".\nsentinel: ${file} is not deployed as it is under --strict: fix the warnings, or leave --strict out`,
+      `sentinel: ${file} has 1 warning(s):\n  - $.subscriptions: no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".\nsentinel: --strict fails on the warnings of ${file}: fix them, or leave --strict out`,
     ]);
   });
 

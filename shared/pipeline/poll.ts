@@ -1,3 +1,4 @@
+import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import { inMaintenance } from '../engine/maintenance.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
@@ -35,6 +36,8 @@ export interface PollReport {
   readonly metricsRequested: number;
   readonly unreadable: MetricReading['unreadable'];
   readonly findings: readonly Finding[];
+  /** Rules that ran without some of their signals (partial) or not at all (skipped) on the clusters read. */
+  readonly coverage: readonly RuleCoverage[];
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
   readonly failed: readonly DeliveryFailure[];
@@ -127,6 +130,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     metricsRequested,
     unreadable,
     findings,
+    coverage: findings.map(coverageOf).filter((c) => c.status !== 'full'),
     created,
     delivered,
     failed,

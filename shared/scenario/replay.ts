@@ -1,4 +1,6 @@
 import type { DeploymentConfig } from '../config/deployment-config.ts';
+import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
+import { evaluateCondition } from '../engine/evaluate-condition.ts';
 import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
@@ -9,6 +11,7 @@ import { buildPlan } from '../pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../pipeline/memory-store.ts';
 import { runPoll } from '../pipeline/poll.ts';
 import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier, Tripwires } from '../pipeline/ports.ts';
+import type { WatchPlan } from '../pipeline/watch-plan.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -72,6 +75,8 @@ export interface ReplayResult {
   readonly notifications: readonly Notification[];
   readonly incidents: readonly Incident[];
   readonly skipped: readonly SkippedRule[];
+  /** Every rule on every cluster: full, partial (naming the signals it runs without) or skipped. */
+  readonly coverage: readonly RuleCoverage[];
   readonly checks: readonly CheckResult[];
   /** Everything the in-memory store recorded (incidents, outbox, polls), as the digest reads it from DynamoDB. */
   readonly activity: Activity;
@@ -80,6 +85,19 @@ export interface ReplayResult {
 export interface ReplayOptions {
   readonly ruleSet: RuleSet;
   readonly config?: DeploymentConfig;
+}
+
+/**
+ * What each rule can read on each cluster. It depends on which signals a cluster provides, never on their values,
+ * so one evaluation per cluster and rule tells it, whether or not the cadence read the cluster at all.
+ */
+function scenarioCoverage(scenario: Scenario, plan: WatchPlan): RuleCoverage[] {
+  return plan.clusters.flatMap(({ name, rules }) => {
+    const window = new SeriesWindow(scenario.clusters.get(name) ?? {}, scenario.stepSeconds, 0);
+    return rules.map(({ rule, params }) =>
+      coverageOf({ cluster: name, rule: rule.id, ...evaluateCondition(rule.when, window, params) }),
+    );
+  });
 }
 
 /** Feed a scenario, step by step, through the poll path the deployed poller runs, with an in-memory store. */
@@ -111,25 +129,19 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     now: () => clock,
     leaseMs: 60_000,
   };
-  const skipped = new Map<string, SkippedRule>();
   for (let index = 0; index < scenario.steps; index++) {
     clock = scenario.start + index * scenario.stepSeconds * 1000;
-    const report = await runPoll(deps, clock);
-    for (const finding of report.findings) {
-      if (finding.verdict === 'skipped') {
-        skipped.set(`${finding.cluster}/${finding.rule}`, {
-          cluster: finding.cluster,
-          rule: finding.rule,
-          lacking: finding.lacking,
-        });
-      }
-    }
+    await runPoll(deps, clock);
   }
+  const covered = scenarioCoverage(scenario, plan);
   return {
     scenario,
     notifications: notifier.sent,
     incidents: store.allIncidents(),
-    skipped: [...skipped.values()],
+    skipped: covered
+      .filter((c) => c.status === 'skipped')
+      .map((c) => ({ cluster: c.cluster, rule: c.rule, lacking: c.missing })),
+    coverage: covered,
     checks: checkExpectations(scenario.expect, notifier.sent),
     activity: await store.activityBetween(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY),
   };

@@ -139,6 +139,8 @@ describe('the poller over the real wire', () => {
       'ClustersPolled',
       'MetricsRequested',
       'Findings',
+      'RulesPartial',
+      'RulesSkipped',
       'NotificationsSent',
       'NotificationFailures',
       'UnreadableClusters',

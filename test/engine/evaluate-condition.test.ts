@@ -703,5 +703,32 @@ describe('evaluateCondition', () => {
 
       expect(verdictOf(condition, signals)).toBe('met');
     });
+
+    it('noneOf names the signals of the branches it could not look at', () => {
+      expect(evaluate({ kind: 'noneOf', conditions: [unmet, skipped] }, signals).lacking).toEqual(['apiserver.429']);
+    });
+
+    it('allOf passes up what a partly covered child lacks, and still decides', () => {
+      const partly: Condition = { kind: 'anyOf', conditions: [met, skipped] };
+      const result = evaluate({ kind: 'allOf', conditions: [partly, p99Above(2)] }, signals);
+
+      expect([result.verdict, result.lacking]).toEqual(['met', ['apiserver.429']]);
+    });
+
+    it('reports partial coverage of an unmet combination too, so a quiet cluster shows what it cannot see', () => {
+      const partly: Condition = { kind: 'anyOf', conditions: [unmet, skipped] };
+
+      expect(evaluate({ kind: 'allOf', conditions: [partly, met] }, signals)).toEqual({
+        verdict: 'unmet',
+        evidence: [expect.objectContaining({ threshold: 5 })],
+        lacking: ['apiserver.429'],
+      });
+    });
+
+    it('names each lacking signal once, however many branches lack it', () => {
+      const twice: Condition = { kind: 'anyOf', conditions: [skipped, { kind: 'noneOf', conditions: [skipped] }, met] };
+
+      expect(evaluate(twice, signals).lacking).toEqual(['apiserver.429']);
+    });
   });
 });

@@ -54,6 +54,28 @@ describe('replayScenario', () => {
     ]);
   });
 
+  it('reports every rule on every cluster as full, partial with what it lacks, or skipped', async () => {
+    const scenario = parseScenario(
+      scenarioJson({
+        clusters: {
+          'dev-a': {
+            signals: { 'apiserver.write.p99': '0.2*5', 'apiserver.requests': '900*5', 'apiserver.5xx': '1*5' },
+          },
+        },
+      }),
+      'errors-only.json',
+    );
+    const { coverage } = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
+    const of = (rule: string) => coverage.find((c) => c.rule === rule);
+
+    expect([of('signals-missing')?.status, of('control-plane-degraded')?.status, of('node-churn')?.status]).toEqual([
+      'full',
+      'partial',
+      'skipped',
+    ]);
+    expect(of('control-plane-degraded')?.missing).toContain('apiserver.429');
+  });
+
   it('still pages the control plane itself on a cluster without webhooks', async () => {
     const result = await replayShipped('control-plane-overload');
 

@@ -82,11 +82,24 @@ describe('replay output of the OPA webhook outage', () => {
 });
 
 describe('renderTimeline', () => {
-  it('names each skipped rule and the signals it lacked', async () => {
-    const result = await replayShipped('control-plane-overload');
+  it('names each rule that runs without some of its signals, and each rule skipped, with what it lacks', async () => {
+    const scenario = parseScenario(
+      scenarioJson({
+        clusters: {
+          'dev-a': {
+            signals: { 'apiserver.write.p99': '0.2*5', 'apiserver.requests': '900*5', 'apiserver.5xx': '1*5' },
+          },
+        },
+      }),
+      'errors-only.json',
+    );
+    const lines = renderTimeline(await replayScenario(scenario, { ruleSet: defaultRuleSet() })).split('\n');
 
-    expect(renderTimeline(result)).toContain(
-      'Skipped webhook-blackhole on prod-euw2: the scenario has no webhook.p99, webhook.failures, webhook.requests.',
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'Coverage: control-plane-degraded on dev-a: partial, runs without apiserver.429, webhook.p99, webhook.failures, webhook.requests.',
+        'Coverage: webhook-latency-tax on dev-a: skipped, no webhook.p99.',
+      ]),
     );
   });
 

@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import { type SeriesBySignal, SeriesWindow, type SignalWindow } from '../shared/engine/signal-window.ts';
+import type { SignalName } from '../shared/engine/signals.ts';
 import { SentinelError } from '../shared/errors.ts';
 import type { MetricReading, MetricRequest, MetricSource } from '../shared/pipeline/ports.ts';
 import { mapPaced } from './concurrency.ts';
@@ -31,6 +32,8 @@ export interface CloudWatchMetricSourceOptions {
   /** A client for a region; clusters without a region use the key `default`. */
   readonly clientFor: (region: string) => CloudWatchClient;
   readonly clusters: readonly ClusterConfig[];
+  /** Only these signals (those the rule set reads, for the poller); every signal of the profile without it. */
+  readonly signals?: ReadonlySet<SignalName>;
   /**
    * Calls in flight at once (default 4: each answer page decodes to tens of megabytes, and four keep a 1,000-cluster
    * poll's reads within seconds), and calls started per second (default 40, under the account's 50 TPS quota).
@@ -125,7 +128,7 @@ export class CloudWatchMetricSource implements MetricSource {
     for (const name of clusters) {
       const cluster = this.clusters.get(name);
       if (!cluster) throw new MetricReadError(`cluster "${name}" is not in the configuration`);
-      for (const source of signalSources(cluster)) {
+      for (const source of signalSources(cluster, this.options.signals)) {
         source.metrics.forEach((metric, index) => {
           const id = `q${planned.length}`;
           planned.push({

@@ -208,7 +208,7 @@ export function renderResults(results: BenchResults): string {
       ]),
     ),
     '',
-    'The cadence trade-off: what a quiet cluster is read for (CloudWatch reads at the quiet week’s polled share, plus its tripwire alarm) against how late the corpus’s pages come, with the tripwire and as if it never fired (an incident that does not slow writes):',
+    'The cadence trade-off: what a quiet cluster is read for (CloudWatch reads at the quiet week’s polled share, plus its tripwire alarm) against how late the corpus’s pages come, with the tripwires and without them (`poll.tripwire.enabled: false`):',
     '',
     table(
       [
@@ -223,7 +223,7 @@ export function renderResults(results: BenchResults): string {
       ],
       cost.cadences.map((c) => [
         c.every,
-        c.tripwire ? 'yes' : 'never fires',
+        c.tripwire ? 'yes' : 'none',
         `${(c.quietPolledShare * 100).toFixed(1)} %`,
         dollars(c.cloudWatchPerClusterMonth),
         `${c.detected} of ${c.incidents}`,

@@ -7,6 +7,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tripwireAlarmName } from '../functions/tripwire/tripwire-event.ts';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
+import type { SignalName } from '../shared/engine/signals.ts';
+import { renderTripwireExpression, TRIPWIRE_METRICS, tripwireDefinition } from '../shared/pipeline/tripwire-alarm.ts';
 
 export interface TripwiresProps {
   readonly config: DeploymentConfig;
@@ -17,22 +19,24 @@ export interface TripwiresProps {
 }
 
 /**
- * One alarm per cluster on the metric a stalled write path moves first: the PATCH p99 that kubelets and controllers
- * pay on every status update. It costs one alarm metric ($0.10 a month) and watches every minute for free; its state
- * changes reach the tripwire function through EventBridge, which switches that cluster between the slow cadence and
- * every minute for the next polls.
- * Missing data is breaching, so a cluster that goes dark is polled every minute too, and signals-missing can page.
+ * One metric-math alarm per cluster, built from the definition in shared/pipeline/tripwire-alarm.ts that replay
+ * emulates: slow writes, a share of 5xx and 429, or a webhook failing closed, with missing data breaching. It costs one
+ * alarm metric per metric it reads ($0.10 a month each) and watches every minute; its state changes reach the tripwire
+ * function through EventBridge, which switches that cluster between the slow cadence and every minute for the next
+ * polls.
  */
 export class Tripwires extends Construct {
   readonly alarms: cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: TripwiresProps) {
     super(scope, id);
-    const threshold = props.config.poll.tripwire.writeP99Seconds;
+    const { tripwire } = props.config.poll;
     const region = Stack.of(this).region;
     this.alarms = props.config.clusters.flatMap((cluster) => {
-      const metric = tripwireMetric(cluster);
-      if (!metric) return [];
+      if (!tripwire.enabled) return [];
+      const sources = tripwireSources(cluster);
+      const definition = tripwireDefinition(tripwire, (signal) => sources.has(signal));
+      if (!definition) return [];
       if (cluster.region && !Token.isUnresolved(region) && cluster.region !== region) {
         Annotations.of(this).addWarningV2(
           'sentinel:tripwireOutsideRegion',
@@ -40,15 +44,34 @@ export class Tripwires extends Construct {
         );
         return [];
       }
+      const usingMetrics = Object.fromEntries(
+        definition.metrics.map((metricId) => {
+          const signal = TRIPWIRE_METRICS[metricId].signal;
+          const spec = sources.get(signal) as cloudwatch.MetricProps;
+          return [
+            metricId,
+            new cloudwatch.Metric({
+              ...spec,
+              period: Duration.seconds(definition.periodSeconds),
+              ...(cluster.accountId && { account: cluster.accountId }),
+            }),
+          ];
+        }),
+      );
       return [
         new cloudwatch.Alarm(this, `Tripwire-${cluster.name}`, {
           alarmName: tripwireAlarmName(props.deployment, cluster.name),
-          alarmDescription: `k8s-incident-sentinel tripwire for ${cluster.name}: polls it every minute while writes are slow or its metrics are missing. It pages no one by itself.`,
-          metric,
-          threshold,
+          alarmDescription: `k8s-incident-sentinel tripwire for ${cluster.name}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong. It pages no one by itself.`,
+          metric: new cloudwatch.MathExpression({
+            expression: renderTripwireExpression(definition.expression),
+            usingMetrics,
+            period: Duration.seconds(definition.periodSeconds),
+            label: `tripwire ${cluster.name}`,
+          }),
+          threshold: definition.threshold,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 1,
-          datapointsToAlarm: 1,
+          evaluationPeriods: definition.evaluationPeriods,
+          datapointsToAlarm: definition.datapointsToAlarm,
           treatMissingData: cloudwatch.TreatMissingData.BREACHING,
           actionsEnabled: false,
         }),
@@ -73,23 +96,31 @@ export class Tripwires extends Construct {
   }
 }
 
-/** The PATCH p99 of an EKS cluster, or the custom metric a cluster configured for its write p99; none otherwise. */
-function tripwireMetric(cluster: ClusterConfig): cloudwatch.Metric | undefined {
-  const custom = cluster.source.custom['apiserver.write.p99'];
-  const spec = custom
-    ? { namespace: custom.namespace, metricName: custom.metricName, dimensionsMap: custom.dimensions }
-    : cluster.source.profile === 'eks'
-      ? {
-          namespace: 'AWS/EKS',
-          metricName: 'apiserver_request_duration_seconds_PATCH_P99',
-          dimensionsMap: { ClusterName: cluster.name },
-        }
-      : undefined;
-  if (!spec) return undefined;
-  return new cloudwatch.Metric({
-    ...spec,
-    statistic: 'Maximum',
-    period: Duration.minutes(1),
-    ...(cluster.accountId && { account: cluster.accountId }),
-  });
+type MetricSpec = Pick<cloudwatch.MetricProps, 'namespace' | 'metricName' | 'dimensionsMap' | 'statistic'>;
+
+/**
+ * Where each signal the tripwire may read comes from for a cluster: the custom metric it configured for that signal,
+ * or the EKS vended metric of the definition; a `custom` profile cluster has only its custom metrics.
+ */
+function tripwireSources(cluster: ClusterConfig): Map<SignalName, MetricSpec> {
+  const sources = new Map<SignalName, MetricSpec>();
+  for (const { signal, eksMetric, statistic } of Object.values(TRIPWIRE_METRICS)) {
+    const custom = cluster.source.custom[signal];
+    if (custom) {
+      sources.set(signal, {
+        namespace: custom.namespace,
+        metricName: custom.metricName,
+        dimensionsMap: custom.dimensions,
+        statistic: custom.stat,
+      });
+    } else if (cluster.source.profile === 'eks') {
+      sources.set(signal, {
+        namespace: 'AWS/EKS',
+        metricName: eksMetric,
+        dimensionsMap: { ClusterName: cluster.name },
+        statistic,
+      });
+    }
+  }
+  return sources;
 }

@@ -20,6 +20,7 @@ const db = documentClient();
 const metrics = new CloudWatchMetricSource({
   clientFor: cloudWatchClients(process.env.AWS_REGION),
   clusters: config.clusters,
+  signals: plan.ruleSet.signals(),
 });
 const store = new DynamoDbIncidentStore({ client: db, table, now: Date.now });
 const tripwires = new DynamoDbTripwires(db, table);

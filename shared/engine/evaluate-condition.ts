@@ -288,8 +288,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       const baseline = collect(window, condition.of, recentSamples, baselineSamples);
       const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
       const baselineCovered =
-        baseline.values.length > 0 &&
-        baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
+        baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
       if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
       const now = aggregate(recent.values, condition.aggregate);
       const before = aggregate(baseline.values, condition.aggregate);

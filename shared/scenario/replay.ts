@@ -11,6 +11,13 @@ import { buildPlan } from '../pipeline/build-plan.ts';
 import { MemoryIncidentStore } from '../pipeline/memory-store.ts';
 import { runPoll } from '../pipeline/poll.ts';
 import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier, Tripwires } from '../pipeline/ports.ts';
+import {
+  type TripwireDefinition,
+  type TripwireSettings,
+  tripwireBreaches,
+  tripwireDefinition,
+  tripwireValues,
+} from '../pipeline/tripwire-alarm.ts';
 import type { WatchPlan } from '../pipeline/watch-plan.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
 import type { Scenario } from './scenario.ts';
@@ -31,24 +38,39 @@ export class ScenarioMetricSource implements MetricSource {
 }
 
 /**
- * The tripwire alarm emulated on the scenario: a write p99 at or above the threshold, or no datapoint (missing data
- * is breaching), at step t arms the poll of step t + 1, as the alarm's state change reaches the poller the minute
- * after. A cluster without the signal has no tripwire.
+ * The tripwire alarms emulated on the scenario: the definition infra/tripwires.ts deploys, evaluated on the
+ * scenario's signals. A breach (or no datapoint at all: missing data is breaching) at step t arms the poll of step
+ * t + 1, as the alarm's state change reaches the poller the minute after. A cluster that provides none of what a leg
+ * needs has no tripwire, as it has no alarm when deployed.
  */
 export class ScenarioTripwires implements Tripwires {
+  private readonly definitions: ReadonlyMap<string, TripwireDefinition>;
+
   constructor(
     private readonly scenario: Scenario,
-    private readonly threshold: number,
-  ) {}
+    settings: TripwireSettings | undefined,
+  ) {
+    const definitions = new Map<string, TripwireDefinition>();
+    for (const [cluster, series] of scenario.clusters) {
+      const definition = settings && tripwireDefinition(settings, (signal) => series[signal] !== undefined);
+      if (definition) definitions.set(cluster, definition);
+    }
+    this.definitions = definitions;
+  }
 
   async armed(at: number): Promise<ReadonlySet<string>> {
     const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
     const armed = new Set<string>();
     if (index < 0) return armed;
-    for (const [cluster, series] of this.scenario.clusters) {
-      const written = series['apiserver.write.p99'];
-      const value = written?.[index] ?? null;
-      if (written && (value === null || value >= this.threshold)) armed.add(cluster);
+    for (const [cluster, definition] of this.definitions) {
+      const series = this.scenario.clusters.get(cluster) ?? {};
+      if (
+        tripwireBreaches(
+          definition,
+          tripwireValues((signal) => series[signal]?.[index] ?? null),
+        )
+      )
+        armed.add(cluster);
     }
     return armed;
   }
@@ -124,7 +146,7 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     metrics: new ScenarioMetricSource(scenario),
     store,
     notifier,
-    tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwireWriteP99Seconds),
+    tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwire),
     owner: 'replay',
     now: () => clock,
     leaseMs: 60_000,

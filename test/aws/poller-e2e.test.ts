@@ -16,7 +16,7 @@ import {
 /** Five hours of latent webhook latency before the outage, the outage, the repair loop and the recovery. */
 const OPA_FROM_STEP = 4050;
 /** Metrics one poll of the cluster requests: those of the signals the default rules read (see the test below). */
-const METRICS_READ = 14;
+const METRICS_READ = 15;
 
 describe('the poller over the real wire', () => {
   let harness: AwsHarness;

@@ -47,10 +47,15 @@ describe('replayScenario', () => {
       {
         cluster: 'prod-euw2',
         rule: 'webhook-blackhole',
-        lacking: ['webhook.p99', 'webhook.failures', 'webhook.requests'],
+        lacking: ['webhook.p99', 'webhook.failures', 'webhook.requests', 'webhook.rejections'],
       },
       { cluster: 'prod-euw2', rule: 'webhook-latency-tax', lacking: ['webhook.p99'] },
       { cluster: 'prod-euw2', rule: 'webhook-availability-gaps', lacking: ['webhook.failures', 'webhook.requests'] },
+      {
+        cluster: 'prod-euw2',
+        rule: 'webhook-failing-open',
+        lacking: ['webhook.failures', 'webhook.requests', 'webhook.p99'],
+      },
     ]);
   });
 

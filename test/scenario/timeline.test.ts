@@ -97,7 +97,7 @@ describe('renderTimeline', () => {
 
     expect(lines).toEqual(
       expect.arrayContaining([
-        'Coverage: control-plane-degraded on dev-a: partial, runs without apiserver.429, webhook.p99, webhook.failures, webhook.requests.',
+        'Coverage: control-plane-degraded on dev-a: partial, runs without webhook.p99, apiserver.429, webhook.failures, webhook.requests, webhook.rejections.',
         'Coverage: webhook-latency-tax on dev-a: skipped, no webhook.p99.',
       ]),
     );

@@ -126,7 +126,7 @@ export const pollSchema = z
     /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
     ingestionLag: wholeMinutesSchema(POLL_BOUNDS.ingestionLag).default('2m'),
     /** The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost). */
-    every: wholeMinutesSchema(POLL_BOUNDS.every).default('10m'),
+    every: wholeMinutesSchema(POLL_BOUNDS.every).default('20m'),
     /**
      * One CloudWatch metric-math alarm per cluster (shared/pipeline/tripwire-alarm.ts) arms minute-by-minute polling
      * of that cluster until it and its pages clear: slow writes, a share of 5xx and 429, or a webhook failing closed,

@@ -162,10 +162,15 @@ export const DEFAULT_RULES: readonly Rule[] = [
         unit: 'seconds',
         description: 'write p99 net of webhook p99 that counts as degraded when it lasts',
       },
+      elevatedWriteP99Seconds: {
+        default: 2,
+        unit: 'seconds',
+        description: 'write p99 net of webhook p99 that pages after three minutes of four',
+      },
       severeWriteP99Seconds: {
         default: 4,
         unit: 'seconds',
-        description: 'write p99 net of webhook p99 that pages within minutes',
+        description: 'write p99 net of webhook p99 that pages after two minutes of three',
       },
       errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx or 429' },
       severeErrorRatio: {
@@ -202,7 +207,8 @@ export const DEFAULT_RULES: readonly Rule[] = [
         {
           kind: 'anyOf',
           conditions: [
-            { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 3, n: 4 },
+            { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 2, n: 3 },
+            { kind: 'sustained', of: netWriteP99, op: '>=', value: '$elevatedWriteP99Seconds', m: 3, n: 4 },
             { kind: 'sustained', of: netWriteP99, op: '>=', value: '$writeP99Seconds', m: 10, n: 12 },
             { kind: 'sustained', of: shedShare, op: '>=', value: '$severeErrorRatio', m: 2, n: 3 },
             { kind: 'sustained', of: shedShare, op: '>=', value: '$errorRatio', m: 3, n: 4 },

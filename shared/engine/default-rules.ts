@@ -410,6 +410,11 @@ export const DEFAULT_RULES: readonly Rule[] = [
     params: {
       errorRatio: { default: 0.02, unit: 'ratio', description: 'share of 5xx plus 429 that makes a burst' },
       bursts: { default: 2, unit: 'bursts', description: 'separate bursts within an hour' },
+      maxErrorMinutes: {
+        default: 10,
+        unit: 'minutes',
+        description: 'minutes of the hour at or above the burst share: more is an outage, not restarts',
+      },
       writeP99Seconds: {
         default: 1,
         unit: 'seconds',
@@ -427,6 +432,17 @@ export const DEFAULT_RULES: readonly Rule[] = [
           where: { op: '>=', value: '$errorRatio' },
           op: '>=',
           value: '$bursts',
+        },
+        // A restart drops requests for a minute or two; an error share that hovers around the line for most of the
+        // hour is an outage (and another rule's), whose crossings must not read as bursts.
+        {
+          kind: 'window',
+          of: shedShare,
+          aggregate: 'count',
+          window: '1h',
+          where: { op: '>=', value: '$errorRatio' },
+          op: '<=',
+          value: '$maxErrorMinutes',
         },
         {
           kind: 'window',

@@ -3,6 +3,8 @@ import { describe, expect, it } from '@jest/globals';
 import { configJsonSchema } from '../../shared/config/config-json-schema.ts';
 import { compileRuleSet, parseConfigText } from '../../shared/config/deployment-config.ts';
 import { ruleSchema } from '../../shared/engine/rule.ts';
+import { replayScenario } from '../../shared/scenario/replay.ts';
+import { parseScenario } from '../../shared/scenario/scenario.ts';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
 
@@ -20,5 +22,13 @@ describe('documented examples', () => {
     const block = /## Writing a rule[\s\S]*?```json\n([\s\S]*?)```/.exec(read('docs/rules.md'))?.[1];
     const rule = ruleSchema.parse(JSON.parse(block ?? 'null'));
     expect(compileRuleSet([rule], 'docs/rules.md').get('etcd-db-near-quota')?.severity).toBe('ticket');
+  });
+
+  it('documents a scenario that parses and whose expectations pass', async () => {
+    const block = /## The file[\s\S]*?```json\n([\s\S]*?)```/.exec(read('docs/scenarios.md'))?.[1];
+    const scenario = parseScenario(JSON.parse(block ?? 'null'), 'docs/scenarios.md');
+    const result = await replayScenario(scenario, { ruleSet: compileRuleSet([], 'rules') });
+
+    expect(result.checks.map((c) => c.passed)).toEqual([true, true]);
   });
 });

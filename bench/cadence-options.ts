@@ -5,7 +5,7 @@ import { type Corpus, pagingClusters } from './detection-quality.ts';
 import { median } from './statistics.ts';
 
 /** The slow cadences compared: every minute is polling without a cadence. */
-const EVERY = ['1m', '5m', '10m', '15m'] as const;
+const EVERY = ['1m', '5m', '10m', '15m', '20m', '30m'] as const;
 
 export interface CadenceOption {
   readonly every: (typeof EVERY)[number];

@@ -1,9 +1,13 @@
+import { pollSchema } from '../shared/config/deployment-config.ts';
 import type { BundleFigures } from './bundles.ts';
 import type { CostModel } from './cost-model.ts';
 import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
 import type { Goal } from './goals.ts';
 import type { PollFootprint } from './poll-footprint.ts';
+
+/** The cadence a deployment gets by default, which the corpus is replayed with. */
+const DEFAULT_POLL = pollSchema.parse(undefined);
 
 export interface BenchResults {
   readonly generatedAt: string;
@@ -56,7 +60,7 @@ export function renderResults(results: BenchResults): string {
     '',
     '## 1. Detection quality on the scenario corpus',
     '',
-    'Replayed through `runPoll` with the default cadence (slow every 10 min, tripwire, every minute while paging). Latency is the first page minus the onset, in minutes of sample time.',
+    `Replayed through \`runPoll\` with the default cadence (slow every ${DEFAULT_POLL.every}, the tripwire alarms, every minute while paging). Latency is the first page minus the onset, in minutes of sample time.`,
     '',
     table(
       [

@@ -333,7 +333,18 @@ function combine(
 ): ConditionResult {
   const results = conditions.map((condition) => evaluateCondition(condition, window, params));
   const having = (verdict: Verdict) => results.filter((r) => r.verdict === verdict);
-  const evidenceOf = (rs: readonly ConditionResult[]) => rs.flatMap((r) => r.evidence);
+  // Branches can share a comparison (a stall that two ways of failing both need): each is shown once.
+  const evidenceOf = (rs: readonly ConditionResult[]) => {
+    const seen = new Set<string>();
+    return rs
+      .flatMap((r) => r.evidence)
+      .filter((e) => {
+        const key = `${e.what}|${e.over}|${e.op}|${e.threshold}|${e.observed}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+  };
   // Every signal a branch lacks is reported, whether the branch was skipped or ran without it.
   const lacking = [...new Set(results.flatMap((r) => r.lacking))];
 

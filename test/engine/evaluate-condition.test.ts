@@ -725,6 +725,13 @@ describe('evaluateCondition', () => {
       });
     });
 
+    it('shows a comparison two met branches share once', () => {
+      const shared: Condition = { kind: 'allOf', conditions: [met, p99Above(2)] };
+      const result = evaluate({ kind: 'anyOf', conditions: [shared, { kind: 'allOf', conditions: [met] }] }, signals);
+
+      expect(result.evidence.map((e) => e.threshold)).toEqual([1, 2]);
+    });
+
     it('names each lacking signal once, however many branches lack it', () => {
       const twice: Condition = { kind: 'anyOf', conditions: [skipped, { kind: 'noneOf', conditions: [skipped] }, met] };
 

@@ -6,9 +6,13 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tripwireAlarmName } from '../functions/tripwire/tripwire-event.ts';
-import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
-import type { SignalName } from '../shared/engine/signals.ts';
-import { renderTripwireExpression, TRIPWIRE_METRICS, tripwireDefinition } from '../shared/pipeline/tripwire-alarm.ts';
+import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import {
+  configuredTripwire,
+  renderTripwireExpression,
+  TRIPWIRE_METRICS,
+  tripwireMetricSources,
+} from '../shared/pipeline/tripwire-alarm.ts';
 
 export interface TripwiresProps {
   readonly config: DeploymentConfig;
@@ -33,10 +37,9 @@ export class Tripwires extends Construct {
     const { tripwire } = props.config.poll;
     const region = Stack.of(this).region;
     this.alarms = props.config.clusters.flatMap((cluster) => {
-      if (!tripwire.enabled) return [];
-      const sources = tripwireSources(cluster);
-      const definition = tripwireDefinition(tripwire, (signal) => sources.has(signal));
+      const definition = configuredTripwire(cluster, tripwire);
       if (!definition) return [];
+      const sources = tripwireMetricSources(cluster);
       if (cluster.region && !Token.isUnresolved(region) && cluster.region !== region) {
         Annotations.of(this).addWarningV2(
           'sentinel:tripwireOutsideRegion',
@@ -46,12 +49,15 @@ export class Tripwires extends Construct {
       }
       const usingMetrics = Object.fromEntries(
         definition.metrics.map((metricId) => {
-          const signal = TRIPWIRE_METRICS[metricId].signal;
-          const spec = sources.get(signal) as cloudwatch.MetricProps;
+          const spec = sources.get(TRIPWIRE_METRICS[metricId].signal);
+          if (!spec) throw new Error(`tripwire of ${cluster.name}: no source for ${metricId}`);
           return [
             metricId,
             new cloudwatch.Metric({
-              ...spec,
+              namespace: spec.namespace,
+              metricName: spec.metricName,
+              dimensionsMap: { ...spec.dimensions },
+              statistic: spec.statistic,
               period: Duration.seconds(definition.periodSeconds),
               ...(cluster.accountId && { account: cluster.accountId }),
             }),
@@ -94,33 +100,4 @@ export class Tripwires extends Construct {
       ],
     });
   }
-}
-
-type MetricSpec = Pick<cloudwatch.MetricProps, 'namespace' | 'metricName' | 'dimensionsMap' | 'statistic'>;
-
-/**
- * Where each signal the tripwire may read comes from for a cluster: the custom metric it configured for that signal,
- * or the EKS vended metric of the definition; a `custom` profile cluster has only its custom metrics.
- */
-function tripwireSources(cluster: ClusterConfig): Map<SignalName, MetricSpec> {
-  const sources = new Map<SignalName, MetricSpec>();
-  for (const { signal, eksMetric, statistic } of Object.values(TRIPWIRE_METRICS)) {
-    const custom = cluster.source.custom[signal];
-    if (custom) {
-      sources.set(signal, {
-        namespace: custom.namespace,
-        metricName: custom.metricName,
-        dimensionsMap: custom.dimensions,
-        statistic: custom.stat,
-      });
-    } else if (cluster.source.profile === 'eks') {
-      sources.set(signal, {
-        namespace: 'AWS/EKS',
-        metricName: eksMetric,
-        dimensionsMap: { ClusterName: cluster.name },
-        statistic,
-      });
-    }
-  }
-  return sources;
 }

@@ -1,3 +1,4 @@
+import type { ClusterConfig } from '../config/deployment-config.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 
 /**
@@ -195,4 +196,57 @@ export function tripwireBreaches(definition: TripwireDefinition, sampleOf: (id: 
 /** The series a scenario or a window offers, read as the tripwire's metrics at one index. */
 export function tripwireValues(sampleOf: (signal: SignalName) => Sample): (id: TripwireMetricId) => Sample {
   return (id) => sampleOf(TRIPWIRE_METRICS[id].signal);
+}
+
+/** One CloudWatch metric the alarm reads, as a deployment names it. */
+export interface TripwireMetricSpec {
+  readonly namespace: string;
+  readonly metricName: string;
+  readonly dimensions: Readonly<Record<string, string>>;
+  readonly statistic: string;
+}
+
+/**
+ * Where each signal the tripwire may read comes from for a configured cluster: the custom metric it configured for
+ * that signal, or the EKS vended metric of the definition; a `custom` profile cluster has only its custom metrics.
+ */
+export function tripwireMetricSources(cluster: ClusterConfig): ReadonlyMap<SignalName, TripwireMetricSpec> {
+  const sources = new Map<SignalName, TripwireMetricSpec>();
+  for (const { signal, eksMetric, statistic } of Object.values(TRIPWIRE_METRICS)) {
+    const custom = cluster.source.custom[signal];
+    if (custom) {
+      sources.set(signal, {
+        namespace: custom.namespace,
+        metricName: custom.metricName,
+        dimensions: custom.dimensions,
+        statistic: custom.stat,
+      });
+    } else if (cluster.source.profile === 'eks') {
+      sources.set(signal, {
+        namespace: 'AWS/EKS',
+        metricName: eksMetric,
+        dimensions: { ClusterName: cluster.name },
+        statistic,
+      });
+    }
+  }
+  return sources;
+}
+
+/** The alarm of a configured cluster, or none (tripwires disabled, or nothing a leg needs). */
+export function configuredTripwire(
+  cluster: ClusterConfig,
+  tripwire: TripwireSettings & { readonly enabled: boolean },
+): TripwireDefinition | undefined {
+  if (!tripwire.enabled) return undefined;
+  const sources = tripwireMetricSources(cluster);
+  return tripwireDefinition(tripwire, (signal) => sources.has(signal));
+}
+
+/** Alarm metrics a deployment's tripwires reference: what CloudWatch bills them by. */
+export function tripwireAlarmMetrics(
+  clusters: readonly ClusterConfig[],
+  tripwire: TripwireSettings & { readonly enabled: boolean },
+): number {
+  return clusters.reduce((n, cluster) => n + (configuredTripwire(cluster, tripwire)?.metrics.length ?? 0), 0);
 }

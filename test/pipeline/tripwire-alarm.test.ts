@@ -1,8 +1,10 @@
+import { type ClusterConfig, deploymentConfigSchema } from '../../shared/config/deployment-config.ts';
 import type { Sample, SignalName } from '../../shared/engine/signals.ts';
 import {
   evaluateTripwireExpression,
   renderTripwireExpression,
   type TripwireMetricId,
+  tripwireAlarmMetrics,
   tripwireBreaches,
   tripwireDefinition,
   tripwireValues,
@@ -114,5 +116,29 @@ describe('evaluateTripwireExpression', () => {
       evaluateTripwireExpression(expression, at({ errors: 5, shed: 5, requests: 100 })),
       evaluateTripwireExpression(expression, at({ errors: 5, requests: 100 })),
     ]).toEqual([1, 0]);
+  });
+});
+
+describe('tripwireAlarmMetrics', () => {
+  const cluster = (fields: Record<string, unknown>) =>
+    deploymentConfigSchema.parse({ clusters: [{ name: 'x', ...fields }] }).clusters[0] as ClusterConfig;
+  const on = { enabled: true, ...SETTINGS };
+
+  it('counts the five metrics of an EKS cluster, and none when the tripwires are off', () => {
+    expect([
+      tripwireAlarmMetrics([cluster({})], on),
+      tripwireAlarmMetrics([cluster({})], { ...on, enabled: false }),
+    ]).toEqual([5, 0]);
+  });
+
+  it('counts only the custom metrics of a custom profile cluster', () => {
+    const custom = cluster({
+      source: {
+        profile: 'custom',
+        custom: { 'apiserver.write.p99': { namespace: 'N', metricName: 'M', stat: 'Average' } },
+      },
+    });
+
+    expect(tripwireAlarmMetrics([custom], on)).toBe(1);
   });
 });

@@ -45,7 +45,6 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
       deps.log(JSON.stringify({ level: 'error', message: 'metrics unreadable', ...unreadable }));
     if (report.coverage.length > 0)
       deps.log(JSON.stringify({ level: 'info', message: 'rules without all their signals', rules: report.coverage }));
-    const coverageCount = (status: string) => report.coverage.filter((c) => c.status === status).length;
     deps.log(
       emfLine(
         deps.deployment,
@@ -53,8 +52,8 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
           metric('ClustersPolled', report.polled.length - report.unreadable.reduce((n, u) => n + u.clusters.length, 0)),
           metric('MetricsRequested', report.metricsRequested),
           metric('Findings', report.findings.filter((f) => f.verdict === 'met').length),
-          metric('RulesPartial', coverageCount('partial')),
-          metric('RulesSkipped', coverageCount('skipped')),
+          metric('RulesPartial', report.coverageCounts.partial),
+          metric('RulesSkipped', report.coverageCounts.skipped),
           metric('NotificationsSent', report.delivered.length),
           metric('NotificationFailures', report.failed.length),
           metric(

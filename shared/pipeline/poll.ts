@@ -38,6 +38,8 @@ export interface PollReport {
   readonly findings: readonly Finding[];
   /** Rules that ran without some of their signals (partial) or not at all (skipped) on the clusters read. */
   readonly coverage: readonly RuleCoverage[];
+  /** How many of them ran partly, and how many not at all: the poller's RulesPartial and RulesSkipped. */
+  readonly coverageCounts: { readonly partial: number; readonly skipped: number };
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
   readonly failed: readonly DeliveryFailure[];
@@ -122,6 +124,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     }),
   });
   if (stepError !== undefined) throw stepError;
+  const coverage = findings.map(coverageOf).filter((c) => c.status !== 'full');
   return {
     at,
     claim,
@@ -130,7 +133,11 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     metricsRequested,
     unreadable,
     findings,
-    coverage: findings.map(coverageOf).filter((c) => c.status !== 'full'),
+    coverage,
+    coverageCounts: {
+      partial: coverage.filter((c) => c.status === 'partial').length,
+      skipped: coverage.filter((c) => c.status === 'skipped').length,
+    },
     created,
     delivered,
     failed,

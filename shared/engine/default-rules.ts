@@ -32,6 +32,7 @@ const rejectionShare = { ratio: ['webhook.rejections', 'webhook.requests'], minD
  */
 const errorsPerRejection = { ratio: ['apiserver.5xx', 'webhook.rejections'], minDenominator: 10 } as const;
 const errorsPerFailure = { ratio: ['apiserver.5xx', 'webhook.failures'], minDenominator: 10 } as const;
+const rejectionsPerRequest = { ratio: ['webhook.rejections', 'apiserver.requests'], minDenominator: 50 } as const;
 /** Write p99 net of the webhook p99: the apiserver's own share, as the upstream request SLI leaves webhook time out. */
 const netWriteP99 = { difference: ['apiserver.write.p99', 'webhook.p99'] } as const;
 const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDenominator: 1 } as const;
@@ -111,7 +112,15 @@ export const DEFAULT_RULES: readonly Rule[] = [
         {
           kind: 'allOf',
           conditions: [
-            { kind: 'sustained', of: rejectionShare, op: '>=', value: '$rejectionRatio', m: 2, n: 3 },
+            {
+              // Rejections among webhook calls; on a cluster that does not report its webhook calls, among all
+              // requests, where only a webhook that sees much of the traffic can reach the error share.
+              kind: 'anyOf',
+              conditions: [
+                { kind: 'sustained', of: rejectionShare, op: '>=', value: '$rejectionRatio', m: 2, n: 3 },
+                { kind: 'sustained', of: rejectionsPerRequest, op: '>=', value: '$errorRatio', m: 2, n: 3 },
+              ],
+            },
             { kind: 'sustained', of: errorsPerRejection, op: '>=', value: '$closedShare', m: 2, n: 3 },
           ],
         },
@@ -237,12 +246,25 @@ export const DEFAULT_RULES: readonly Rule[] = [
               kind: 'allOf',
               conditions: [
                 {
-                  kind: 'window',
-                  of: rejectionShare,
-                  aggregate: 'max',
-                  window: '5m',
-                  op: '>=',
-                  value: '$rejectionRatio',
+                  kind: 'anyOf',
+                  conditions: [
+                    {
+                      kind: 'window',
+                      of: rejectionShare,
+                      aggregate: 'max',
+                      window: '5m',
+                      op: '>=',
+                      value: '$rejectionRatio',
+                    },
+                    {
+                      kind: 'window',
+                      of: rejectionsPerRequest,
+                      aggregate: 'max',
+                      window: '5m',
+                      op: '>=',
+                      value: '$errorRatio',
+                    },
+                  ],
                 },
                 {
                   kind: 'window',
@@ -349,7 +371,8 @@ export const DEFAULT_RULES: readonly Rule[] = [
       ],
     },
     explains: [],
-    holdDown: '1h',
+    // A tax that comes back within a few hours (a quiet spell, a brief fix) is the same tax: one ticket, not two.
+    holdDown: '3h',
     maintenance: 'mute',
     hints: [
       {

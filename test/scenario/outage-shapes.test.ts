@@ -210,3 +210,32 @@ describe('apiserver-restart-errors', () => {
     expect(await restartErrors(`2*20 ${'31 29 '.repeat(20)}2*30`)).toBe(0);
   });
 });
+
+describe('robustness of the webhook rules to what a cluster reports', () => {
+  const replayOf = (signals: Record<string, string>) =>
+    replayScenario(parseScenario(scenarioJson({ clusters: { 'dev-a': { signals } } }), 'shape.json'), {
+      ruleSet: defaultRuleSet(),
+    });
+
+  it('names the webhook failing closed on a cluster that does not report its webhook calls', async () => {
+    const result = await replayOf({
+      'apiserver.write.p99': '0.2*30',
+      'apiserver.requests': '4000*30',
+      'apiserver.5xx': '3*10 900*20',
+      'webhook.rejections': '2*10 880*20',
+    });
+
+    expect(result.notifications.filter((n) => n.kind === 'page').map((n) => n.rule)).toEqual(['webhook-blackhole']);
+  });
+
+  it('keeps one webhook-latency-tax ticket through a quiet half hour', async () => {
+    const result = await replayOf({
+      'apiserver.write.p99': '1.2*300 0.2*30 1.2*300',
+      'webhook.p99': '1.1*300 0.02*30 1.1*300',
+      'apiserver.requests': '3000*630',
+      'apiserver.5xx': '2*630',
+    });
+
+    expect(result.notifications.filter((n) => n.kind === 'ticket').map((n) => n.rule)).toEqual(['webhook-latency-tax']);
+  });
+});

@@ -45,6 +45,27 @@ const pauseAutoRepair = [
   },
 ];
 
+/**
+ * "The control plane is involved": the parameters and the conditions two node rules use to leave a cluster whose
+ * apiserver is slow or failing to the rules that page on it.
+ */
+const controlPlaneInvolvedParams = {
+  writeP99Seconds: {
+    default: 1,
+    unit: 'seconds',
+    description: 'write p99 that would mean the control plane is involved',
+  },
+  errorRatio: {
+    default: 0.05,
+    unit: 'ratio',
+    description: '5xx share that would mean the control plane is involved',
+  },
+} as const;
+const controlPlaneInvolved = [
+  { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 5 },
+  { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 5 },
+] as const;
+
 export const DEFAULT_RULES: readonly Rule[] = [
   {
     id: 'webhook-blackhole',
@@ -505,16 +526,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
     params: {
       minReplaced: { default: 5, unit: 'nodes', description: 'replacements within 30 minutes' },
       changeRatio: { default: 3, unit: 'x', description: 'rate over 30 minutes against the 6-hour baseline' },
-      writeP99Seconds: {
-        default: 1,
-        unit: 'seconds',
-        description: 'write p99 that would mean the control plane is involved',
-      },
-      errorRatio: {
-        default: 0.05,
-        unit: 'ratio',
-        description: '5xx share that would mean the control plane is involved',
-      },
+      ...controlPlaneInvolvedParams,
     },
     when: {
       kind: 'allOf',
@@ -530,13 +542,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
           op: '>=',
           value: '$changeRatio',
         },
-        {
-          kind: 'noneOf',
-          conditions: [
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 5 },
-            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 5 },
-          ],
-        },
+        { kind: 'noneOf', conditions: controlPlaneInvolved },
       ],
     },
     explains: [],
@@ -568,16 +574,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
         unit: 'nodes',
         description: 'replacements within 30 minutes that make it node-repair-storm’s, not this rule’s',
       },
-      writeP99Seconds: {
-        default: 1,
-        unit: 'seconds',
-        description: 'write p99 that would mean the control plane is involved',
-      },
-      errorRatio: {
-        default: 0.05,
-        unit: 'ratio',
-        description: '5xx share that would mean the control plane is involved',
-      },
+      ...controlPlaneInvolvedParams,
     },
     // Ten of twelve minutes: past the five minutes after which NotReady nodes' pods are evicted, and longer than the
     // NotReady blips of a rolling upgrade or a spot drain.
@@ -592,8 +589,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
           kind: 'noneOf',
           conditions: [
             { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 5 },
-            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 5 },
+            ...controlPlaneInvolved,
           ],
         },
       ],

@@ -3,7 +3,7 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import type { ReplayResult } from '../../shared/scenario/replay.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
-import { defaultRuleSet, replayShipped, scenarioJson } from '../support/engine-fixtures.ts';
+import { defaultRuleSet, replayShipped, replaySignals, scenarioJson } from '../support/engine-fixtures.ts';
 
 /**
  * Each outage shape of issue 12, replayed at the default cadence (slow cycle, tripwire, every minute while paging):
@@ -188,17 +188,11 @@ function configWithoutTripwires(clusters: readonly string[]) {
 
 describe('apiserver-restart-errors', () => {
   const restartErrors = async (errors: string) => {
-    const scenario = parseScenario(
-      scenarioJson({
-        clusters: {
-          'dev-a': {
-            signals: { 'apiserver.write.p99': '0.2*90', 'apiserver.requests': '1500*90', 'apiserver.5xx': errors },
-          },
-        },
-      }),
-      'restarts.json',
-    );
-    const result = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
+    const result = await replaySignals({
+      'apiserver.write.p99': '0.2*90',
+      'apiserver.requests': '1500*90',
+      'apiserver.5xx': errors,
+    });
     return result.notifications.filter((n) => n.rule === 'apiserver-restart-errors' && n.kind === 'ticket').length;
   };
 
@@ -212,13 +206,8 @@ describe('apiserver-restart-errors', () => {
 });
 
 describe('robustness of the webhook rules to what a cluster reports', () => {
-  const replayOf = (signals: Record<string, string>) =>
-    replayScenario(parseScenario(scenarioJson({ clusters: { 'dev-a': { signals } } }), 'shape.json'), {
-      ruleSet: defaultRuleSet(),
-    });
-
   it('names the webhook failing closed on a cluster that does not report its webhook calls', async () => {
-    const result = await replayOf({
+    const result = await replaySignals({
       'apiserver.write.p99': '0.2*30',
       'apiserver.requests': '4000*30',
       'apiserver.5xx': '3*10 900*20',
@@ -229,7 +218,7 @@ describe('robustness of the webhook rules to what a cluster reports', () => {
   });
 
   it('keeps one webhook-latency-tax ticket through a quiet half hour', async () => {
-    const result = await replayOf({
+    const result = await replaySignals({
       'apiserver.write.p99': '1.2*300 0.2*30 1.2*300',
       'webhook.p99': '1.1*300 0.02*30 1.1*300',
       'apiserver.requests': '3000*630',

@@ -3,7 +3,14 @@ import { loadConfig } from '../../shared/config/deployment-config.ts';
 import { InputError } from '../../shared/errors.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
-import { defaultRuleSet, replayShipped, repoPath, scenarioJson } from '../support/engine-fixtures.ts';
+import {
+  defaultRuleSet,
+  ERRORS_ONLY_SIGNALS,
+  replayShipped,
+  replaySignals,
+  repoPath,
+  scenarioJson,
+} from '../support/engine-fixtures.ts';
 
 const SHIPPED = readdirSync(repoPath('scenarios'))
   .filter((file) => file.endsWith('.json'))
@@ -60,17 +67,7 @@ describe('replayScenario', () => {
   });
 
   it('reports every rule on every cluster as full, partial with what it lacks, or skipped', async () => {
-    const scenario = parseScenario(
-      scenarioJson({
-        clusters: {
-          'dev-a': {
-            signals: { 'apiserver.write.p99': '0.2*5', 'apiserver.requests': '900*5', 'apiserver.5xx': '1*5' },
-          },
-        },
-      }),
-      'errors-only.json',
-    );
-    const { coverage } = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
+    const { coverage } = await replaySignals(ERRORS_ONLY_SIGNALS);
     const of = (rule: string) => coverage.find((c) => c.rule === rule);
 
     expect([of('signals-missing')?.status, of('control-plane-degraded')?.status, of('node-churn')?.status]).toEqual([

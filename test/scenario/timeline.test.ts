@@ -1,7 +1,13 @@
 import { type ReplayResult, replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
 import { renderTimeline, replayJsonLines } from '../../shared/scenario/timeline.ts';
-import { defaultRuleSet, replayShipped, scenarioJson } from '../support/engine-fixtures.ts';
+import {
+  defaultRuleSet,
+  ERRORS_ONLY_SIGNALS,
+  replayShipped,
+  replaySignals,
+  scenarioJson,
+} from '../support/engine-fixtures.ts';
 
 describe('replay output of the OPA webhook outage', () => {
   let result: ReplayResult;
@@ -83,17 +89,7 @@ describe('replay output of the OPA webhook outage', () => {
 
 describe('renderTimeline', () => {
   it('names each rule that runs without some of its signals, and each rule skipped, with what it lacks', async () => {
-    const scenario = parseScenario(
-      scenarioJson({
-        clusters: {
-          'dev-a': {
-            signals: { 'apiserver.write.p99': '0.2*5', 'apiserver.requests': '900*5', 'apiserver.5xx': '1*5' },
-          },
-        },
-      }),
-      'errors-only.json',
-    );
-    const lines = renderTimeline(await replayScenario(scenario, { ruleSet: defaultRuleSet() })).split('\n');
+    const lines = renderTimeline(await replaySignals(ERRORS_ONLY_SIGNALS)).split('\n');
 
     expect(lines).toEqual(
       expect.arrayContaining([

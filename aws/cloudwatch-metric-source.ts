@@ -60,7 +60,7 @@ export class CloudWatchMetricSource implements MetricSource {
     const { series, metricsRequested, unreadable } = await this.readSeries(request);
     const windows = new Map<string, SignalWindow>();
     for (const [cluster, bySignal] of series) {
-      windows.set(cluster, new SeriesWindow(bySignal, request.stepSeconds, request.samples - 1));
+      windows.set(cluster, new SeriesWindow(withoutSilentSignals(bySignal), request.stepSeconds, request.samples - 1));
     }
     return { windows, metricsRequested, unreadable };
   }
@@ -218,4 +218,19 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
     group.push(item);
   }
   return groups;
+}
+
+/**
+ * A signal of which CloudWatch returned not one datapoint over the whole look-back, while the cluster's other signals
+ * have data, is one the cluster does not publish (a 429 series EKS never wrote, webhook latency on a cluster without
+ * webhooks): it is left out, so that rules treat it as absent, as replay treats a signal a scenario does not list,
+ * instead of reading it as "unknown" at every step, which would keep every incident that reads it open. A cluster
+ * with no datapoint at all keeps its signals: that is a cluster gone dark, which signals-missing must see.
+ */
+export function withoutSilentSignals(bySignal: SeriesBySignal): SeriesBySignal {
+  const speaks = (values: ArrayLike<number | null>) =>
+    Array.prototype.some.call(values, (v) => v !== null && !Number.isNaN(v));
+  const entries = Object.entries(bySignal) as [keyof SeriesBySignal, ArrayLike<number | null>][];
+  if (!entries.some(([, values]) => speaks(values))) return bySignal;
+  return Object.fromEntries(entries.filter(([, values]) => speaks(values))) as SeriesBySignal;
 }

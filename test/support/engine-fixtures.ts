@@ -181,6 +181,19 @@ export function scenarioJson(fields: Record<string, unknown> = {}): Record<strin
   };
 }
 
+/** Replays one cluster's signals, written as a scenario would write them, with the default rules and cadence. */
+export function replaySignals(signals: Record<string, string>, cluster = 'dev-a'): Promise<ReplayResult> {
+  const scenario = parseScenario(scenarioJson({ clusters: { [cluster]: { signals } } }), `${cluster}.json`);
+  return replayScenario(scenario, { ruleSet: defaultRuleSet() });
+}
+
+/** A cluster that reports only write latency, requests and 5xx: no 429, no webhooks, no nodes. */
+export const ERRORS_ONLY_SIGNALS = {
+  'apiserver.write.p99': '0.2*5',
+  'apiserver.requests': '900*5',
+  'apiserver.5xx': '1*5',
+} as const;
+
 export function scenarioFile(name: string): string {
   return repoPath(`scenarios/${name}.json`);
 }

@@ -33,8 +33,12 @@ const OAM_DOCS =
   'CloudWatch cross-account observability, https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch-Unified-Cross-Account.html; OAM API Reference: ListAttachedLinks (SinkIdentifier is required), https://docs.aws.amazon.com/OAM/latest/APIReference/API_ListAttachedLinks.html';
 const EKS_VENDED_METRICS =
   'Amazon EKS User Guide: Monitor cluster data with Amazon CloudWatch (AWS/EKS metrics), https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html';
-const K8S_NODES = 'Kubernetes docs: Nodes, "Node heartbeats" and "Rate limits on eviction"';
-const EKS_NODES = 'Amazon EKS docs: cluster security group requirements and troubleshooting nodes that are NotReady';
+const K8S_NODES =
+  'Kubernetes docs: Nodes, "Node heartbeats" and "Rate limits on eviction", https://kubernetes.io/docs/concepts/architecture/nodes/';
+const EKS_NODES =
+  'Amazon EKS User Guide: cluster security group requirements, https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html; troubleshooting nodes that are NotReady, https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html';
+const EKS_VPC_CNI =
+  'Amazon EKS User Guide: Assign IPs to Pods with the Amazon VPC CNI, https://docs.aws.amazon.com/eks/latest/userguide/managing-vpc-cni.html';
 
 const webhookFailureShare = { ratio: ['webhook.failures', 'webhook.requests'], minDenominator: 10 } as const;
 const errorShare = { ratio: ['apiserver.5xx', 'apiserver.requests'], minDenominator: 50 } as const;
@@ -716,16 +720,23 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'mute',
     hints: [
       {
-        text: 'See which nodes and since when: `kubectl get nodes -o wide` and `kubectl describe node NODE` (a Ready condition of Unknown with "Kubelet stopped posting node status" means the kubelet cannot reach the apiserver; False means it reports a problem). If they share a zone or a subnet, suspect the network path of that zone.',
+        text: 'See which nodes are NotReady, since when and in which zone. A Ready condition of Unknown with "Kubelet stopped posting node status" means the kubelet cannot reach the apiserver; False means it reports a problem. Nodes that share a zone or a subnet point at that zone’s network path.',
+        commands: ['kubectl get nodes -L topology.kubernetes.io/zone -o wide', 'kubectl describe node <node-name>'],
         source: K8S_NODES,
       },
       {
-        text: 'Check the path from the nodes to the control plane: the cluster security group and the node security groups still allow 443 between them (`aws eks describe-cluster --name CLUSTER --query cluster.resourcesVpcConfig`), the subnets’ route tables and network ACLs, and, with private endpoint access, DNS resolution of the endpoint inside the VPC.',
+        text: 'Check the path from the nodes to the control plane: the cluster security group and the node security groups still allow 443 between them, the subnets’ route tables and network ACLs let it through, and with private endpoint access the endpoint resolves inside the VPC.',
+        appliesTo: ['eks-control-plane'],
+        commands: ["aws eks describe-cluster --name {cluster} --region {region} --query 'cluster.resourcesVpcConfig'"],
         source: EKS_NODES,
       },
       {
-        text: 'Check the node network: `kubectl -n kube-system get ds aws-node` and the aws-node (VPC CNI) logs on an affected node for IP allocation or ENI errors.',
-        source: EKS_NODES,
+        text: 'Check the node network: the VPC CNI (aws-node) daemon set, and its logs on an affected node, for IP allocation or ENI errors. (EKS Auto Mode runs its own pod networking, with no aws-node daemon set to look at.)',
+        commands: [
+          'kubectl -n kube-system get daemonset aws-node',
+          'kubectl -n kube-system logs -l k8s-app=aws-node -c aws-node --tail=50 --field-selector spec.nodeName=<node-name>',
+        ],
+        source: EKS_VPC_CNI,
       },
       ...pauseAutoRepair,
     ],
@@ -772,8 +783,12 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'mute',
     hints: [
       {
-        text: 'Find the webhook whose calls fail open: `kubectl get --raw /metrics | grep apiserver_admission_webhook_fail_open_count` names it; then check its endpoints (`kubectl -n NS get endpoints,pods -l APP`).',
-        source: K8S_DOCS,
+        text: 'Find the webhook whose calls fail open: the apiserver counts them by webhook name; then check that webhook’s backend endpoints and pods.',
+        commands: [
+          "kubectl get --raw /metrics | grep -E '^apiserver_admission_webhook_fail_open_count'",
+          'kubectl -n <webhook-namespace> get endpoints,pods -o wide',
+        ],
+        source: K8S_METRICS,
       },
       {
         text: 'Under failurePolicy Ignore every failed call skips the policy silently; the Gatekeeper reporter measured about 2% of pods escaping mutation during a few seconds of failures per rollout.',

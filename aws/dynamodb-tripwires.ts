@@ -1,11 +1,9 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Tripwires } from '../shared/pipeline/ports.ts';
-import { isConditionFailure } from './dynamodb-incident-store.ts';
-
-/** Where an alarm's state change is kept until the polls read it. */
-export interface TripwireRecorder {
-  record(cluster: string, state: string, changedAt: number): Promise<void>;
-}
+import type { TripwireRecorder, Tripwires } from '../shared/pipeline/ports.ts';
+import { unlessConditionFails } from './dynamodb-table.ts';
+import { decodeItem, tripwireItem } from './table-items.ts';
+import { PARTITION, tripwireKey } from './table-keys.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** A tripwire left in ALARM (its alarm deleted, say) stops arming after a day rather than polling forever. */
 const TRIPWIRE_TTL_SECONDS = 86_400;
@@ -24,35 +22,33 @@ export class DynamoDbTripwires implements Tripwires, TripwireRecorder {
     const { Items = [] } = await this.db.send(
       new QueryCommand({
         TableName: this.table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'TRIPWIRE' },
+        KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk`,
+        ExpressionAttributeValues: { ':pk': PARTITION.tripwire },
         ConsistentRead: true,
       }),
     );
     // TTL deletes late (up to days): an expired tripwire is ignored here rather than trusted until it is gone.
-    const live = Items.filter((item) => item.state === 'ALARM' && (item.expiresAt as number) * 1000 > at);
-    return new Set(live.map((item) => item.sk as string));
+    const states = Items.map((item) => decodeItem(tripwireItem, item));
+    const live = states.filter((tripwire) => tripwire.state === 'ALARM' && tripwire.expiresAt * 1000 > at);
+    return new Set(live.map((tripwire) => tripwire.sk));
   }
 
   /** Keep the newest state only: EventBridge may deliver state changes late or out of order. */
   async record(cluster: string, state: string, changedAt: number): Promise<void> {
-    try {
-      await this.db.send(
+    await unlessConditionFails(
+      this.db.send(
         new PutCommand({
           TableName: this.table,
           Item: {
-            pk: 'TRIPWIRE',
-            sk: cluster,
+            ...tripwireKey(cluster),
             state,
             changedAt,
             expiresAt: Math.floor(changedAt / 1000) + TRIPWIRE_TTL_SECONDS,
           },
-          ConditionExpression: 'attribute_not_exists(pk) OR changedAt < :changedAt',
+          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt < :changedAt`,
           ExpressionAttributeValues: { ':changedAt': changedAt },
         }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
   }
 }

@@ -1,4 +1,7 @@
-/** The incident table's keys, shared by the CDK stack and the test harness so the two cannot drift. */
+/**
+ * The incident table's keys, shared by the CDK stack and the test harness so the two cannot drift. What the stores
+ * keep under them is laid out in table-keys.ts.
+ */
 export const TABLE_SCHEMA = {
   partitionKey: 'pk',
   sortKey: 'sk',

@@ -132,7 +132,9 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
       `${footprint.readUnitsPerInvocation.toFixed(1)} RRU + ${footprint.writeUnitsPerInvocation.toFixed(1)} WRU per poll, measured`,
     ),
     line('CloudWatch Logs ingestion', logGb * PRICES.logIngestionPerGb, `${(logGb * 1000).toFixed(1)} MB`),
-    line('X-Ray traces', allInvocations * PRICES.xrayTrace, 'active tracing, every invocation'),
+    stack.poller.traced
+      ? line('X-Ray traces', allInvocations * PRICES.xrayTrace, 'active tracing, every invocation')
+      : line('X-Ray traces', 0, 'tracing off (docs/deploy.md)'),
     line(
       'Pipeline alarms',
       stack.pipelineAlarmMetrics * PRICES.alarmMetricMonth,

@@ -7,6 +7,8 @@ export interface DeployedFunction {
   /** The bundle as CDK staged it for upload: `index.mjs`, its source map and `sentinel.config.json`. */
   readonly bundleDir: string;
   readonly memoryMb: number;
+  /** Active X-Ray tracing: every invocation at one a minute is a trace recorded. */
+  readonly traced: boolean;
   /** The environment the stack sets, with a stand-in for each resource name that is a token until deploy. */
   readonly environment: Readonly<Record<string, string>>;
 }
@@ -46,11 +48,13 @@ export function synthesizeDeployedStack(): DeployedStack {
     const properties = template.Resources[logicalId]?.Properties as {
       Code: { S3Key: string };
       MemorySize: number;
+      TracingConfig?: { Mode: string };
       Environment: { Variables: Record<string, unknown> };
     };
     return {
       bundleDir: path.join(synth.assembly.directory, `asset.${properties.Code.S3Key.replace('.zip', '')}`),
       memoryMb: properties.MemorySize,
+      traced: properties.TracingConfig?.Mode === 'Active',
       environment: Object.fromEntries(
         Object.entries(properties.Environment.Variables).map(([name, value]) => [
           name,

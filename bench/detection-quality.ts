@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { readScenario } from '../cli/read-input.ts';
+import { readScenarioFile } from '../io/input-files.ts';
 import type { RuleSet } from '../shared/engine/rule-set.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
@@ -103,7 +103,7 @@ export async function loadCorpus(scenarioDir: string): Promise<Corpus> {
   const files = readdirSync(scenarioDir)
     .filter((f) => f.endsWith('.json'))
     .sort();
-  return Promise.all(files.map(async (name) => ({ name, scenario: await readScenario(path.join(scenarioDir, name)) })));
+  return Promise.all(files.map(async (name) => ({ name, scenario: readScenarioFile(path.join(scenarioDir, name)) })));
 }
 
 /** Replay every scenario of the corpus through the poll path, and evaluate the alarm baseline on the same data. */

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PARTITION } from '../aws/table-keys.ts';
 import { TABLE_SCHEMA } from '../aws/table-schema.ts';
 
 /** Request units as DynamoDB on-demand bills them, per operation. */
@@ -80,8 +81,9 @@ function indexWrites(operation: string, request: Record<string, unknown>): numbe
   const indexKey = TABLE_SCHEMA.dayIndex.partitionKey;
   if (operation === 'PutItem') return (request.Item as Record<string, unknown> | undefined)?.[indexKey] ? 1 : 0;
   const key = (request.Key as Record<string, { S?: string }> | undefined)?.[TABLE_SCHEMA.partitionKey]?.S;
-  // The store's indexed items (see aws/dynamodb-incident-store.ts): updating the index key moves the entry (2 writes).
-  if (!key || !['OUTBOX', 'OPEN', 'INCIDENT', 'POLLLOG'].includes(key)) return 0;
+  // The stores' indexed items (see aws/table-keys.ts): updating the index key moves the entry (2 writes).
+  const indexed: readonly string[] = [PARTITION.outbox, PARTITION.open, PARTITION.resolved, PARTITION.pollLog];
+  if (!key || !indexed.includes(key)) return 0;
   const names = Object.values((request.ExpressionAttributeNames as Record<string, string> | undefined) ?? {});
   return operation === 'UpdateItem' && names.includes(indexKey) ? 2 : 1;
 }

@@ -7,7 +7,7 @@ import { cloudWatchClients } from '../aws/clients.ts';
 import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { buildPlan } from '../shared/pipeline/build-plan.ts';
-import { MemoryIncidentStore } from '../shared/pipeline/memory-store.ts';
+import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
 import { FLEET_STEP_AT, fleetClusters } from './fleet-generator.ts';
@@ -52,7 +52,7 @@ const report = await runPoll(
         return reading;
       },
     },
-    store: new MemoryIncidentStore(() => FLEET_STEP_AT),
+    ...memoryStores(() => FLEET_STEP_AT),
     notifier,
     tripwires: { armed: async () => new Set<string>() },
     pollEveryCluster: true,
@@ -67,7 +67,7 @@ const figures: FleetPollFigures = {
   clusters: size,
   metricsRequested: report.metricsRequested,
   getMetricDataCalls: source.lastCalls,
-  unreadableClusters: report.unreadable.reduce((n, u) => n + u.clusters.length, 0),
+  unreadableClusters: report.unreadableClusters,
   pollMs,
   readMs,
   engineMs: pollMs - readMs,

@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
-import { type AlarmEvent, tripwireAlarmName } from '../functions/tripwire/tripwire-event.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { startAwsHarness } from '../test/support/aws-harness.ts';
-import { contextFor, loadPoller, loadTripwire, pollEventFor } from '../test/support/poller-harness.ts';
+import { captureOutput } from '../test/support/captured-output.ts';
+import { alarmEventFor, contextFor, loadPoller, loadTripwire, pollEventFor } from '../test/support/poller-harness.ts';
 import { type OperationUsage, startDynamoMeter } from './dynamodb-meter.ts';
 import { FLEET_OUTAGE_STARTS, FLEET_STEP_AT, fleetClusters, loadFleet } from './fleet-generator.ts';
 import { median } from './statistics.ts';
@@ -39,11 +39,8 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
   const harness = await startAwsHarness();
   const meter = await startDynamoMeter(harness.dynamoEndpoint);
   process.env.AWS_ENDPOINT_URL_DYNAMODB = meter.endpoint;
-  const log = console.log;
-  let logBytes = 0;
-  console.log = (...parts: unknown[]) => {
-    logBytes += Buffer.byteLength(`${parts.join(' ')}\n`);
-  };
+  // What the functions write to stdout and stderr is what CloudWatch Logs ingests (Powertools writes there directly).
+  const output = captureOutput();
   try {
     const clusters = fleetClusters(FOOTPRINT_CLUSTERS);
     const lookback = compileRuleSet([], 'rules').lookback(60);
@@ -54,14 +51,7 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
     // The tripwire's datapoint at the outage's first minute breaches; its state change arms the next poll.
     const armedAt = FLEET_OUTAGE_STARTS + 60_000;
 
-    const alarm: AlarmEvent = {
-      source: 'aws.cloudwatch',
-      'detail-type': 'CloudWatch Alarm State Change',
-      detail: {
-        alarmName: tripwireAlarmName(process.env.SENTINEL_DEPLOYMENT ?? '', clusters[0]?.name ?? ''),
-        state: { value: 'ALARM', timestamp: new Date(armedAt).toISOString() },
-      },
-    };
+    const alarm = alarmEventFor(clusters[0]?.name ?? '', 'ALARM', armedAt);
     const durations: number[] = [];
     let polled = 0;
     let tripwireEvent = { readUnits: 0, writeUnits: 0, logBytes: 0 };
@@ -70,15 +60,14 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
       const at = first + minute * 60_000;
       if (at === armedAt) {
         meter.reset();
-        const logged = logBytes;
+        const logged = output.bytes();
         await tripwire(alarm, contextFor());
         const usage = [...meter.usage.values()];
         tripwireEvent = {
           readUnits: usage.reduce((n, u) => n + u.readUnits, 0),
           writeUnits: usage.reduce((n, u) => n + u.writeUnits, 0),
-          logBytes: logBytes - logged,
+          logBytes: output.bytes() - logged,
         };
-        logBytes = logged;
       }
       meter.reset();
       const started = performance.now();
@@ -114,12 +103,12 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
       writeUnitsPerInvocation: perInvocation(all.reduce((n, u) => n + u.writeUnits, 0)),
       byOperation,
       snsPublishes: harness.sns.published.length,
-      logBytesPerInvocation: perInvocation(logBytes),
+      logBytesPerInvocation: perInvocation(output.bytes() - tripwireEvent.logBytes),
       medianDurationMs: median(durations),
       tripwireEvent,
     };
   } finally {
-    console.log = log;
+    output.restore();
     await meter.close();
     await harness.close();
   }

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { readConfig } from '../cli/read-input.ts';
+import { readConfigFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { measureBundles } from './bundles.ts';
 import { measureCadenceOptions } from './cadence-options.ts';
@@ -48,7 +48,7 @@ try {
     capAt: [1000],
   });
 
-  const { config } = await readConfig(stack.configFile);
+  const { config } = readConfigFile(stack.configFile);
   const quietWeek = corpus.find((s) => s.name === QUIET_WEEK)?.scenario;
   const quiet = detection.scenarios.find((s) => s.file === QUIET_WEEK);
   const smallest = fleet[0]?.figures;

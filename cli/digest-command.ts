@@ -1,5 +1,6 @@
 import { documentClient } from '../aws/clients.ts';
-import { DynamoDbIncidentStore } from '../aws/dynamodb-incident-store.ts';
+import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
+import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { costModel, POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import type { Digest } from '../shared/digest/digest.ts';
@@ -10,7 +11,6 @@ import { replayDigest } from '../shared/digest/replay-digest.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
 import { type CommandOutput, UsageError } from './command.ts';
-import { readConfig, readScenario } from './read-input.ts';
 
 export const DIGEST_USAGE = [
   'sentinel digest --from-replay SCENARIO [--config CONFIG] [--week YYYY-Www] [--json]',
@@ -48,9 +48,9 @@ async function fromReplay(file: string, options: DigestOptions): Promise<Digest>
   if (options.table !== undefined) {
     throw new UsageError(`--table reads a deployed store; it does not go with --from-replay\nusage: ${DIGEST_USAGE}`);
   }
-  const loaded = options.config ? await readConfig(options.config) : undefined;
+  const loaded = options.config ? readConfigFile(options.config) : undefined;
   const ruleSet = loaded?.ruleSet ?? compileRuleSet([], 'rules');
-  const result = await replayScenario(await readScenario(file), {
+  const result = await replayScenario(readScenarioFile(file), {
     ruleSet,
     ...(loaded && { config: loaded.config }),
   });
@@ -71,14 +71,14 @@ async function fromStore(options: DigestOptions): Promise<Digest> {
   if (!table) {
     throw new UsageError(`digest --config reads the deployed table: give --table TABLE or set SENTINEL_TABLE`);
   }
-  const { config, ruleSet } = await readConfig(options.config);
+  const { config, ruleSet } = readConfigFile(options.config);
   const week = weekOf(options.week, config.digest.timeZone);
   const client = documentClient();
-  const store = new DynamoDbIncidentStore({ client, table, now: Date.now });
+  const { activityLog } = dynamoDbStores({ client, table, now: Date.now });
   try {
     return await digestOfWeek(
       {
-        store,
+        activityLog,
         ruleSet,
         config,
         costModel: costModel(POLLER_MEMORY_MB),

@@ -1,9 +1,9 @@
+import { readConfigFile } from '../io/input-files.ts';
 import { recordedScenario, scenarioFileOf } from '../shared/scenario/recorded-scenario.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
 import { renderTimeline } from '../shared/scenario/timeline.ts';
 import { fetchHistory } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
-import { readConfig } from './read-input.ts';
 import { alignToStep, parseTimeArgument } from './time-argument.ts';
 
 export const BACKTEST_USAGE = 'sentinel backtest --config FILE --from T --to T [--cluster NAME]';
@@ -18,7 +18,7 @@ interface HistoryOptions {
 
 async function history(options: HistoryOptions, usage: string, out: CommandOutput, now: number) {
   if (!options.config) throw new UsageError(`--config is required\nusage: ${usage}`);
-  const loaded = await readConfig(options.config);
+  const loaded = readConfigFile(options.config);
   const clusters = options.cluster
     ? loaded.config.clusters.filter((c) => c.name === options.cluster)
     : loaded.config.clusters;

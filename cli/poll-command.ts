@@ -1,16 +1,16 @@
 import { documentClient, snsClient } from '../aws/clients.ts';
-import { DynamoDbIncidentStore } from '../aws/dynamodb-incident-store.ts';
+import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
 import { SnsNotifier } from '../aws/sns-notifier.ts';
+import { readConfigFile } from '../io/input-files.ts';
 import type { Notification } from '../shared/engine/notification.ts';
+import { renderNotification } from '../shared/notify/render-notification.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
-import { MemoryIncidentStore } from '../shared/pipeline/memory-store.ts';
+import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../shared/pipeline/poll-time.ts';
-import type { IncidentStore, Notifier } from '../shared/pipeline/ports.ts';
-import { renderNotification } from '../shared/scenario/timeline.ts';
+import type { Notifier, PipelineStores } from '../shared/pipeline/ports.ts';
 import { metricSourceFor, throwIfUnreadable } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
-import { readConfig } from './read-input.ts';
 import { stackOutputs } from './stack-outputs.ts';
 
 export const POLL_USAGE = 'sentinel poll --once --config FILE (--dry-run | --stack NAME)';
@@ -41,17 +41,17 @@ export async function pollCommand(
       `give either --dry-run (print, touch nothing) or --stack NAME (poll for real), not ${options.dryRun ? 'both' : 'neither'}\nusage: ${POLL_USAGE}`,
     );
   }
-  const loaded = await readConfig(options.config);
+  const loaded = readConfigFile(options.config);
   const { config } = loaded;
   const plan = configuredPlan(loaded);
-  let store: IncidentStore;
+  let stores: PipelineStores;
   let notifier: Notifier;
   if (options.stack) {
     const outputs = await stackOutputs(options.stack);
-    store = new DynamoDbIncidentStore({ client: documentClient(), table: outputs.TableName, now: Date.now });
+    stores = dynamoDbStores({ client: documentClient(), table: outputs.TableName, now: Date.now });
     notifier = new SnsNotifier(snsClient(), { paging: outputs.PagingTopicArn, notice: outputs.NoticeTopicArn });
   } else {
-    store = new MemoryIncidentStore(Date.now);
+    stores = memoryStores(Date.now);
     notifier = new PrintingNotifier(out);
   }
   const at = stepForSchedule(now, config.poll.ingestionLag, plan.stepSeconds);
@@ -60,7 +60,7 @@ export async function pollCommand(
     {
       plan,
       metrics: metricSourceFor(config.clusters),
-      store,
+      ...stores,
       notifier,
       // A one-off poll reads every cluster, so no tripwire state is needed.
       tripwires: { armed: async () => new Set<string>() },

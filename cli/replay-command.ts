@@ -1,8 +1,8 @@
+import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
 import { renderTimeline, replayJsonLines } from '../shared/scenario/timeline.ts';
 import { type CommandOutput, UsageError } from './command.ts';
-import { readConfig, readScenario } from './read-input.ts';
 
 export const REPLAY_USAGE = 'sentinel replay FILE... [--json] [--check] [--config CONFIG]';
 
@@ -13,11 +13,11 @@ export async function replayCommand(
   out: CommandOutput,
 ): Promise<number> {
   if (files.length === 0) throw new UsageError(`replay needs at least one scenario file\nusage: ${REPLAY_USAGE}`);
-  const loaded = options.config ? await readConfig(options.config) : undefined;
+  const loaded = options.config ? readConfigFile(options.config) : undefined;
   const ruleSet = loaded?.ruleSet ?? compileRuleSet([], 'rules');
   let failures = 0;
   for (const file of files) {
-    const scenario = await readScenario(file);
+    const scenario = readScenarioFile(file);
     const result = await replayScenario(scenario, { ruleSet, ...(loaded && { config: loaded.config }) });
     const failed = result.checks.filter((c) => !c.passed);
     failures += failed.length;

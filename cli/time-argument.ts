@@ -1,5 +1,6 @@
 import { durationMs, isDuration } from '../shared/engine/duration.ts';
-import { isIsoUtc } from '../shared/scenario/scenario-time.ts';
+import { isIsoUtc } from '../shared/time.ts';
+
 import { UsageError } from './command.ts';
 
 /** `--from`/`--to`: an ISO-8601 UTC time, `now`, or a time ago such as `--from=-3d` (with `=`, or it reads as a flag). */

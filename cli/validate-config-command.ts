@@ -1,10 +1,10 @@
+import { readConfigFile } from '../io/input-files.ts';
 import type { CommandOutput } from './command.ts';
-import { readConfig } from './read-input.ts';
 
 export const VALIDATE_CONFIG_USAGE = 'sentinel validate-config FILE';
 
 export async function validateConfigCommand(file: string, out: CommandOutput): Promise<number> {
-  const { config, ruleSet } = await readConfig(file);
+  const { config, ruleSet } = readConfigFile(file);
   const custom = config.rules.custom.length;
   const subscribers = [...config.subscriptions.paging, ...config.subscriptions.notice].flatMap(
     (s) => s.subscribers,

@@ -43,8 +43,11 @@ export class SelfMonitoring extends Construct {
       datapointsToAlarm: 5,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
+    // Every failed invocation counts here, polls that fail included: the poller emits no failure metric of its own,
+    // which would page a second time for the same fault.
     this.alarm('PollerErrors', props, {
-      alarmDescription: 'The poller failed in 3 of the last 5 minutes. See its log group and the X-Ray traces.',
+      alarmDescription:
+        'The poller failed in 3 of the last 5 minutes: a poll that failed, a timeout, or a start that did not get as far as polling. See its log group for the error.',
       metric: fn.metricErrors(perMinute),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type App, BootstraplessSynthesizer, type Environment, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { type LoadedConfig, parseConfigText } from '../shared/config/deployment-config.ts';
-import { InputError } from '../shared/errors.ts';
+import { readConfigFile } from '../io/input-files.ts';
 import { OpsStack } from './ops-stack.ts';
 import { SourceAccountStack } from './source-account-stack.ts';
 import { watchedNamespaces } from './watched-namespaces.ts';
@@ -26,25 +24,13 @@ export interface SentinelStacks {
   readonly source?: SourceAccountStack;
 }
 
-/** Read and validate a deployment configuration; any problem is an InputError naming the file and the JSON path. */
-export function readDeploymentConfig(file: string): LoadedConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new InputError(file, [{ path: '$', message: `cannot read the file: ${reason}` }]);
-  }
-  return parseConfigText(text, file);
-}
-
 /**
  * The whole CDK app: the OpsStack for the ops account, a SourceAccountStack for the workload accounts when clusters
  * live there, and the cdk-nag AwsSolutions and Serverless packs over every stack (an unacknowledged error fails
  * synth; each acknowledgement carries its reason into the template's metadata).
  */
 export function buildSentinelApp(app: App, options: SentinelAppOptions): SentinelStacks {
-  const { config } = readDeploymentConfig(options.configFile);
+  const { config } = readConfigFile(options.configFile);
   const ops = new OpsStack(app, 'OpsStack', {
     description: 'k8s-incident-sentinel: pages on-call once per Kubernetes control-plane incident',
     config,

@@ -25,6 +25,15 @@ export const BUNDLED_CONFIG_FILE = 'sentinel.config.json';
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __sentinelCreateRequire } from 'node:module'; const require = __sentinelCreateRequire(import.meta.url);";
 
+/**
+ * Why the functions are not traced. Active tracing showed X-Ray the Lambda segment alone, which the REPORT line and
+ * PollDurationMs already give. What a trace would add is the time of each CloudWatch, DynamoDB and SNS call; that takes
+ * Powertools' Tracer around the SDK clients, which bundles aws-xray-sdk-core (about 125 KB minified), enough to take
+ * the poller's bundle past the 1 MB it is held to (docs/benchmarks.md), and more to load at every cold start.
+ */
+const NO_TRACING_REASON =
+  'Tracing is off: X-Ray saw only the Lambda segment, which the logs and metrics already give, and tracing the SDK calls would take the poller bundle past its 1 MB limit (docs/deploy.md, Tracing).';
+
 /** Why the key actions in a function's policy end in `*`. */
 const KEY_GRANT_REASON =
   "Written by CDK's grants on the failure queue, the table and the topics, which are encrypted with the deployment's key: the statement's only resource is that one key, and the data key actions are what SQS, DynamoDB and SNS need from the caller.";
@@ -52,7 +61,7 @@ export interface SentinelFunctionProps {
 /**
  * The one way this project builds a Lambda function: nodejs24.x on arm64, an ESM bundle with source maps made by the
  * locally installed esbuild, the deployment configuration inside the bundle (so a config change redeploys the code),
- * an encrypted log group with retention, active tracing, an explicit role that starts with nothing but its own log
+ * an encrypted log group with retention, no tracing, an explicit role that starts with nothing but its own log
  * group, and a failure destination for asynchronous invocations. Grants go through `bindTable` and `bindTopic`, which
  * set the environment variable naming the resource together with the permission.
  */
@@ -86,7 +95,7 @@ export class SentinelFunction extends Construct {
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,
-      tracing: lambda.Tracing.ACTIVE,
+      tracing: lambda.Tracing.DISABLED,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
@@ -117,17 +126,15 @@ export class SentinelFunction extends Construct {
       },
     });
 
-    Validations.of(this.function).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        'Asynchronous invocations that fail go to an on-failure destination (an encrypted SQS queue, alarmed), which records the request and the error; a DeadLetterConfig as well would deliver every failure twice.',
-    });
-    Validations.of(this.role).acknowledge(
+    Validations.of(this.function).acknowledge(
       {
-        id: 'AwsSolutions-IAM5[Resource::*]',
+        id: 'Serverless-LambdaDLQ',
         reason:
-          'Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+          'Asynchronous invocations that fail go to an on-failure destination (an encrypted SQS queue, alarmed), which records the request and the error; a DeadLetterConfig as well would deliver every failure twice.',
       },
+      { id: 'Serverless-LambdaTracing', reason: NO_TRACING_REASON },
+    );
+    Validations.of(this.role).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
         reason: KEY_GRANT_REASON,

@@ -5,8 +5,8 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { tripwireAlarmName } from '../functions/tripwire/tripwire-event.ts';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
+import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 
 export interface TripwiresProps {
   readonly config: DeploymentConfig;

@@ -1,3 +1,4 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { z } from 'zod';
 import { digestOfWeek, type StoreDigestInput } from '../../shared/digest/digest-of-week.ts';
 import type { DigestPublisher } from '../../shared/digest/digest-publisher.ts';
@@ -23,7 +24,7 @@ export interface ScheduledDigestDependencies extends StoreDigestInput {
   /** The deployed configuration: its time zone says when the week ends. */
   readonly config: NonNullable<StoreDigestInput['config']>;
   readonly publisher: DigestPublisher;
-  readonly log: (line: string) => void;
+  readonly logger: Pick<Logger, 'info' | 'warn'>;
 }
 
 /**
@@ -42,6 +43,6 @@ export async function digestOnSchedule(deps: ScheduledDigestDependencies, event:
     bytes: messageBytes(message.bodies),
     ...(message.truncated && { truncated: message.truncated }),
   };
-  deps.log(JSON.stringify({ level: message.truncated ? 'warn' : 'info', message: 'digest sent', ...summary }));
+  deps.logger[message.truncated ? 'warn' : 'info']('digest sent', { ...summary });
   return summary;
 }

@@ -1,17 +1,20 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { documentClient, snsClient } from '../../aws/clients.ts';
-import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { requiredEnv } from '../../aws/environment.ts';
+import { SnsDigestPublisher } from '../../aws/sns-digest-publisher.ts';
 import { costModel, POLLER_MEMORY_MB } from '../../shared/digest/cost-model.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
-import { validateEvent } from '../validate-event.ts';
+import { explainInvalidEvent } from '../invalid-event.ts';
+import { logger } from '../powertools.ts';
 import { type DigestEvent, type DigestSummary, digestEventSchema, digestOnSchedule } from './digest-on-schedule.ts';
-import { SnsDigestPublisher } from './sns-digest-publisher.ts';
 
 // Built once per cold start and reused by every invocation of this container.
 const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
-const store = new DynamoDbIncidentStore({
+const { activityLog } = dynamoDbStores({
   client: documentClient(),
   table: requiredEnv('SENTINEL_TABLE'),
   now: Date.now,
@@ -19,18 +22,21 @@ const store = new DynamoDbIncidentStore({
 const publisher = new SnsDigestPublisher(snsClient(), requiredEnv('SENTINEL_DIGEST_TOPIC_ARN'));
 const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
 
+// No logMetrics: the digest records no metric, and Powertools would warn on every run that it had none to publish.
 export const handler = middy<DigestEvent, DigestSummary, Error, Context>()
-  .use(validateEvent(digestEventSchema))
+  .use(injectLambdaContext(logger))
+  .use(explainInvalidEvent())
+  .use(parser({ schema: digestEventSchema }))
   .handler((event) =>
     digestOnSchedule(
       {
-        store,
+        activityLog,
         publisher,
         ruleSet,
         config,
         costModel: costModel(POLLER_MEMORY_MB),
         source: { kind: 'deployment', name: deployment },
-        log: (line) => console.log(line),
+        logger,
       },
       event,
     ),

@@ -1,14 +1,18 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { cloudWatchClients, documentClient, snsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
-import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
+import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsNotifier } from '../../aws/sns-notifier.ts';
 import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
-import { validateEvent } from '../validate-event.ts';
+import { explainInvalidEvent } from '../invalid-event.ts';
+import { logger, metrics } from '../powertools.ts';
 import { type PollEvent, type PollSummary, pollEventSchema, pollOnSchedule } from './poll-on-schedule.ts';
 
 // Built once per cold start: configuration, plan and clients are reused by every invocation of this container.
@@ -17,34 +21,36 @@ const { config } = loaded;
 const plan = configuredPlan(loaded);
 const table = requiredEnv('SENTINEL_TABLE');
 const db = documentClient();
-const metrics = new CloudWatchMetricSource({
+const metricSource = new CloudWatchMetricSource({
   clientFor: cloudWatchClients(process.env.AWS_REGION),
   clusters: config.clusters,
 });
-const store = new DynamoDbIncidentStore({ client: db, table, now: Date.now });
+const stores = dynamoDbStores({ client: db, table, now: Date.now });
 const tripwires = new DynamoDbTripwires(db, table);
 const notifier = new SnsNotifier(snsClient(), {
   paging: requiredEnv('SENTINEL_PAGING_TOPIC_ARN'),
   notice: requiredEnv('SENTINEL_NOTICE_TOPIC_ARN'),
 });
-const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
 
 export const handler = middy<PollEvent, PollSummary, Error, Context>()
-  .use(validateEvent(pollEventSchema))
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics))
+  .use(explainInvalidEvent())
+  .use(parser({ schema: pollEventSchema }))
   .handler((event, context) =>
     pollOnSchedule(
       {
         plan,
-        metrics,
-        store,
+        metrics: metricSource,
+        ...stores,
         notifier,
         tripwires,
         owner: context.awsRequestId,
         now: Date.now,
         leaseMs: 60_000,
         ingestionLag: config.poll.ingestionLag,
-        deployment,
-        log: (line) => console.log(line),
+        logger,
+        pipelineMetrics: metrics,
       },
       event,
     ),

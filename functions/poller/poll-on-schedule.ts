@@ -1,5 +1,10 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { z } from 'zod';
-import { type EmfMetric, emfLine } from '../../aws/emf.ts';
+import {
+  type PipelineMetricName,
+  type PipelineMetricsRecorder,
+  recordPipelineMetric,
+} from '../../shared/pipeline/pipeline-metrics.ts';
 import { type PollDependencies, runPoll } from '../../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../../shared/pipeline/poll-time.ts';
 
@@ -24,57 +29,41 @@ export interface PollSummary {
 
 export interface ScheduledPollDependencies extends PollDependencies {
   readonly ingestionLag: string;
-  readonly deployment: string;
-  readonly log: (line: string) => void;
+  readonly logger: Pick<Logger, 'error'>;
+  /** Where the poll reports on itself; `logMetrics` flushes it after the invocation. */
+  readonly pipelineMetrics: PipelineMetricsRecorder;
 }
 
 /**
- * The poller's use case: evaluate the step its schedule time points at, then report on itself in EMF. A retried
- * invocation carries the same schedule time, so it claims the same step and cannot page twice.
+ * The poller's use case: evaluate the step its schedule time points at, then report on itself in metrics. A retried
+ * invocation carries the same schedule time, so it claims the same step and cannot page twice. A poll that fails
+ * records no metric and no heartbeat: the function's Errors and the missing heartbeat are what page.
  */
 export async function pollOnSchedule(deps: ScheduledPollDependencies, event: PollEvent): Promise<PollSummary> {
   const scheduledAt = Date.parse(event.scheduledTime);
   const at = stepForSchedule(scheduledAt, deps.ingestionLag, deps.plan.stepSeconds);
   const startedAt = deps.now();
-  const metric = (name: string, value: number, unit: EmfMetric['unit'] = 'Count') => ({ name, value, unit });
-  try {
-    const report = await runPoll(deps, at, scheduledAt);
-    for (const failure of report.failed)
-      deps.log(JSON.stringify({ level: 'error', message: 'publish failed, kept for retry', ...failure }));
-    for (const unreadable of report.unreadable)
-      deps.log(JSON.stringify({ level: 'error', message: 'metrics unreadable', ...unreadable }));
-    deps.log(
-      emfLine(
-        deps.deployment,
-        [
-          metric('ClustersPolled', report.polled.length - report.unreadable.reduce((n, u) => n + u.clusters.length, 0)),
-          metric('MetricsRequested', report.metricsRequested),
-          metric('Findings', report.findings.filter((f) => f.verdict === 'met').length),
-          metric('NotificationsSent', report.delivered.length),
-          metric('NotificationFailures', report.failed.length),
-          metric(
-            'UnreadableClusters',
-            report.unreadable.reduce((n, u) => n + u.clusters.length, 0),
-          ),
-          metric('PollDurationMs', deps.now() - startedAt, 'Milliseconds'),
-          metric('Heartbeat', 1),
-        ],
-        deps.now(),
-      ),
-    );
-    return {
-      at: new Date(at).toISOString(),
-      claim: report.claim,
-      clusters: report.clusters,
-      polled: report.polled.length,
-      metricsRequested: report.metricsRequested,
-      created: report.created.length,
-      delivered: report.delivered.length,
-      deliveryFailures: report.failed.length,
-      unreadableClusters: report.unreadable.reduce((n, u) => n + u.clusters.length, 0),
-    };
-  } catch (error) {
-    deps.log(emfLine(deps.deployment, [metric('PollFailures', 1)], deps.now()));
-    throw error;
-  }
+  const report = await runPoll(deps, at, scheduledAt);
+  for (const failure of report.failed) deps.logger.error('publish failed, kept for retry', { ...failure });
+  for (const unreadable of report.unreadable) deps.logger.error('metrics unreadable', { ...unreadable });
+  const record = (name: PipelineMetricName, value: number) => recordPipelineMetric(deps.pipelineMetrics, name, value);
+  record('ClustersPolled', report.polled.length - report.unreadableClusters);
+  record('MetricsRequested', report.metricsRequested);
+  record('Findings', report.findings.filter((f) => f.verdict === 'met').length);
+  record('NotificationsSent', report.delivered.length);
+  record('NotificationFailures', report.failed.length);
+  record('UnreadableClusters', report.unreadableClusters);
+  record('PollDurationMs', deps.now() - startedAt);
+  record('Heartbeat', 1);
+  return {
+    at: new Date(at).toISOString(),
+    claim: report.claim,
+    clusters: report.clusters,
+    polled: report.polled.length,
+    metricsRequested: report.metricsRequested,
+    created: report.created.length,
+    delivered: report.delivered.length,
+    deliveryFailures: report.failed.length,
+    unreadableClusters: report.unreadableClusters,
+  };
 }

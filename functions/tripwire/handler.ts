@@ -1,10 +1,17 @@
+import { EventBridgeEnvelope } from '@aws-lambda-powertools/parser/envelopes/eventbridge';
+import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
-import { validateEvent } from '../validate-event.ts';
-import { type AlarmEvent, alarmEventSchema, recordTripwire } from './tripwire-event.ts';
+import { explainInvalidEvent } from '../invalid-event.ts';
+import {
+  type AlarmStateChange,
+  alarmStateChangeSchema,
+  recordTripwire,
+  type TripwireOutcome,
+} from './tripwire-event.ts';
 
 // A function of its own, apart from the poller: when an ingestion delay flips every tripwire at once, their events
 // must neither wait behind the poller's two reserved executions nor hold a poll back.
@@ -13,7 +20,11 @@ const tripwires = new DynamoDbTripwires(documentClient(), requiredEnv('SENTINEL_
 const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
 const clusters = new Set(config.clusters.map((c) => c.name));
 
-/** A tripwire alarm's state change arms or disarms minute-by-minute polling of its cluster. */
-export const handler = middy<AlarmEvent, { cluster?: string; state: string }>()
-  .use(validateEvent(alarmEventSchema))
-  .handler((event) => recordTripwire({ tripwires, deployment, clusters }, event));
+/**
+ * A tripwire alarm's state change arms or disarms minute-by-minute polling of its cluster. It writes no log line and
+ * records no metric, so it takes neither Logger nor Metrics; its return value is the whole of what it did.
+ */
+export const handler = middy<AlarmStateChange, TripwireOutcome>()
+  .use(explainInvalidEvent())
+  .use(parser({ schema: alarmStateChangeSchema, envelope: EventBridgeEnvelope }))
+  .handler((change) => recordTripwire({ tripwires, deployment, clusters }, change));

@@ -1,23 +1,39 @@
 import { z } from 'zod';
+import { describeSeconds, durationOutOfRange, POLL_BOUNDS } from '../engine/bounds.ts';
 import { DEFAULT_RULES } from '../engine/default-rules.ts';
 import { durationSeconds, isDuration } from '../engine/duration.ts';
 import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
-import { isIsoUtc } from '../scenario/scenario-time.ts';
-import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
+import { jsonPath, parseJson, parseWith, stringsIn } from '../schema-errors.ts';
+import { isIsoUtc } from '../time.ts';
+import {
+  autoScalingGroupNameSchema,
+  clusterNameSchema,
+  credentialIn,
+  resolvedSyntaxIn,
+  secretNameSchema,
+} from './template-strings.ts';
 
-/** Polls run on whole minutes, so their durations must be whole minutes too. */
-const wholeMinutesSchema = z
-  .string()
-  .refine((text) => isDuration(text) && durationSeconds(text) >= 60 && durationSeconds(text) % 60 === 0, {
-    error: 'expected a whole number of minutes, at least one, like 1m, 10m or 2h',
-  });
+const WHOLE_DURATION = /^\d+(s|m|h|d)$/;
+
+/** Polls run on whole minutes, so their durations must be whole minutes too, within the bounds of what each is for. */
+const wholeMinutesSchema = ({ minSeconds, maxSeconds }: { minSeconds: number; maxSeconds: number }) =>
+  z
+    .string()
+    .refine((text) => isDuration(text) && durationSeconds(text) % 60 === 0, {
+      error: `expected a whole number of minutes, like ${describeSeconds(Math.max(60, minSeconds))} or ${describeSeconds(maxSeconds)}`,
+    })
+    .superRefine((text, context) => {
+      const problem = durationOutOfRange(text, minSeconds, maxSeconds);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({
+      description: `whole minutes from ${describeSeconds(minSeconds)} to ${describeSeconds(maxSeconds)}`,
+      pattern: WHOLE_DURATION.source,
+    });
 const isoSchema = z.string().refine(isIsoUtc, { error: 'expected an ISO-8601 UTC time like 2026-03-04T09:00:00Z' });
-
-const SECRET_URL =
-  /events\.pagerduty\.com\/integration\/|api(?:\.eu)?\.opsgenie\.com\/.*(?:apiKey|key)=|hooks\.slack\.com\/services\//i;
 
 function isTimeZone(zone: string): boolean {
   try {
@@ -38,7 +54,7 @@ export const customMetricSchema = z.strictObject({
 export type CustomMetric = z.output<typeof customMetricSchema>;
 
 export const clusterSchema = z.strictObject({
-  name: z.string().min(1).max(100),
+  name: clusterNameSchema,
   accountId: z
     .string()
     .regex(/^\d{12}$/, { error: 'expected a 12-digit AWS account id' })
@@ -52,7 +68,7 @@ export const clusterSchema = z.strictObject({
       /** `eks`: AWS/EKS vended control-plane metrics and Container Insights; `custom`: only the metrics listed below. */
       profile: z.enum(['eks', 'custom'], { error: 'expected "eks" or "custom"' }).default('eks'),
       /** Auto Scaling group names whose GroupTerminatingInstances are summed into nodes.replaced. */
-      nodeGroups: z.array(z.string().min(1)).default([]),
+      nodeGroups: z.array(autoScalingGroupNameSchema).default([]),
       containerInsights: z.boolean().default(true),
       /** Signals read from a custom namespace instead of (or on top of) the profile. */
       custom: signalRecord(customMetricSchema).default({}),
@@ -76,13 +92,18 @@ const subscriberSchema = z.discriminatedUnion(
         protocol: z.literal('https'),
         endpoint: z
           .url({ protocol: /^https$/, error: 'expected an https:// URL' })
-          .refine((url) => !SECRET_URL.test(url), {
-            error:
-              'this URL carries an integration key: store it in Secrets Manager and use "endpointSecret" instead, so it never lands in the template',
+          .superRefine((url, context) => {
+            const credential = credentialIn(url);
+            if (credential) {
+              context.addIssue({
+                code: 'custom',
+                message: `this URL carries a credential (${credential}): store the URL in Secrets Manager and use "endpointSecret" instead, so it never lands in the template, a bundle or a log`,
+              });
+            }
           })
           .optional(),
         endpointSecret: z
-          .strictObject({ secretName: z.string().min(1), jsonField: z.string().min(1).optional() })
+          .strictObject({ secretName: secretNameSchema, jsonField: z.string().min(1).max(256).optional() })
           .optional(),
       })
       .refine((s) => (s.endpoint === undefined) !== (s.endpointSecret === undefined), {
@@ -104,25 +125,30 @@ export const deploymentConfigSchema = z.strictObject({
   poll: z
     .strictObject({
       /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
-      ingestionLag: z
-        .string()
-        .refine((text) => isDuration(text) && durationSeconds(text) % 60 === 0, {
-          error: 'expected a whole number of minutes, like 2m (0m for none)',
-        })
-        .default('2m'),
+      ingestionLag: wholeMinutesSchema(POLL_BOUNDS.ingestionLag).default('2m'),
       /** The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost). */
-      every: wholeMinutesSchema.default('10m'),
+      every: wholeMinutesSchema(POLL_BOUNDS.every).default('10m'),
       /**
        * One CloudWatch alarm per cluster on the PATCH p99 (missing data breaching) arms minute-by-minute polling
        * of that cluster until it and its pages clear.
        */
-      tripwire: z.strictObject({ writeP99Seconds: z.number().positive().default(1) }).prefault({}),
+      tripwire: z
+        .strictObject({
+          writeP99Seconds: z
+            .number()
+            .positive()
+            .max(60, { error: "expected at most 60 seconds: the apiserver's own request timeout" })
+            .default(1),
+        })
+        .prefault({}),
     })
     .prefault({}),
   notifications: z
     .strictObject({
-      renotify: wholeMinutesSchema.default('4h'),
-      runbookBaseUrl: z.string().default(''),
+      renotify: wholeMinutesSchema(POLL_BOUNDS.renotify).default('4h'),
+      runbookBaseUrl: z
+        .union([z.literal(''), z.url({ protocol: /^https?$/, error: 'expected an http(s):// URL, or "" for none' })])
+        .default(''),
     })
     .prefault({}),
   rules: z
@@ -189,6 +215,11 @@ export function compileRuleSet(custom: readonly Rule[], file: string): RuleSet {
 
 /** Validate a deployment configuration: its shape, then everything that refers to something else. */
 export function loadConfig(value: unknown, file: string): LoadedConfig {
+  const injected = stringsIn(value).flatMap(({ path, text }) => {
+    const problem = resolvedSyntaxIn(text);
+    return problem ? [{ path: jsonPath(path), message: problem }] : [];
+  });
+  if (injected.length > 0) throw new InputError(file, injected);
   const config = parseWith(deploymentConfigSchema, value, file);
   const ruleSet = compileRuleSet(config.rules.custom, file);
   const problems: InputProblem[] = [...ruleSet.checkOverrides(config.rules.overrides, ['rules', 'overrides'])];

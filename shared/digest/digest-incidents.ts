@@ -1,7 +1,7 @@
 import type { Incident } from '../engine/incident.ts';
-import { isoSeconds } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
 import type { NotificationRecord } from '../pipeline/ports.ts';
+import { isoSeconds } from '../time.ts';
 import type { DigestIncident } from './digest.ts';
 import type { DigestWeek } from './iso-week.ts';
 

@@ -1,7 +1,7 @@
 import { type Incident, members } from '../engine/incident.ts';
-import { isoSeconds } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
 import type { PollRecord } from '../pipeline/ports.ts';
+import { isoSeconds } from '../time.ts';
 import type { NearMissReport } from './digest.ts';
 
 export interface NearMissInput {

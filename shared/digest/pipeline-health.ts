@@ -1,5 +1,5 @@
-import { isoSeconds } from '../engine/notification.ts';
 import type { NotificationRecord, PollRecord } from '../pipeline/ports.ts';
+import { isoSeconds } from '../time.ts';
 import type { PipelineHealth, RetriedNotification } from './digest.ts';
 import type { DigestWeek } from './iso-week.ts';
 

@@ -49,23 +49,8 @@ export interface Notification {
   readonly runbook: string;
 }
 
-/** ISO-8601 UTC to the second, as scenario files and notifications write times. */
-export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
-}
-
 export function alertSeverity(severity: Severity): Notification['severity'] {
   return severity === 'page' ? 'critical' : 'warning';
-}
-
-/** FNV-1a, to give grouped notifications a short, deterministic id without importing a crypto module. */
-export function shortHash(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
 export function notificationTitle(

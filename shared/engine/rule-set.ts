@@ -1,9 +1,13 @@
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath } from '../schema-errors.ts';
-import { conditionParams } from './condition.ts';
+import { MAX_DATAPOINTS_PER_CLUSTER_READ, outOfRange, rangeOfUnit } from './bounds.ts';
+import { conditionParams, conditionSignals } from './condition.ts';
 import { durationMs } from './duration.ts';
 import { conditionLookback, type Params } from './evaluate-condition.ts';
 import type { Rule, RuleOverrides, Severity } from './rule.ts';
+
+/** The deployed poller reads one-minute samples. */
+const DEPLOYED_STEP_SECONDS = 60;
 
 /** A rule as it runs on one cluster, after the fleet's and the cluster's overrides. */
 export interface ClusterRule {
@@ -78,6 +82,19 @@ export class RuleSet {
         }
       }
     });
+    // The poller reads every signal of the set over the longest window of any rule: that is what one rule costs.
+    const signalsRead = new Set(rules.flatMap((rule) => conditionSignals(rule.when))).size;
+    rules.forEach((rule, index) => {
+      const samples = conditionLookback(rule.when, DEPLOYED_STEP_SECONDS);
+      const datapoints = samples * signalsRead;
+      if (datapoints > MAX_DATAPOINTS_PER_CLUSTER_READ) {
+        report(
+          index,
+          ['when'],
+          `reads ${samples} one-minute samples, so every cluster-read would ask CloudWatch for ${datapoints} datapoints (${signalsRead} signals × ${samples}); the limit is ${MAX_DATAPOINTS_PER_CLUSTER_READ}: shorten its windows`,
+        );
+      }
+    });
     const cycle = findCycle(rules);
     if (cycle) {
       report(
@@ -141,12 +158,16 @@ export class RuleSet {
     return Object.entries(overrides).flatMap(([id, override]) => {
       const rule = this.byId.get(id);
       if (!rule) return [{ path: jsonPath([...path, id]), message: `unknown rule "${id}"` }];
-      return Object.keys(override.params ?? {})
-        .filter((param) => !Object.hasOwn(rule.params, param))
-        .map((param) => ({
-          path: jsonPath([...path, id, 'params', param]),
-          message: `rule "${id}" has no parameter "${param}"; it has: ${Object.keys(rule.params).join(', ') || 'none'}`,
-        }));
+      return Object.entries(override.params ?? {}).flatMap(([param, value]) => {
+        const declared = rule.params[param];
+        const where = jsonPath([...path, id, 'params', param]);
+        if (!declared || !Object.hasOwn(rule.params, param)) {
+          const known = Object.keys(rule.params).join(', ') || 'none';
+          return [{ path: where, message: `rule "${id}" has no parameter "${param}"; it has: ${known}` }];
+        }
+        const problem = outOfRange(value, rangeOfUnit(declared.unit));
+        return problem ? [{ path: where, message: problem }] : [];
+      });
     });
   }
 

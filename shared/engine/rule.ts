@@ -1,4 +1,13 @@
 import { z } from 'zod';
+import {
+  describeSeconds,
+  durationOutOfRange,
+  MAX_HISTORY_SECONDS,
+  MAX_HOLD_DOWN_SECONDS,
+  MAX_SUSTAINED_SAMPLES,
+  outOfRange,
+  rangeOfUnit,
+} from './bounds.ts';
 import type { Condition } from './condition.ts';
 import { type Duration, isDuration } from './duration.ts';
 import { signalSchema, unknownSignalMessage } from './signal-schema.ts';
@@ -45,11 +54,27 @@ const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const PARAM_REF = /^\$[A-Za-z][A-Za-z0-9]*$/;
 
 const durationSchema = z.string().refine(isDuration, { error: 'expected a duration like 90s, 15m, 4h or 2d' });
+/** A duration from `min` to `max` seconds; the message says which end it missed. */
+const boundedDuration = (minSeconds: number, maxSeconds: number) =>
+  durationSchema
+    .superRefine((text, context) => {
+      const problem = durationOutOfRange(text, minSeconds, maxSeconds);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
+    .meta({
+      description: `a duration from ${describeSeconds(minSeconds)} to ${describeSeconds(maxSeconds)}, like 90s, 15m, 4h or 2d`,
+    });
+/** A window of history: at least a minute (one sample), at most what CloudWatch keeps at one-minute resolution. */
+const windowSchema = boundedDuration(60, MAX_HISTORY_SECONDS);
+const holdDownSchema = boundedDuration(0, MAX_HOLD_DOWN_SECONDS);
 const comparatorSchema = z.enum(['>', '>=', '<', '<='], { error: 'expected a comparator: >, >=, < or <=' });
 const paramRefSchema = z.custom<`$${string}`>((value) => typeof value === 'string' && PARAM_REF.test(value));
-const thresholdSchema = z.union([z.number(), paramRefSchema], {
-  error: 'expected a number or a parameter reference like $writeP99Seconds',
-});
+const thresholdSchema = z.union(
+  [z.number().min(0, { error: 'expected a threshold of 0 or more: no signal is negative' }), paramRefSchema],
+  {
+    error: 'expected a number or a parameter reference like $writeP99Seconds',
+  },
+);
 const termSchema = z.union([signalSchema, z.strictObject({ sum: z.array(signalSchema).min(2) })], {
   error: (issue) =>
     typeof issue.input === 'string'
@@ -83,7 +108,12 @@ export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
           op: comparatorSchema,
           value: thresholdSchema,
           m: z.int().min(1),
-          n: z.int().min(1),
+          n: z
+            .int()
+            .min(1)
+            .max(MAX_SUSTAINED_SAMPLES, {
+              error: `expected at most ${MAX_SUSTAINED_SAMPLES} samples (15 days of one-minute data, all CloudWatch keeps)`,
+            }),
         })
         .refine((c) => c.m <= c.n, { error: 'm must not exceed n ("m of the last n samples")', path: ['m'] }),
       z
@@ -91,7 +121,7 @@ export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
           kind: z.literal('window'),
           of: operandSchema,
           aggregate: z.enum(['sum', 'avg', 'max', 'min', 'count', 'episodes']),
-          window: durationSchema,
+          window: windowSchema,
           where: z.strictObject({ op: comparatorSchema, value: thresholdSchema }).optional(),
           op: comparatorSchema,
           value: thresholdSchema,
@@ -104,13 +134,13 @@ export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
         kind: z.literal('change'),
         of: operandSchema,
         aggregate: z.enum(['avg', 'max', 'min', 'sum']),
-        window: durationSchema,
-        baseline: durationSchema,
+        window: windowSchema,
+        baseline: windowSchema,
         mode: z.enum(['ratio', 'delta']),
         op: comparatorSchema,
         value: thresholdSchema,
       }),
-      z.strictObject({ kind: z.literal('absent'), of: z.array(signalSchema).min(1), window: durationSchema }),
+      z.strictObject({ kind: z.literal('absent'), of: z.array(signalSchema).min(1), window: windowSchema }),
       z.strictObject({ kind: z.literal('allOf'), conditions: z.array(conditionSchema).min(1) }),
       z.strictObject({ kind: z.literal('anyOf'), conditions: z.array(conditionSchema).min(1) }),
       z.strictObject({ kind: z.literal('noneOf'), conditions: z.array(conditionSchema).min(1) }),
@@ -132,12 +162,17 @@ export const ruleSchema = z.strictObject({
   params: z
     .record(
       z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/),
-      z.strictObject({ default: z.number(), unit: z.string(), description: z.string().min(1) }),
+      z
+        .strictObject({ default: z.number(), unit: z.string(), description: z.string().min(1) })
+        .superRefine((param, context) => {
+          const problem = outOfRange(param.default, rangeOfUnit(param.unit));
+          if (problem) context.addIssue({ code: 'custom', message: problem, path: ['default'] });
+        }),
     )
     .default({}),
   when: conditionSchema,
   explains: z.array(ruleIdSchema).default([]),
-  holdDown: durationSchema.default('15m'),
+  holdDown: holdDownSchema.default('15m'),
   maintenance: z
     .union([z.enum(['notify', 'mute']), z.strictObject({ notifyWhenFiring: z.array(ruleIdSchema).min(1) })], {
       error: 'expected "notify", "mute" or { "notifyWhenFiring": [rule ids] }',
@@ -154,7 +189,7 @@ export const ruleOverrideSchema = z.strictObject({
   enabled: z.boolean().optional(),
   severity: severitySchema.optional(),
   params: z.record(z.string(), z.number()).optional(),
-  holdDown: durationSchema.optional(),
+  holdDown: holdDownSchema.optional(),
 });
 export type RuleOverride = z.infer<typeof ruleOverrideSchema>;
 export const ruleOverridesSchema = z.record(ruleIdSchema, ruleOverrideSchema);

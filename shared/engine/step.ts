@@ -1,15 +1,15 @@
+import { shortHash } from '../naming.ts';
+import { isoSeconds } from '../time.ts';
 import { type ConditionResult, type Evidence, evaluateCondition } from './evaluate-condition.ts';
 import { type Incident, incidentId, maxSeverity, members } from './incident.ts';
 import { allowsNotification } from './maintenance.ts';
 import {
   alertSeverity,
   type ClusterEvidence,
-  isoSeconds,
   type Notification,
   type NotificationKind,
   type NotificationReason,
   notificationTitle,
-  shortHash,
 } from './notification.ts';
 import type { Rule } from './rule.ts';
 import type { ClusterRule, RuleSet } from './rule-set.ts';

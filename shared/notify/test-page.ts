@@ -1,4 +1,5 @@
-import { isoSeconds, type Notification } from '../engine/notification.ts';
+import type { Notification } from '../engine/notification.ts';
+import { isoSeconds } from '../time.ts';
 
 /** A page that says plainly that it is a test, to check that the whole path reaches on-call. */
 export function testPage(at: number, deployment: string): Notification {

@@ -1,15 +1,38 @@
-import type { Activity } from './ports.ts';
+import type { Incident } from '../engine/incident.ts';
+import type { Activity, IncidentRepository, Outbox, PollRecord } from './ports.ts';
+
+/** Whether a time falls in [from, to). */
+export function within(time: number, from: number, to: number): boolean {
+  return from <= time && time < to;
+}
+
+/** Whether an incident was opened in [from, to) or open at any time during it. */
+export function overlaps(incident: Incident, from: number, to: number): boolean {
+  const opened = Date.parse(incident.openedAt);
+  const resolved = incident.resolvedAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(incident.resolvedAt);
+  return opened < to && resolved >= from;
+}
 
 /** Keep what belongs to [from, to): incidents opened in it or open during it, notifications and polls in it. */
 export function activityOf(all: Activity, from: number, to: number): Activity {
-  const within = (time: number) => from <= time && time < to;
   return {
-    incidents: all.incidents.filter((i) => {
-      const opened = Date.parse(i.openedAt);
-      const resolved = i.resolvedAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(i.resolvedAt);
-      return opened < to && resolved >= from;
-    }),
-    notifications: all.notifications.filter((n) => within(Date.parse(n.notification.at))),
-    polls: all.polls.filter((p) => within(p.at)),
+    incidents: all.incidents.filter((i) => overlaps(i, from, to)),
+    notifications: all.notifications.filter((n) => within(Date.parse(n.notification.at), from, to)),
+    polls: all.polls.filter((p) => within(p.at, from, to)),
   };
+}
+
+/** A period's activity: incidents and notifications from the ports that hold them, polls from the log's own. */
+export async function readActivity(
+  sources: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
+  polls: Promise<readonly PollRecord[]>,
+  from: number,
+  to: number,
+): Promise<Activity> {
+  const [incidents, notifications, pollRecords] = await Promise.all([
+    sources.incidents.overlapping(from, to),
+    sources.outbox.raisedBetween(from, to),
+    polls,
+  ]);
+  return { incidents, notifications, polls: pollRecords };
 }

@@ -1,5 +1,6 @@
 import type { Incident } from '../engine/incident.ts';
-import { shortHash } from '../engine/notification.ts';
+import { shortHash } from '../naming.ts';
+
 import type { WatchPlan } from './watch-plan.ts';
 
 /** Where in the slow cycle a cluster is read, stable across runs, so that a fleet's reads spread over the minutes. */

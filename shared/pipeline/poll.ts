@@ -3,13 +3,21 @@ import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import { type Finding, step } from '../engine/step.ts';
 import { dueClusters } from './cadence.ts';
-import type { IncidentStore, MetricReading, MetricSource, Notifier, StepClaim, Tripwires } from './ports.ts';
+import type {
+  MetricReading,
+  MetricSource,
+  Notifier,
+  Outbox,
+  PendingNotification,
+  PipelineStores,
+  StepClaim,
+  Tripwires,
+} from './ports.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
-export interface PollDependencies {
+export interface PollDependencies extends PipelineStores {
   readonly plan: WatchPlan;
   readonly metrics: MetricSource;
-  readonly store: IncidentStore;
   readonly notifier: Notifier;
   readonly tripwires: Tripwires;
   /** Read every cluster at this step, whatever the cadence says (a one-off poll from the command line). */
@@ -34,6 +42,8 @@ export interface PollReport {
   readonly polled: readonly string[];
   readonly metricsRequested: number;
   readonly unreadable: MetricReading['unreadable'];
+  /** How many of the polled clusters CloudWatch would not answer for: the clusters of every `unreadable` entry. */
+  readonly unreadableClusters: number;
   readonly findings: readonly Finding[];
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
@@ -46,19 +56,20 @@ export interface PollReport {
  * earlier runs failed to send. The poller Lambda and the replay command both run this.
  */
 export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: number): Promise<PollReport> {
-  const { plan, store } = deps;
+  const { plan } = deps;
   const startedAt = deps.now();
   let claim: StepClaim = 'busy';
   let polled: readonly string[] = [];
   let findings: readonly Finding[] = [];
   let created: readonly Notification[] = [];
+  let committed: readonly Notification[] = [];
   let metricsRequested = 0;
   let unreadable: MetricReading['unreadable'] = [];
   let stepError: unknown;
   try {
-    claim = await store.claimStep(at, deps.owner, startedAt + deps.leaseMs);
+    claim = await deps.ledger.claimStep(at, deps.owner, startedAt + deps.leaseMs);
     if (claim === 'claimed') {
-      const incidents = await store.openIncidents();
+      const incidents = await deps.incidents.openIncidents();
       polled = deps.pollEveryCluster
         ? plan.clusters.map((c) => c.name)
         : dueClusters(plan, at, await deps.tripwires.armed(at), incidents);
@@ -88,16 +99,20 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
           ];
         }),
       });
-      await store.recordStep(at, deps.owner, outcome.changed, outcome.notifications);
+      committed = await deps.ledger.recordStep(
+        { at, changed: outcome.changed, notifications: outcome.notifications },
+        deps.owner,
+      );
       findings = outcome.findings;
       created = outcome.notifications;
     }
   } catch (error) {
     stepError = error;
   }
+  const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
   // Whatever became of this step, what earlier steps left in the outbox still goes out.
-  const { delivered, failed } = await deliverPending(deps);
-  await store.recordPoll({
+  const { delivered, failed } = await deliverPending(deps, committed);
+  await deps.activityLog.recordPoll({
     at,
     owner: deps.owner,
     claim,
@@ -111,7 +126,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     created: created.length,
     delivered: delivered.length,
     deliveryFailures: failed.length,
-    unreadableClusters: unreadable.reduce((n, u) => n + u.clusters.length, 0),
+    unreadableClusters,
     nearMisses: nearMisses(findings, plan.nearMissMargin),
     // A failed poll is recorded too, so that the digest can count it; the error still fails the invocation.
     ...(stepError !== undefined && {
@@ -126,6 +141,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     polled,
     metricsRequested,
     unreadable,
+    unreadableClusters,
     findings,
     created,
     delivered,
@@ -133,28 +149,45 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   };
 }
 
-/** Publish every pending notification once; a failure stays in the outbox for the next run. */
-export async function deliverPending(deps: Pick<PollDependencies, 'store' | 'notifier' | 'owner' | 'now' | 'leaseMs'>) {
+/**
+ * Publish every pending notification once; a failure stays in the outbox for the next run. `committed` are the
+ * notifications this run's step just committed: the outbox lists pending notifications through an index that is
+ * eventually consistent (DynamoDB's `byDay` GSI), which may not show them yet, and they must go out in this run, not
+ * a minute later.
+ */
+export async function deliverPending(
+  deps: Pick<PollDependencies, 'outbox' | 'notifier' | 'owner' | 'now' | 'leaseMs'>,
+  committed: readonly Notification[] = [],
+) {
   const delivered: Notification[] = [];
   const failed: DeliveryFailure[] = [];
   const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-  for (const { notification } of await deps.store.pendingNotifications()) {
-    if (!(await deps.store.claimDelivery(notification.id, deps.owner, deps.now() + deps.leaseMs))) continue;
+  for (const { notification } of await pendingWith(deps.outbox, committed)) {
+    if (!(await deps.outbox.claimDelivery(notification.id, deps.owner, deps.now() + deps.leaseMs))) continue;
     let messageId: string;
     try {
       ({ messageId } = await deps.notifier.publish(notification));
     } catch (error) {
-      await deps.store.markFailed(notification.id, describe(error));
+      await deps.outbox.markFailed(notification.id, describe(error));
       failed.push({ id: notification.id, error: describe(error) });
       continue;
     }
     // Published: from here on a failure must never hand it back to the outbox, or on-call would get it again.
     try {
-      await deps.store.markDelivered(notification.id, messageId, deps.now());
+      await deps.outbox.markDelivered(notification.id, messageId, deps.now());
       delivered.push(notification);
     } catch (error) {
       failed.push({ id: notification.id, error: `published (${messageId}) but not recorded: ${describe(error)}` });
     }
   }
   return { delivered, failed };
+}
+
+/** What the outbox lists as pending, with `committed` added where the index does not show them yet; oldest first. */
+async function pendingWith(outbox: Outbox, committed: readonly Notification[]): Promise<PendingNotification[]> {
+  const pending = new Map<string, PendingNotification>();
+  for (const notification of committed) pending.set(notification.id, { notification, attempts: 0 });
+  // The outbox's own record wins: it knows the attempts and the last error.
+  for (const listed of await outbox.pending()) pending.set(listed.notification.id, listed);
+  return [...pending.values()].sort((a, b) => a.notification.at.localeCompare(b.notification.at));
 }

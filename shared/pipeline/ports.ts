@@ -27,38 +27,89 @@ export interface MetricRequest {
 /** Why a poll did or did not evaluate its step. */
 export type StepClaim = 'claimed' | 'done' | 'busy' | 'stale';
 
+/** What evaluating one step decided: the incidents it changed and the notifications it raised. */
+export interface StepOutcome {
+  readonly at: number;
+  readonly changed: readonly Incident[];
+  readonly notifications: readonly Notification[];
+}
+
 export interface PendingNotification {
   readonly notification: Notification;
   readonly attempts: number;
   readonly lastError?: string;
 }
 
-/**
- * Incidents, the notification outbox and poll bookkeeping. Implementations make every write conditional, so that a
- * retried or overlapping invocation can neither lose nor repeat a notification.
+/*
+ * The pipeline's state, one port per concern, as Alertmanager keeps alerts, silences and the notification log apart:
+ * a change to how notifications are delivered never touches the step ledger, and a new concern (run-time silences,
+ * say) is a new port beside these rather than a tenth method on one store. Implementations make every write
+ * conditional, so that a retried or overlapping invocation can neither lose nor repeat a notification.
  */
-export interface IncidentStore {
+
+/**
+ * Which steps were evaluated, and the commit of each step's outcome.
+ *
+ * A step's outcome spans two concerns (the outbox and the incidents) and must land whole in both: an incident saved
+ * without its notification would never page, and a notification without its incident would page again at the next
+ * step. The ledger owns that commit: it records the outcome first (in DynamoDB, a write-ahead record), then applies
+ * it through the idempotent writes the other ports expose, `Outbox.enqueue` first and `IncidentRepository.save`
+ * second (see `applyStep`), and only then marks the step done. An invocation that dies between those writes leaves a
+ * recorded outcome that the next claim of the step rolls forward, applying it again, which the idempotent writes
+ * make harmless; the step is never evaluated a second time.
+ */
+export interface StepLedger {
   /** Take the right to evaluate step `at`: `done` if it was evaluated, `busy` if someone holds it, `stale` if a later step was. */
   claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim>;
+  /**
+   * Commit a claimed step's outcome and apply it: notifications into the outbox first, then incidents, then the step
+   * as done. Returns the notifications of the outcome that was committed, which is another invocation's when it
+   * committed this step first (its lease ran out under it): the caller delivers them without waiting for the outbox
+   * to list them.
+   */
+  recordStep(outcome: StepOutcome, owner: string): Promise<readonly Notification[]>;
+}
+
+/** Incidents, open and resolved. */
+export interface IncidentRepository {
   openIncidents(): Promise<Incident[]>;
-  /** Save a step's outcome: notifications into the outbox first, then incidents, then the step as done. */
-  recordStep(
-    at: number,
-    owner: string,
-    changed: readonly Incident[],
-    notifications: readonly Notification[],
-  ): Promise<void>;
+  /**
+   * Write the incidents a step changed. Idempotent, and fenced by the step's time where the store can be written
+   * concurrently: a late writer of an older step never overwrites what a newer step wrote.
+   */
+  save(changed: readonly Incident[], step: number): Promise<void>;
+  /** Incidents opened in [from, to) or open at any time during it, read without a scan: for the weekly digest. */
+  overlapping(from: number, to: number): Promise<Incident[]>;
+}
+
+/** Notifications on their way to on-call, and the record of each once delivered. */
+export interface Outbox {
+  /** Add the notifications a step raised; one already in the outbox is left as it is, so this is idempotent. */
+  enqueue(notifications: readonly Notification[]): Promise<void>;
   /** Notifications not yet delivered, oldest first. */
-  pendingNotifications(): Promise<PendingNotification[]>;
+  pending(): Promise<PendingNotification[]>;
   /** Take the right to publish one notification; false if it was delivered or another invocation holds it. */
   claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean>;
   markDelivered(id: string, messageId: string, at: number): Promise<void>;
   /** Give a notification back to the outbox after a failed publish, so that the next run retries it. */
   markFailed(id: string, error: string): Promise<void>;
-  /** Keep the poll's own bookkeeping, for self-monitoring and the weekly digest. */
+  /** Every notification raised in [from, to), delivered or not, read without a scan: for the weekly digest. */
+  raisedBetween(from: number, to: number): Promise<NotificationRecord[]>;
+}
+
+/** The poll's own bookkeeping, and the week it adds up to, for self-monitoring and the weekly digest. */
+export interface ActivityLog {
   recordPoll(record: PollRecord): Promise<void>;
-  /** Everything that happened between two times, read without a scan: for the weekly digest. */
+  /** Everything that happened between two times: incidents and notifications from their own ports, and the polls. */
   activityBetween(from: number, to: number): Promise<Activity>;
+}
+
+/** The four stores over one state (one table, or one process's memory), as the poll takes them. */
+export interface PipelineStores {
+  readonly ledger: StepLedger;
+  readonly incidents: IncidentRepository;
+  readonly outbox: Outbox;
+  readonly activityLog: ActivityLog;
 }
 
 export interface PollRecord {
@@ -105,6 +156,11 @@ export interface Activity {
  */
 export interface Tripwires {
   armed(at: number): Promise<ReadonlySet<string>>;
+}
+
+/** Where a tripwire alarm's state change is kept until the polls read it. */
+export interface TripwireRecorder {
+  record(cluster: string, state: string, changedAt: number): Promise<void>;
 }
 
 /** Delivers one notification to on-call; SNS when deployed, a list in replay. */

@@ -1,4 +1,5 @@
-import { isoSeconds, type Notification } from '../engine/notification.ts';
+import type { Notification } from '../engine/notification.ts';
+import { isoSeconds } from '../time.ts';
 import type { Expectation } from './scenario.ts';
 
 export interface CheckResult {

@@ -1,6 +1,6 @@
-import { isoSeconds } from '../engine/notification.ts';
 import type { Series, SeriesBySignal } from '../engine/signal-window.ts';
 import type { Sample } from '../engine/signals.ts';
+import { isoSeconds } from '../time.ts';
 import { formatCompactSeries } from './compact-series.ts';
 import { SCENARIO_FORMAT, type Scenario } from './scenario.ts';
 

@@ -6,7 +6,7 @@ import { SeriesWindow, type SignalWindow } from '../engine/signal-window.ts';
 import type { SignalName } from '../engine/signals.ts';
 import { InputError } from '../errors.ts';
 import { buildPlan } from '../pipeline/build-plan.ts';
-import { MemoryIncidentStore } from '../pipeline/memory-store.ts';
+import { memoryStores } from '../pipeline/memory-stores.ts';
 import { runPoll } from '../pipeline/poll.ts';
 import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier, Tripwires } from '../pipeline/ports.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
@@ -73,7 +73,7 @@ export interface ReplayResult {
   readonly incidents: readonly Incident[];
   readonly skipped: readonly SkippedRule[];
   readonly checks: readonly CheckResult[];
-  /** Everything the in-memory store recorded (incidents, outbox, polls), as the digest reads it from DynamoDB. */
+  /** Everything the in-memory stores recorded (incidents, outbox, polls), as the digest reads it from DynamoDB. */
   readonly activity: Activity;
 }
 
@@ -99,12 +99,12 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     stepSeconds: scenario.stepSeconds,
   });
   let clock = scenario.start;
-  const store = new MemoryIncidentStore(() => clock);
+  const stores = memoryStores(() => clock);
   const notifier = new CollectingNotifier();
   const deps = {
     plan,
     metrics: new ScenarioMetricSource(scenario),
-    store,
+    ...stores,
     notifier,
     tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwireWriteP99Seconds),
     owner: 'replay',
@@ -128,9 +128,9 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
   return {
     scenario,
     notifications: notifier.sent,
-    incidents: store.allIncidents(),
+    incidents: stores.incidents.all(),
     skipped: [...skipped.values()],
     checks: checkExpectations(scenario.expect, notifier.sent),
-    activity: await store.activityBetween(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY),
+    activity: await stores.activityLog.activityBetween(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY),
   };
 }

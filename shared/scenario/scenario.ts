@@ -4,10 +4,14 @@ import { signalRecord } from '../engine/signal-schema.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath, parseWith } from '../schema-errors.ts';
+import { isIsoUtc, isoSeconds } from '../time.ts';
 import { CompactSeriesError, parseCompactSeries } from './compact-series.ts';
-import { isIsoUtc, isScenarioTime, scenarioTimeMs } from './scenario-time.ts';
+import { isScenarioTime, scenarioTimeMs } from './scenario-time.ts';
 
 export const SCENARIO_FORMAT = 'sentinel.scenario/v1';
+
+/** The last instant ISO-8601's four-digit years can write. */
+const LATEST_TIME_MS = Date.parse('9999-12-31T23:59:59Z');
 
 const timeSchema = z.string().refine(isScenarioTime, {
   error: 'expected an ISO-8601 UTC time (2019-03-04T09:00:00Z) or an offset from start (+90s, +12m, +3h, +2d)',
@@ -28,12 +32,15 @@ const scenarioSchema = z.strictObject({
     .default(60),
   clusters: z
     .record(
-      z.string().min(1),
+      z.string(),
       z.strictObject({
         signals: signalRecord(seriesSchema),
       }),
     )
-    .refine((clusters) => Object.keys(clusters).length > 0, { error: 'expected at least one cluster' }),
+    .refine((clusters) => Object.keys(clusters).length > 0, { error: 'expected at least one cluster' })
+    .refine((clusters) => !Object.hasOwn(clusters, ''), {
+      error: 'a cluster key is empty: name the cluster, like "prod-euw1"',
+    }),
   maintenance: z
     .array(z.strictObject({ cluster: z.string().min(1), from: timeSchema, to: timeSchema, reason: z.string().min(1) }))
     .default([]),
@@ -99,6 +106,14 @@ export function parseScenario(value: unknown, file: string): Scenario {
         problems.push({ path, message: error.message });
         continue;
       }
+      const negative = samples.findIndex((sample) => sample !== null && sample < 0);
+      if (negative >= 0) {
+        problems.push({
+          path,
+          message: `sample ${negative} is ${samples[negative]}: no signal is negative (latencies, counts and node numbers are 0 or more)`,
+        });
+        continue;
+      }
       if (!reference) {
         reference = { where: `${cluster} ${signal}`, length: samples.length };
       } else if (samples.length !== reference.length) {
@@ -122,16 +137,29 @@ export function parseScenario(value: unknown, file: string): Scenario {
       });
     }
   };
+  const steps = reference?.length ?? 0;
+  const end = start + Math.max(0, steps - 1) * raw.stepSeconds * 1000;
+  const time = (text: string, path: readonly PropertyKey[]) => {
+    const ms = scenarioTimeMs(text, start);
+    if (!(ms <= LATEST_TIME_MS)) problems.push({ path: jsonPath(path), message: 'lies beyond the year 9999' });
+    return ms;
+  };
   const maintenance = raw.maintenance.map((w, index) => {
     known(w.cluster, ['maintenance', index, 'cluster']);
     const window = {
       cluster: w.cluster,
-      from: scenarioTimeMs(w.from, start),
-      to: scenarioTimeMs(w.to, start),
+      from: time(w.from, ['maintenance', index, 'from']),
+      to: time(w.to, ['maintenance', index, 'to']),
       reason: w.reason,
     };
     if (window.to <= window.from)
       problems.push({ path: jsonPath(['maintenance', index, 'to']), message: 'must be later than "from"' });
+    else if (steps > 0 && (window.to <= start || window.from > end)) {
+      problems.push({
+        path: jsonPath(['maintenance', index]),
+        message: `lies outside the scenario (${isoSeconds(start)} to ${isoSeconds(end)}): it would mute nothing`,
+      });
+    }
     return window;
   });
   const expect = raw.expect.map((e, index): Expectation => {
@@ -142,15 +170,22 @@ export function parseScenario(value: unknown, file: string): Scenario {
         message: '"after"/"before" bound the first match and cannot go with "count"',
       });
     }
-    const time = (text: string | undefined) => (text === undefined ? undefined : scenarioTimeMs(text, start));
+    const at = (field: 'onset' | 'after' | 'before') => {
+      const text = e[field];
+      return text === undefined ? undefined : time(text, ['expect', index, field]);
+    };
+    const [onset, after, before] = [at('onset'), at('after'), at('before')];
+    if (after !== undefined && before !== undefined && before < after) {
+      problems.push({ path: jsonPath(['expect', index, 'before']), message: 'must not be earlier than "after"' });
+    }
     return {
       cluster: e.cluster,
       ...(e.rule !== undefined && { rule: e.rule }),
       ...(e.kind !== undefined && { kind: e.kind }),
       ...(e.count !== undefined && { count: e.count }),
-      ...(e.onset !== undefined && { onset: time(e.onset) }),
-      ...(e.after !== undefined && { after: time(e.after) }),
-      ...(e.before !== undefined && { before: time(e.before) }),
+      ...(onset !== undefined && { onset }),
+      ...(after !== undefined && { after }),
+      ...(before !== undefined && { before }),
       path: jsonPath(['expect', index]),
     };
   });
@@ -161,7 +196,7 @@ export function parseScenario(value: unknown, file: string): Scenario {
     description: raw.description,
     start,
     stepSeconds: raw.stepSeconds,
-    steps: reference?.length ?? 0,
+    steps,
     clusters,
     maintenance,
     expect,

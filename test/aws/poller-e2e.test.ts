@@ -9,6 +9,7 @@ import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { flowing, wideLines } from '../digest/digest-fixtures.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
 import {
   contextFor,
   harnessClusters,
@@ -17,6 +18,20 @@ import {
   pollEventFor,
   trimmedScenario,
 } from '../support/poller-harness.ts';
+
+/** A line in CloudWatch embedded metric format: metric definitions under `_aws`, dimensions and values beside them. */
+interface EmfLine {
+  readonly _aws: {
+    readonly CloudWatchMetrics: readonly {
+      readonly Namespace: string;
+      readonly Dimensions: readonly (readonly string[])[];
+      readonly Metrics: readonly { readonly Name: string; readonly Unit: string }[];
+    }[];
+  };
+  readonly [field: string]: unknown;
+}
+
+const emfLines = (output: CapturedOutput) => output.json().filter((line) => '_aws' in line) as unknown as EmfLine[];
 
 type DigestHandler = (event: DigestEvent, context: Context) => Promise<DigestSummary>;
 
@@ -37,10 +52,10 @@ let poll: PollHandler;
 let replayed: readonly Notification[];
 let putCalls: number;
 let configFile: string;
-let logged: { mock: { calls: unknown[][] } };
+let output: CapturedOutput;
 
 beforeAll(async () => {
-  logged = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  output = captureOutput();
   harness = await startAwsHarness();
   scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
   const clusters = harnessClusters(['dev-euw1']);
@@ -65,6 +80,7 @@ beforeAll(async () => {
 }, 300_000); // Over two minutes on a busy two-core machine.
 
 afterAll(async () => {
+  output.restore();
   jest.restoreAllMocks();
   await harness.close();
 });
@@ -148,11 +164,10 @@ describe('the poller over the real wire', () => {
   });
 
   it('reports on itself in embedded metric format after every poll, with a heartbeat', () => {
-    // biome-ignore lint/suspicious/noExplicitAny: EMF lines are free-form JSON; the assertions check their shape.
-    const reports: any[] = logged.mock.calls
-      .map(([line]) => JSON.parse(String(line)))
-      .filter((line) => line._aws?.CloudWatchMetrics?.[0]?.Namespace === 'K8sIncidentSentinel');
-    const page = reports.find((r) => r.NotificationsSent === 1 && r.Findings > 0);
+    const reports = emfLines(output).filter(
+      (line) => line._aws.CloudWatchMetrics[0]?.Namespace === 'K8sIncidentSentinel',
+    );
+    const page = reports.find((r) => r.NotificationsSent === 1 && Number(r.Findings) > 0);
 
     expect([reports.length, reports.every((r) => r.Heartbeat === 1), page?.Deployment]).toEqual([
       scenario.steps,
@@ -160,16 +175,23 @@ describe('the poller over the real wire', () => {
       'test',
     ]);
     expect(page).toMatchObject({ ClustersPolled: 1, MetricsRequested: 17, NotificationFailures: 0 });
-    expect(page?._aws.CloudWatchMetrics[0].Metrics.map((m: { Name: string }) => m.Name)).toEqual([
-      'ClustersPolled',
-      'MetricsRequested',
-      'Findings',
-      'NotificationsSent',
-      'NotificationFailures',
-      'UnreadableClusters',
-      'PollDurationMs',
-      'Heartbeat',
+    expect(page?._aws.CloudWatchMetrics[0]?.Metrics).toEqual([
+      { Name: 'ClustersPolled', Unit: 'Count' },
+      { Name: 'MetricsRequested', Unit: 'Count' },
+      { Name: 'Findings', Unit: 'Count' },
+      { Name: 'NotificationsSent', Unit: 'Count' },
+      { Name: 'NotificationFailures', Unit: 'Count' },
+      { Name: 'UnreadableClusters', Unit: 'Count' },
+      { Name: 'PollDurationMs', Unit: 'Milliseconds' },
+      { Name: 'Heartbeat', Unit: 'Count' },
     ]);
+  });
+
+  it('gives its metrics Deployment as their only dimension, which the alarms and the dashboard read', () => {
+    const dimensions = emfLines(output).flatMap((line) => line._aws.CloudWatchMetrics.map((m) => m.Dimensions));
+
+    expect(dimensions).toHaveLength(scenario.steps);
+    expect(new Set(dimensions.map((d) => JSON.stringify(d)))).toEqual(new Set(['[["Deployment"]]']));
   });
 });
 
@@ -253,10 +275,16 @@ describe('the digest Lambda over the real wire', () => {
     expect(onDigestTopic().map((p) => p.subject)).toContain(quiet.subject);
   });
 
-  it('rejects an event that is not the digest schedule', async () => {
+  it('rejects an event that is not the digest schedule, naming the wrong path', async () => {
     const poll = { kind: 'poll', scheduledTime: NEXT_MONDAY } as unknown as DigestEvent;
 
-    await expect(digest(poll, contextFor())).rejects.toThrow('invalid event');
+    await expect(digest(poll, contextFor())).rejects.toThrow(/^invalid event: \$\.kind: .*"digest"/);
+  });
+
+  it('logs the digest it sent, with the week and the message id', () => {
+    const sent = output.json().filter((line) => line.message === 'digest sent');
+
+    expect(sent[0]).toMatchObject({ level: 'INFO', week: '2019-W10', messageId: summary.messageId });
   });
 
   it('renders the same digest from the deployed table on the command line', async () => {

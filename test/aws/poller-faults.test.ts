@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { PollEvent } from '../../functions/poller/poll-on-schedule.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, clearTable, putScenario, startAwsHarness } from '../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
 import {
   alarmEventFor,
   contextFor,
@@ -24,6 +26,7 @@ describe('the poller under faults', () => {
   let poll: PollHandler;
   let tripwire: TripwireHandler;
   let scenario: Scenario;
+  let output: CapturedOutput;
 
   const at = (step: number) => scenario.start + step * 60_000;
   /** The tripwires go off as the outage starts, as the three clusters' PATCH p99 alarms would. */
@@ -43,7 +46,7 @@ describe('the poller under faults', () => {
       .filter((n) => n.kind === kind);
 
   beforeAll(async () => {
-    jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    output = captureOutput();
     harness = await startAwsHarness();
     scenario = trimmedScenario('scenarios/fleet-webhook-outage.json', FROM_STEP);
     const clusters = harnessClusters(['dev-a', 'dev-b', 'dev-c']);
@@ -64,6 +67,7 @@ describe('the poller under faults', () => {
   });
 
   afterAll(async () => {
+    output.restore();
     await harness.close();
   });
 
@@ -103,6 +107,21 @@ describe('the poller under faults', () => {
     expect(sentOf('page')).toHaveLength(1);
   }, 30_000);
 
+  it('logs each failed publish and counts it in NotificationFailures', async () => {
+    await armTripwires();
+    harness.sns.faults.inject({ kind: 'server-error', operation: 'Publish' });
+    const before = output.json().length;
+    await pollSteps(PAGE_STEP, PAGE_STEP);
+    const written = output.json().slice(before);
+
+    expect(written.filter((line) => line.message === 'publish failed, kept for retry')).toEqual([
+      expect.objectContaining({ level: 'ERROR', service: 'k8s-incident-sentinel', id: expect.any(String) }),
+    ]);
+    expect(written.filter((line) => '_aws' in line)).toEqual([
+      expect.objectContaining({ NotificationFailures: 1, NotificationsSent: 0, Heartbeat: 1 }),
+    ]);
+  }, 30_000);
+
   it('pages once when two pollers run the same minute', async () => {
     await armTripwires();
     await pollSteps(PAGE_STEP - 3, PAGE_STEP - 1);
@@ -127,6 +146,25 @@ describe('the poller under faults', () => {
     await pollSteps(OUTAGE_END_STEP + 31, OUTAGE_END_STEP + 50);
     expect(resolvesOf('webhook-blackhole')).toHaveLength(1);
   }, 60_000);
+
+  it('rejects a poll event that is not the schedule’s, naming every wrong path', async () => {
+    const event = { kind: 'digest', scheduledTime: 'Monday' } as unknown as PollEvent;
+    const reads = harness.cloudwatch.getMetricDataRequests.length;
+
+    await expect(poll(event, contextFor())).rejects.toThrow(
+      /^invalid event: \$\.kind: .*"poll".*; \$\.scheduledTime: expected the schedule time as ISO-8601$/,
+    );
+    expect(harness.cloudwatch.getMetricDataRequests).toHaveLength(reads);
+  });
+
+  it('rejects a tripwire event that is not an alarm state change, naming every wrong path', async () => {
+    const event = alarmEventFor('dev-a', 'ALARM', at(PAGE_STEP));
+    const broken = { ...event, time: 'now', detail: { ...event.detail, state: { value: 'FIRING' } } };
+
+    await expect(tripwire(broken as unknown as typeof event, contextFor())).rejects.toThrow(
+      /^invalid event: \$\.time: .*; \$\.detail\.state\.value: .*; \$\.detail\.state\.timestamp: .*$/,
+    );
+  });
 
   it('never resolves an open incident on PartialData answers', async () => {
     await armTripwires();

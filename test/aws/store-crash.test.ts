@@ -1,8 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { DynamoDbIncidentStore } from '../../aws/dynamodb-incident-store.ts';
-import { isoSeconds, type Notification } from '../../shared/engine/notification.ts';
+import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
+import { PARTITION } from '../../aws/table-keys.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
@@ -12,7 +14,7 @@ function dyingClient(): DynamoDBDocumentClient {
   const send = client.send.bind(client);
   let died = false;
   client.send = ((command: { input: { Item?: { pk?: string } } }) => {
-    if (!died && command.input.Item?.pk === 'OUTBOX') {
+    if (!died && command.input.Item?.pk === PARTITION.outbox) {
       died = true;
       return Promise.reject(new Error('Task timed out after 50.00 seconds'));
     }
@@ -41,14 +43,16 @@ describe('a step whose writer dies after committing it', () => {
       id: `${isoSeconds(at)}/page/webhook-blackhole/${i}`,
       summary: 'x'.repeat(1000),
     }));
-    const dying = new DynamoDbIncidentStore({ client: dyingClient(), table: TABLE, now: () => now });
-    expect(await dying.claimStep(at, 'first', now + 60_000)).toBe('claimed');
-    await expect(dying.recordStep(at, 'first', [], notifications)).rejects.toThrow('Task timed out');
+    const dying = dynamoDbStores({ client: dyingClient(), table: TABLE, now: () => now });
+    expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    await expect(dying.ledger.recordStep({ at, changed: [], notifications }, 'first')).rejects.toThrow(
+      'Task timed out',
+    );
 
     now += 120_000;
-    const retry = new DynamoDbIncidentStore({ client: documentClient(), table: TABLE, now: () => now });
-    const claim = await retry.claimStep(at, 'first-retry', now + 60_000);
+    const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
+    const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
 
-    expect([claim, (await retry.pendingNotifications()).length]).toEqual(['done', 400]);
+    expect([claim, (await retry.outbox.pending()).length]).toEqual(['done', 400]);
   });
 });

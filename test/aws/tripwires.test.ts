@@ -11,7 +11,7 @@ describe('tripwires in DynamoDB', () => {
   const record = (cluster: string, state: 'ALARM' | 'OK', at: number) =>
     recordTripwire(
       { tripwires, deployment: 'test', clusters: new Set(['dev-a', 'dev-b']) },
-      alarmEventFor(cluster, state, at),
+      alarmEventFor(cluster, state, at).detail,
     );
 
   beforeAll(async () => {

@@ -1,43 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { loadConfig, parseConfigText } from '../../shared/config/deployment-config.ts';
-import { InputError, type InputProblem } from '../../shared/errors.ts';
-import { repoPath } from '../support/engine-fixtures.ts';
+import { CONFIG_FILE, customRule, EXAMPLE_TEXT, exampleWith, problemsOf } from '../support/config-fixtures.ts';
 
-const FILE = 'config/sentinel.json';
-const EXAMPLE_TEXT = readFileSync(repoPath('config/sentinel.example.json'), 'utf8');
-
-type Change = readonly [path: readonly PropertyKey[], value: unknown];
-
-/** The shipped example with each value set at its path: the one mistake a test makes in an otherwise valid file. */
-function exampleWith(...changes: Change[]): unknown {
-  const config: unknown = JSON.parse(EXAMPLE_TEXT);
-  for (const [path, value] of changes) {
-    const parent = path.slice(0, -1).reduce((node, key) => (node as Record<PropertyKey, unknown>)[key], config);
-    (parent as Record<PropertyKey, unknown>)[path.at(-1) as PropertyKey] = value;
-  }
-  return config;
-}
-
-function problemsOf(value: unknown): readonly InputProblem[] {
-  try {
-    loadConfig(value, FILE);
-  } catch (error) {
-    if (error instanceof InputError && error.file === FILE) return error.problems;
-    throw error;
-  }
-  throw new Error('the configuration loaded without an error');
-}
-
-const customRule = (fields: Record<string, unknown> = {}) => ({
-  id: 'etcd-slow',
-  title: 'etcd is slow',
-  summary: 'Write latency is high.',
-  severity: 'ticket',
-  when: { kind: 'threshold', of: 'apiserver.write.p99', op: '>=', value: 2 },
-  hints: [{ text: 'Check etcd.', source: 'team runbook' }],
-  runbook: 'docs/runbooks/etcd-slow.md',
-  ...fields,
-});
+const FILE = CONFIG_FILE;
 
 describe('loadConfig', () => {
   it('accepts the shipped example configuration', () => {

@@ -4,8 +4,9 @@ import type { Digest } from '../../shared/digest/digest.ts';
 import { weekOf } from '../../shared/digest/iso-week.ts';
 import { columns, EMAIL_COLUMNS } from '../../shared/digest/text-layout.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
-import { isoSeconds, type Notification } from '../../shared/engine/notification.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
 import type { Activity, NotificationRecord, PollRecord } from '../../shared/pipeline/ports.ts';
+import { isoSeconds } from '../../shared/time.ts';
 import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
 
 /** Monday 2024-05-06 to Monday 2024-05-13, UTC. */

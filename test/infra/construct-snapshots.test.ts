@@ -13,13 +13,13 @@ import { DeadLetterQueue } from '../../infra/dead-letter-queue.ts';
 import { MetricsSink } from '../../infra/metrics-sink.ts';
 import { NotificationTopics } from '../../infra/notification-topics.ts';
 import { SelfMonitoring } from '../../infra/self-monitoring.ts';
-import { readDeploymentConfig } from '../../infra/sentinel-app.ts';
 import { SentinelDashboard } from '../../infra/sentinel-dashboard.ts';
 import { SentinelFunction } from '../../infra/sentinel-function.ts';
 import { SentinelKey } from '../../infra/sentinel-key.ts';
 import { SentinelSchedule } from '../../infra/sentinel-schedule.ts';
 import { SourceAccountStack } from '../../infra/source-account-stack.ts';
 import { Tripwires } from '../../infra/tripwires.ts';
+import { readConfigFile } from '../../io/input-files.ts';
 import { newApp, SINK_ARN, TEST_CONFIG, TEST_ENV } from './synth-sentinel-app.ts';
 
 /**
@@ -34,7 +34,7 @@ const ASSET_HASH = /[a-f0-9]{64}/g;
 
 const DEPLOYMENT = 'Stack';
 const ALARM_NAME_PREFIX = `${DEPLOYMENT}-`;
-const { config } = readDeploymentConfig(TEST_CONFIG);
+const { config } = readConfigFile(TEST_CONFIG);
 
 let outdir: string;
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { jest } from '@jest/globals';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { buildSentinelApp, readDeploymentConfig } from '../../infra/sentinel-app.ts';
+import { buildSentinelApp } from '../../infra/sentinel-app.ts';
+import { readConfigFile } from '../../io/input-files.ts';
 import { InputError } from '../../shared/errors.ts';
 import { fixture, newApp, TEST_ENV } from './synth-sentinel-app.ts';
 
@@ -33,10 +34,10 @@ function inputErrorOf(action: () => unknown): InputError {
 
 const oncall = { protocol: 'email', endpoint: 'oncall@example.com' };
 
-describe('readDeploymentConfig', () => {
+describe('readConfigFile', () => {
   it('names the file, the JSON path and the expectation of every problem', () => {
     const file = fixture('bad-account-id.json');
-    const error = inputErrorOf(() => readDeploymentConfig(file));
+    const error = inputErrorOf(() => readConfigFile(file));
     expect(error.file).toBe(file);
     expect(error.message).toContain(file);
     expect(error.message).toContain('$.clusters[0].accountId: expected a 12-digit AWS account id');
@@ -45,7 +46,7 @@ describe('readDeploymentConfig', () => {
 
   it('reports a missing file as an input error about that file', () => {
     const file = path.join(dir, 'missing.json');
-    expect(inputErrorOf(() => readDeploymentConfig(file)).message).toBe(
+    expect(inputErrorOf(() => readConfigFile(file)).message).toBe(
       `${file} is not valid:\n  - $: cannot read the file: no such file`,
     );
   });

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { DEPLOYMENT_DIMENSION, PIPELINE_METRICS, PIPELINE_NAMESPACE } from '../../shared/pipeline/pipeline-metrics.ts';
 import { type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
 
 interface Statement {
@@ -57,13 +58,13 @@ beforeAll(() => {
 afterAll(() => synth.dispose());
 
 describe('the functions', () => {
-  it('run on nodejs24.x and arm64 with active tracing, source maps and explicit memory and timeout', () => {
+  it('run on nodejs24.x and arm64 without tracing, with source maps and explicit memory and timeout', () => {
     template.resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
-        TracingConfig: { Mode: 'Active' },
+        TracingConfig: Match.absent(),
         MemorySize: Match.anyValue(),
         Timeout: Match.anyValue(),
         Environment: {
@@ -362,13 +363,11 @@ describe('IAM', () => {
     }
   });
 
-  it('gives no action on every resource except GetMetricData and X-Ray’s', () => {
+  it('gives no action on every resource except GetMetricData', () => {
     const unscoped = policyStatements()
       .filter(({ statement }) => asList(statement.Resource).includes('*'))
       .flatMap(({ statement }) => actionsOf(statement));
-    expect(new Set(unscoped)).toEqual(
-      new Set(['cloudwatch:GetMetricData', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']),
-    );
+    expect(new Set(unscoped)).toEqual(new Set(['cloudwatch:GetMetricData']));
   });
 });
 
@@ -460,6 +459,22 @@ describe('self-monitoring', () => {
       EvaluationPeriods: 5,
       DatapointsToAlarm: 3,
     });
+  });
+
+  it('pages on every failure metric the poller emits, read by the namespace and dimension it is emitted with', () => {
+    const failures = Object.entries(PIPELINE_METRICS)
+      .filter(([, metric]) => metric.failure)
+      .map(([name]) => name);
+
+    for (const name of failures) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: PIPELINE_NAMESPACE,
+        MetricName: name,
+        Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }],
+        AlarmActions: [ref(synth.ops.topics.paging)],
+      });
+    }
+    expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters']);
   });
 
   it('pages on poller errors, throttles and polls near the timeout', () => {

@@ -1,35 +1,44 @@
-import { isoSeconds } from '../../shared/engine/notification.ts';
 import { buildPlan } from '../../shared/pipeline/build-plan.ts';
-import { MemoryIncidentStore } from '../../shared/pipeline/memory-store.ts';
+import { MemoryOutbox } from '../../shared/pipeline/memory-outbox.ts';
+import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import { deliverPending, runPoll } from '../../shared/pipeline/poll.ts';
+import type { PendingNotification } from '../../shared/pipeline/ports.ts';
+import { isoSeconds } from '../../shared/time.ts';
 import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
 
-/** A store whose bookkeeping fails right after SNS accepted the message. */
-class ForgetfulStore extends MemoryIncidentStore {
+/** An outbox whose bookkeeping fails right after SNS accepted the message. */
+class ForgetfulOutbox extends MemoryOutbox {
   override async markDelivered(): Promise<void> {
     throw new Error('ProvisionedThroughputExceededException');
   }
 }
 
+/** An outbox whose listing lags its writes, as DynamoDB's eventually consistent index does. */
+class LaggingOutbox extends MemoryOutbox {
+  override async pending(): Promise<PendingNotification[]> {
+    return [];
+  }
+}
+
+const now = () => Date.parse('2026-11-20T10:00:00Z');
+const page = notificationAt({ at: isoSeconds(now()), kind: 'page', rule: 'webhook-blackhole' });
+const collecting = (published: string[]) => ({
+  publish: async (n: { id: string }) => {
+    published.push(n.id);
+    return { messageId: `m-${published.length}` };
+  },
+});
+
+/** An outbox holding one page, and a notifier that records what it publishes. */
+async function withPage(outbox: MemoryOutbox) {
+  await outbox.enqueue([page]);
+  const published: string[] = [];
+  return { published, deps: { outbox, notifier: collecting(published), owner: 'test', now, leaseMs: 60_000 } };
+}
+
 describe('deliverPending', () => {
   it('never hands a published notification back to the outbox when recording it fails', async () => {
-    const now = () => Date.parse('2026-11-20T10:00:00Z');
-    const store = new ForgetfulStore(now);
-    const page = notificationAt({ at: isoSeconds(now()), kind: 'page', rule: 'webhook-blackhole' });
-    await store.recordStep(now(), 'test', [], [page]);
-    const published: string[] = [];
-    const deps = {
-      store,
-      notifier: {
-        publish: async (n: { id: string }) => {
-          published.push(n.id);
-          return { messageId: 'm-1' };
-        },
-      },
-      owner: 'test',
-      now,
-      leaseMs: 60_000,
-    };
+    const { published, deps } = await withPage(new ForgetfulOutbox(now));
 
     const first = await deliverPending(deps);
     await deliverPending(deps);
@@ -39,34 +48,66 @@ describe('deliverPending', () => {
       [expect.stringMatching(/^published \(m-1\) but not recorded: /)],
     ]);
   });
+
+  it('delivers what the step just committed though the outbox does not list it yet', async () => {
+    const { published, deps } = await withPage(new LaggingOutbox(now));
+
+    const unlisted = await deliverPending(deps);
+    const committed = await deliverPending(deps, [page]);
+
+    expect([unlisted.delivered, committed.delivered.map((n) => n.id), published]).toEqual([[], [page.id], [page.id]]);
+  });
 });
 
 describe('runPoll', () => {
+  const plan = buildPlan({ ruleSet: defaultRuleSet(), clusters: ['dev-a'], maintenance: [], stepSeconds: 60 });
+  const quiet = {
+    plan,
+    metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
+    tripwires: { armed: async () => new Set<string>() },
+    pollEveryCluster: true,
+    owner: 'test',
+    now,
+    leaseMs: 60_000,
+  };
+
   it('records a poll whose step failed, then fails', async () => {
-    const at = Date.parse('2026-11-20T10:00:00Z');
-    const store = new MemoryIncidentStore(() => at);
-    const plan = buildPlan({ ruleSet: defaultRuleSet(), clusters: ['dev-a'], maintenance: [], stepSeconds: 60 });
+    const at = now();
+    const stores = memoryStores(now);
     const deps = {
-      plan,
-      store,
+      ...quiet,
+      ...stores,
       metrics: {
         read: async () => {
           throw new Error('AccessDeniedException: not authorized to perform cloudwatch:GetMetricData');
         },
       },
       notifier: { publish: async () => ({ messageId: 'unused' }) },
-      tripwires: { armed: async () => new Set<string>() },
-      pollEveryCluster: true,
-      owner: 'test',
-      now: () => at,
-      leaseMs: 60_000,
     };
 
     await expect(runPoll(deps, at)).rejects.toThrow('AccessDeniedException');
-    const { polls } = await store.activityBetween(at, at + 1);
+    const { polls } = await stores.activityLog.activityBetween(at, at + 1);
 
     expect(polls.map((p) => p.error)).toEqual([
       'Error: AccessDeniedException: not authorized to perform cloudwatch:GetMetricData',
     ]);
+  });
+
+  it('delivers in the same poll the notifications its ledger committed, before the outbox lists them', async () => {
+    const stores = memoryStores(now);
+    const outbox = new LaggingOutbox(now);
+    // What the ledger commits can be another invocation's outcome of the step, not this one's.
+    const ledger = {
+      claimStep: stores.ledger.claimStep.bind(stores.ledger),
+      recordStep: async () => {
+        await outbox.enqueue([page]);
+        return [page];
+      },
+    };
+    const published: string[] = [];
+
+    const report = await runPoll({ ...quiet, ...stores, ledger, outbox, notifier: collecting(published) }, now());
+
+    expect([report.created, report.delivered.map((n) => n.id), published]).toEqual([[], [page.id], [page.id]]);
   });
 });

@@ -72,12 +72,12 @@ describe('parseScenario', () => {
 
     it('turns maintenance windows into times on the named cluster', () => {
       const scenario = parseScenario(
-        scenarioJson({ maintenance: [{ cluster: 'dev-euw1', from: '+20m', to: '+80m', reason: 'upgrade' }] }),
+        scenarioJson({ maintenance: [{ cluster: 'dev-euw1', from: '+2m', to: '+80m', reason: 'upgrade' }] }),
         FILE,
       );
 
       expect(scenario.maintenance).toEqual([
-        { cluster: 'dev-euw1', from: START + 20 * 60_000, to: START + 80 * 60_000, reason: 'upgrade' },
+        { cluster: 'dev-euw1', from: START + 2 * 60_000, to: START + 80 * 60_000, reason: 'upgrade' },
       ]);
     });
 
@@ -298,5 +298,44 @@ describe('parseScenario', () => {
     const signals = Object.fromEntries(SIGNAL_NAMES.map((name) => [name, '0*2']));
 
     expect(Object.keys(parseScenario(withSignals(signals), FILE).clusters.get('dev-euw1') ?? {})).toEqual(SIGNAL_NAMES);
+  });
+});
+
+describe('parseScenario semantics', () => {
+  const problemAt = (value: unknown, path: string) =>
+    inputErrorOf(value).problems.find((problem) => problem.path === path)?.message;
+
+  it('names an empty cluster key as such', () => {
+    const value = scenarioJson({ clusters: { '': { signals: { 'webhook.p99': '0.1*10' } } } });
+
+    expect(inputErrorOf(value).problems.map((p) => p.message)).toContain(
+      'a cluster key is empty: name the cluster, like "prod-euw1"',
+    );
+  });
+
+  it('refuses a negative latency or count, naming the sample', () => {
+    const value = withSignals({ 'webhook.p99': '0.1*3 -2 0.1*6' });
+
+    expect(problemAt(value, '$.clusters["dev-euw1"].signals["webhook.p99"]')).toBe(
+      'sample 3 is -2: no signal is negative (latencies, counts and node numbers are 0 or more)',
+    );
+  });
+
+  it('refuses an expectation whose "before" is earlier than its "after"', () => {
+    const value = scenarioJson({ expect: [{ cluster: 'dev-euw1', after: '+5m', before: '+2m' }] });
+
+    expect(problemAt(value, '$.expect[0].before')).toBe('must not be earlier than "after"');
+  });
+
+  it('refuses a maintenance window outside the scenario', () => {
+    const value = scenarioJson({ maintenance: [{ cluster: 'dev-euw1', from: '+1d', to: '+2d', reason: 'upgrade' }] });
+
+    expect(problemAt(value, '$.maintenance[0]')).toContain('lies outside the scenario');
+  });
+
+  it('refuses a time beyond the year 9999', () => {
+    const value = scenarioJson({ expect: [{ cluster: 'dev-euw1', onset: '+3000000d' }] });
+
+    expect(problemAt(value, '$.expect[0].onset')).toBe('lies beyond the year 9999');
   });
 });

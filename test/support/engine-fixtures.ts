@@ -6,7 +6,7 @@ import type { Condition } from '../../shared/engine/condition.ts';
 import { type Duration, durationMs } from '../../shared/engine/duration.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
 import { inMaintenance, type MaintenanceWindow } from '../../shared/engine/maintenance.ts';
-import { isoSeconds, type Notification } from '../../shared/engine/notification.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
 import { type Rule, type RuleOverrides, ruleSchema } from '../../shared/engine/rule.ts';
 import { RuleSet } from '../../shared/engine/rule-set.ts';
 import { type SeriesBySignal, SeriesWindow } from '../../shared/engine/signal-window.ts';
@@ -15,6 +15,7 @@ import { type StepOutput, step } from '../../shared/engine/step.ts';
 import { parseCompactSeries } from '../../shared/scenario/compact-series.ts';
 import { type ReplayResult, replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
+import { isoSeconds } from '../../shared/time.ts';
 
 /** The repository root, so that tests find scenarios and sources wherever jest is started from. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

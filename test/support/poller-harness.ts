@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import type { PollEvent, PollSummary } from '../../functions/poller/poll-on-schedule.ts';
 import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
 import { durationMs } from '../../shared/engine/duration.ts';
+import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
 import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
 import { parseJson } from '../../shared/schema-errors.ts';
 import { type AwsHarness, TABLE, writeConfig } from './aws-harness.ts';
@@ -86,14 +87,21 @@ export function pollEventFor(at: number): PollEvent {
   return { kind: 'poll', scheduledTime: new Date(at + durationMs('2m') + 60_000).toISOString() };
 }
 
-/** What EventBridge delivers when a cluster's tripwire alarm changes state. */
+/** What EventBridge delivers when a cluster's tripwire alarm (in the harness's `test` deployment) changes state. */
 export function alarmEventFor(cluster: string, state: 'ALARM' | 'OK', at: number) {
+  const alarmName = tripwireAlarmName('test', cluster);
   return {
-    source: 'aws.cloudwatch',
+    version: '0',
+    id: `${alarmName}-${state}-${at}`,
     'detail-type': 'CloudWatch Alarm State Change',
+    source: 'aws.cloudwatch',
+    account: '111122223333',
+    time: new Date(at).toISOString(),
+    region: 'eu-west-1',
+    resources: [`arn:aws:cloudwatch:eu-west-1:111122223333:alarm:${alarmName}`],
     detail: {
-      alarmName: `test-tripwire-${cluster}`,
-      state: { value: state, timestamp: new Date(at).toISOString() },
+      alarmName,
+      state: { value: state, reason: 'Threshold Crossed', timestamp: new Date(at).toISOString() },
     },
   } as const;
 }

@@ -1,5 +1,5 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import type { DigestMessage, DigestPublisher } from '../../shared/digest/digest-publisher.ts';
+import type { DigestMessage, DigestPublisher } from '../shared/digest/digest-publisher.ts';
 
 /** Publishes the digest to the digest topic, one body per protocol, with attributes subscribers can filter on. */
 export class SnsDigestPublisher implements DigestPublisher {

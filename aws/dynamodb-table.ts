@@ -1,0 +1,85 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_SCHEMA } from './table-schema.ts';
+
+export interface DynamoDbTableOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly table: string;
+  readonly now: () => number;
+  /** How long resolved incidents, notifications and poll records are kept (the digest compares two weeks). */
+  readonly retentionDays?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export function isConditionFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException'
+  );
+}
+
+/** Run a conditional write whose failed condition means there is nothing to do (written already, or by a newer step). */
+export async function unlessConditionFails(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** The one table the stores share: its client, name, clock and retention, and the queries every store makes. */
+export class DynamoDbTable {
+  readonly db: DynamoDBDocumentClient;
+  readonly name: string;
+  readonly now: () => number;
+  private readonly retentionMs: number;
+
+  constructor(options: DynamoDbTableOptions) {
+    this.db = options.client;
+    this.name = options.table;
+    this.now = options.now;
+    this.retentionMs = (options.retentionDays ?? 35) * DAY_MS;
+  }
+
+  /** The TTL of an item kept for the retention period from `from`. */
+  expiresAt(from: number): number {
+    return Math.floor((from + this.retentionMs) / 1000);
+  }
+
+  /** Every item of one partition, read consistently. */
+  partition(pk: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk`,
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    });
+  }
+
+  /** Items of one partition of the `byDay` index (eventually consistent, which its readers tolerate). */
+  day(day: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      IndexName: TABLE_SCHEMA.dayIndex.name,
+      KeyConditionExpression: '#day = :day',
+      ExpressionAttributeNames: { '#day': TABLE_SCHEMA.dayIndex.partitionKey },
+      ExpressionAttributeValues: { ':day': day },
+    });
+  }
+
+  /** The items of the `byDay` index under each of `days`, in that order. */
+  async days(days: readonly string[]): Promise<Record<string, unknown>[]> {
+    return (await Promise.all(days.map((day) => this.day(day)))).flat();
+  }
+
+  private async queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(new QueryCommand({ ...input, ...(start && { ExclusiveStartKey: start }) }));
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+}

@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import type { Comparator } from '../shared/engine/condition.ts';
+import type { Evidence } from '../shared/engine/evaluate-condition.ts';
+import type { Incident } from '../shared/engine/incident.ts';
+import type { NearMiss } from '../shared/engine/near-miss.ts';
+import type { Notification, NotificationKind, NotificationReason } from '../shared/engine/notification.ts';
+import type { Severity } from '../shared/engine/rule.ts';
+import { type InputProblem, SentinelError } from '../shared/errors.ts';
+import type { NotificationRecord, PollRecord, StepClaim, StepOutcome } from '../shared/pipeline/ports.ts';
+import { problemsOf } from '../shared/schema-errors.ts';
+import type { ItemKey } from './table-keys.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
+
+/**
+ * Codecs of the table's items: what a store reads back is checked against the shape it wrote, so that an item
+ * written by another version, or edited by hand, fails where it is read, naming the item, rather than as an
+ * `undefined` three calls later. Domain values are loose objects: a field this version does not know is kept, not
+ * dropped. Each schema is typed by the domain type it decodes, so that the compiler flags a field the engine adds.
+ */
+
+/** An item of the table that does not have the shape its kind of item has. */
+export class MalformedItemError extends SentinelError {
+  constructor(
+    readonly key: ItemKey,
+    readonly problems: readonly InputProblem[],
+  ) {
+    super(
+      `table item ${JSON.stringify(key)} cannot be read:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`,
+    );
+  }
+}
+
+/** Decode an item (or a value stored in one) with its codec, or throw a MalformedItemError naming the item. */
+export function decodeItem<T>(codec: z.ZodType<T>, item: Record<string, unknown>, key: ItemKey = keyOf(item)): T {
+  const result = codec.safeParse(item);
+  if (!result.success) throw new MalformedItemError(key, problemsOf(result.error));
+  return result.data;
+}
+
+/** Decode a value kept as JSON text across items (a step's outcome in its parts), naming the item it belongs to. */
+export function decodeJson<T>(codec: z.ZodType<T>, text: string, key: ItemKey): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new MalformedItemError(key, [{ path: '$', message: `not valid JSON: ${reason}` }]);
+  }
+  const result = codec.safeParse(value);
+  if (!result.success) throw new MalformedItemError(key, problemsOf(result.error));
+  return result.data;
+}
+
+function keyOf(item: Record<string, unknown>): ItemKey {
+  return { pk: String(item[TABLE_SCHEMA.partitionKey]), sk: String(item[TABLE_SCHEMA.sortKey]) };
+}
+
+/** Every member of a string union, as a zod enum: listing them as an object makes the compiler flag a missing one. */
+const oneOf = <T extends string>(members: { readonly [K in T]: K }) => z.enum(members);
+
+const comparator = oneOf<Comparator>({ '>': '>', '>=': '>=', '<': '<', '<=': '<=' });
+const severity = oneOf<Severity>({ page: 'page', ticket: 'ticket' });
+const stepClaim = oneOf<StepClaim>({ claimed: 'claimed', done: 'done', busy: 'busy', stale: 'stale' });
+const notificationKind = oneOf<NotificationKind>({
+  page: 'page',
+  ticket: 'ticket',
+  update: 'update',
+  resolve: 'resolve',
+});
+const notificationReason = oneOf<NotificationReason>({
+  opened: 'opened',
+  'maintenance-ended': 'maintenance-ended',
+  'maintenance-override': 'maintenance-override',
+  merged: 'merged',
+  escalated: 'escalated',
+  'new-symptom': 'new-symptom',
+  'cause-identified': 'cause-identified',
+  reminder: 'reminder',
+  resolved: 'resolved',
+});
+const notificationStatus = oneOf<NotificationRecord['status']>({
+  pending: 'pending',
+  sending: 'sending',
+  delivered: 'delivered',
+});
+
+const evidence: z.ZodType<Evidence> = z.looseObject({
+  what: z.string(),
+  over: z.string(),
+  observed: z.number(),
+  op: comparator,
+  threshold: z.number(),
+  unit: z.string(),
+  passed: z.boolean(),
+});
+
+const incident: z.ZodType<Incident> = z.looseObject({
+  id: z.string(),
+  cluster: z.string(),
+  rule: z.string(),
+  severity,
+  status: z.enum(['open', 'resolved']),
+  openedAt: z.string(),
+  resolvedAt: z.string().optional(),
+  mergedInto: z.string().optional(),
+  symptoms: z.array(z.string()),
+  clearSince: z.string().optional(),
+  flaps: z.number(),
+  notifiedAt: z.string().optional(),
+  lastNotifiedAt: z.string().optional(),
+  paged: z.boolean(),
+  notifications: z.number(),
+  reminders: z.number(),
+  evidence: z.record(z.string(), z.array(evidence)),
+});
+
+const notification: z.ZodType<Notification> = z.looseObject({
+  id: z.string(),
+  at: z.string(),
+  kind: notificationKind,
+  reason: notificationReason,
+  severity: z.enum(['critical', 'warning']),
+  rule: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  clusters: z.array(z.string()),
+  incidents: z.array(z.string()),
+  openedAt: z.string(),
+  symptoms: z.array(z.string()),
+  changes: z.array(z.string()),
+  causalChain: z.array(z.array(z.string())),
+  evidence: z.array(
+    z.looseObject({ cluster: z.string(), incident: z.string(), rule: z.string(), items: z.array(evidence) }),
+  ),
+  hints: z.array(z.looseObject({ text: z.string(), source: z.string() })),
+  runbook: z.string(),
+});
+
+const nearMiss: z.ZodType<NearMiss> = z.looseObject({
+  cluster: z.string(),
+  rule: z.string(),
+  closest: evidence,
+  distance: z.number(),
+});
+
+const pollRecord: z.ZodType<PollRecord> = z.looseObject({
+  at: z.number(),
+  owner: z.string(),
+  claim: stepClaim,
+  startedAt: z.number(),
+  lateMs: z.number(),
+  durationMs: z.number(),
+  clusters: z.number(),
+  polled: z.number(),
+  metricsRequested: z.number(),
+  findings: z.number(),
+  created: z.number(),
+  delivered: z.number(),
+  deliveryFailures: z.number(),
+  unreadableClusters: z.number(),
+  nearMisses: z.array(nearMiss),
+  error: z.string().optional(),
+});
+
+/** `POLL`/`CURSOR`; absent until the first claim. */
+export const cursorItem = z.object({
+  claimedStep: z.number().optional(),
+  owner: z.string().optional(),
+  leaseUntil: z.number().optional(),
+  doneStep: z.number().optional(),
+});
+
+/** `STEP`/`<at>`: the commit point of a step's outcome, which says how many parts hold it and whose they are. */
+export const stepHeaderItem = z.object({ parts: z.number().int().positive(), owner: z.string() });
+
+/** `STEP`/`<at>#<owner>#<part>`: one slice of the outcome's JSON. */
+export const stepPartItem = z.object({ payload: z.string() });
+
+/** The JSON the parts of a step add up to. */
+export const stepOutcome: z.ZodType<StepOutcome> = z.object({
+  at: z.number(),
+  changed: z.array(incident),
+  notifications: z.array(notification),
+});
+
+/** `OPEN`/`<id>` and `INCIDENT`/`<id>`. */
+export const incidentItem = z.object({ incident });
+
+/** `OUTBOX`/`<id>`; a missing attempt count reads as none. */
+export const outboxItem = z.object({
+  notification,
+  status: notificationStatus,
+  attempts: z.number().optional(),
+  deliveredAt: z.number().optional(),
+  lastError: z.string().optional(),
+});
+
+/** `POLLLOG`/`<at>#<owner>`. */
+export const pollLogItem = z.object({ record: pollRecord });
+
+/** `TRIPWIRE`/`<cluster>`. */
+export const tripwireItem = z.object({ sk: z.string(), state: z.string(), expiresAt: z.number() });

@@ -1,0 +1,77 @@
+import { TABLE_SCHEMA } from './table-schema.ts';
+
+/**
+ * The layout of the one table the pipeline keeps its state in (keys and index from `TABLE_SCHEMA`: pk, sk; GSI
+ * `byDay` on day, at; TTL on expiresAt). Every key and every day-index value is built here, so that a reader and a
+ * writer of an item cannot disagree on where it is:
+ * - `POLL`/`CURSOR`: which step is claimed (by whom, until when) and which is done (the step ledger).
+ * - `STEP`/`<at>` (+ `<at>#<owner>#<part>`): a step's outcome, written before it is applied: the write-ahead record
+ *   that lets any invocation finish a step whose writer died (the step ledger).
+ * - `OPEN`/`<incident id>`: open incidents, read with a consistent query every poll.
+ * - `INCIDENT`/`<incident id>`: resolved incidents (day `INCIDENT#<resolved day>`).
+ * - `OUTBOX`/`<notification id>`: every notification; day `PENDING` until delivered, then
+ *   `NOTIFICATION#<day it was raised>`.
+ * - `POLLLOG`/`<at>#<owner>`: one record per poll (day `POLL#<day>`).
+ * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it.
+ */
+export const PARTITION = {
+  cursor: 'POLL',
+  step: 'STEP',
+  open: 'OPEN',
+  resolved: 'INCIDENT',
+  outbox: 'OUTBOX',
+  pollLog: 'POLLLOG',
+  tripwire: 'TRIPWIRE',
+} as const;
+
+export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
+
+/** The primary key of an item. */
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+const key = (pk: Partition, sk: string): ItemKey => ({
+  [TABLE_SCHEMA.partitionKey]: pk,
+  [TABLE_SCHEMA.sortKey]: sk,
+});
+const iso = (at: number) => new Date(at).toISOString();
+
+export const CURSOR_KEY = key(PARTITION.cursor, 'CURSOR');
+export const stepKey = (at: number) => key(PARTITION.step, iso(at));
+/** Parts are keyed by their writer, so a competing writer of the same step can never splice into them. */
+export const stepPartKey = (at: number, owner: string, part: number) =>
+  key(PARTITION.step, `${iso(at)}#${owner}#${part}`);
+export const openIncidentKey = (id: string) => key(PARTITION.open, id);
+export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
+export const outboxKey = (id: string) => key(PARTITION.outbox, id);
+export const pollLogKey = (at: number, owner: string) => key(PARTITION.pollLog, `${iso(at)}#${owner}`);
+export const tripwireKey = (cluster: string) => key(PARTITION.tripwire, cluster);
+
+/** The UTC day of a time, as the day index files items under. */
+export const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);
+
+const DAY_MS = 86_400_000;
+
+/** The UTC days from the one `from` falls on up to (not including) the one that starts at or after `end`. */
+export function daysFrom(from: number, end: number): string[] {
+  const days: string[] = [];
+  for (let day = Date.parse(dayOf(from)); day < end; day += DAY_MS) days.push(dayOf(day));
+  return days;
+}
+
+/** The attributes that file an item in the `byDay` index: under `day`, in the order of `at`. */
+export const dayIndexEntry = (day: string, at: string) => ({
+  [TABLE_SCHEMA.dayIndex.partitionKey]: day,
+  [TABLE_SCHEMA.dayIndex.sortKey]: at,
+});
+
+/** Values of the `byDay` index's partition key: what a query of one day of one kind of item asks for. */
+export const DAY_INDEX = {
+  /** Notifications not yet delivered, whatever day they were raised. */
+  pending: 'PENDING',
+  resolvedOn: (day: string) => `INCIDENT#${day}`,
+  raisedOn: (day: string) => `NOTIFICATION#${day}`,
+  polledOn: (day: string) => `POLL#${day}`,
+} as const;

@@ -1,0 +1,24 @@
+import { MemoryActivityLog } from './memory-activity-log.ts';
+import { MemoryIncidentRepository } from './memory-incident-repository.ts';
+import { MemoryOutbox } from './memory-outbox.ts';
+import { MemoryStepLedger } from './memory-step-ledger.ts';
+import type { PipelineStores } from './ports.ts';
+
+export interface MemoryStores extends PipelineStores {
+  readonly ledger: MemoryStepLedger;
+  readonly incidents: MemoryIncidentRepository;
+  readonly outbox: MemoryOutbox;
+  readonly activityLog: MemoryActivityLog;
+}
+
+/** The pipeline's four stores in memory, over one state: for replay, a dry-run poll and tests. */
+export function memoryStores(now: () => number): MemoryStores {
+  const incidents = new MemoryIncidentRepository();
+  const outbox = new MemoryOutbox(now);
+  return {
+    ledger: new MemoryStepLedger(now, { incidents, outbox }),
+    incidents,
+    outbox,
+    activityLog: new MemoryActivityLog({ incidents, outbox }),
+  };
+}

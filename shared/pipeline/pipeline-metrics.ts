@@ -1,0 +1,42 @@
+/**
+ * The pipeline's own metrics: what the poller emits in embedded metric format, and what the self-monitoring alarms and
+ * the dashboard read. One catalogue for both sides, so that nothing is alarmed under a name that is never emitted, and
+ * no failure is emitted without an alarm (the infrastructure tests check each `failure` below has one).
+ */
+export const PIPELINE_NAMESPACE = 'K8sIncidentSentinel';
+
+/** The one dimension of every pipeline metric; its value is the stack name (`SENTINEL_DEPLOYMENT`). */
+export const DEPLOYMENT_DIMENSION = 'Deployment';
+
+/** CloudWatch units the pipeline's metrics use (Powertools' `MetricUnit` values of the same names). */
+export type PipelineMetricUnit = 'Count' | 'Milliseconds';
+
+interface PipelineMetricSpec {
+  readonly unit: PipelineMetricUnit;
+  /** Something went wrong that on-call must hear about: an alarm pages on it. */
+  readonly failure: boolean;
+}
+
+/** Emitted once per completed poll, in this order. */
+export const PIPELINE_METRICS = {
+  ClustersPolled: { unit: 'Count', failure: false },
+  MetricsRequested: { unit: 'Count', failure: false },
+  Findings: { unit: 'Count', failure: false },
+  NotificationsSent: { unit: 'Count', failure: false },
+  NotificationFailures: { unit: 'Count', failure: true },
+  UnreadableClusters: { unit: 'Count', failure: true },
+  PollDurationMs: { unit: 'Milliseconds', failure: false },
+  Heartbeat: { unit: 'Count', failure: false },
+} as const satisfies Record<string, PipelineMetricSpec>;
+
+export type PipelineMetricName = keyof typeof PIPELINE_METRICS;
+
+/** Where a use case records the pipeline's metrics: Powertools' `Metrics` in a Lambda, anything alike in a test. */
+export interface PipelineMetricsRecorder {
+  addMetric(name: string, unit: PipelineMetricUnit, value: number): void;
+}
+
+/** Record one value of a pipeline metric, in the unit the catalogue gives it. */
+export function recordPipelineMetric(metrics: PipelineMetricsRecorder, name: PipelineMetricName, value: number): void {
+  metrics.addMetric(name, PIPELINE_METRICS[name].unit, value);
+}

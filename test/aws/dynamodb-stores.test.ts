@@ -1,0 +1,121 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { documentClient } from '../../aws/clients.ts';
+import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
+import { MalformedItemError } from '../../aws/table-items.ts';
+import { openIncidentKey } from '../../aws/table-keys.ts';
+import type { Incident } from '../../shared/engine/incident.ts';
+import type { PipelineStores } from '../../shared/pipeline/ports.ts';
+import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { notificationAt } from '../support/engine-fixtures.ts';
+
+const DAY = 86_400_000;
+const WEEK_START = Date.parse('2026-11-09T00:00:00Z');
+const WEEK_END = WEEK_START + 7 * DAY;
+
+const incident = (fields: Partial<Incident>): Incident => ({
+  id: `dev-a/webhook-blackhole/${fields.openedAt}`,
+  cluster: 'dev-a',
+  rule: 'webhook-blackhole',
+  severity: 'page',
+  status: 'open',
+  openedAt: '2026-11-08T23:50:00Z',
+  symptoms: [],
+  flaps: 0,
+  paged: true,
+  notifications: 1,
+  reminders: 0,
+  evidence: {},
+  ...fields,
+});
+
+describe('the DynamoDB stores', () => {
+  let harness: AwsHarness;
+  let stores: PipelineStores;
+  let now = WEEK_END + DAY;
+
+  beforeAll(async () => {
+    harness = await startAwsHarness();
+    stores = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
+  });
+
+  beforeEach(async () => {
+    await clearTable(harness.dynamoEndpoint);
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  const record = async (at: number, changed: Incident[], notifications = [] as ReturnType<typeof notificationAt>[]) => {
+    expect(await stores.ledger.claimStep(at, 'test', now + 60_000)).toBe('claimed');
+    await stores.ledger.recordStep({ at, changed, notifications }, 'test');
+  };
+
+  it('reads an incident opened before the week and resolved during it as part of the week', async () => {
+    const opened = incident({});
+    await record(WEEK_START - 10 * 60_000, [opened]);
+    await record(WEEK_START + 30 * 60_000, [{ ...opened, status: 'resolved', resolvedAt: '2026-11-09T00:30:00Z' }]);
+
+    const { incidents } = await stores.activityLog.activityBetween(WEEK_START, WEEK_END);
+
+    expect(incidents.map((i) => [i.id, i.status])).toEqual([[opened.id, 'resolved']]);
+  });
+
+  it('reads an incident still open, opened weeks before', async () => {
+    await record(WEEK_START - 20 * DAY, [incident({ openedAt: '2026-10-20T10:00:00Z' })]);
+
+    const { incidents } = await stores.activityLog.activityBetween(WEEK_START, WEEK_END);
+
+    expect(incidents.map((i) => i.openedAt)).toEqual(['2026-10-20T10:00:00Z']);
+  });
+
+  it('keeps a notification in the week it was raised when a retry delivers it the week after', async () => {
+    const late = notificationAt({ at: '2026-11-15T23:59:00Z', kind: 'page', rule: 'webhook-blackhole' });
+    await record(Date.parse(late.at), [], [late]);
+    now = WEEK_END + 2 * 3_600_000;
+    expect(await stores.outbox.claimDelivery(late.id, 'test', now + 60_000)).toBe(true);
+    await stores.outbox.markDelivered(late.id, 'message-1', now);
+
+    const [thisWeek, nextWeek] = await Promise.all([
+      stores.activityLog.activityBetween(WEEK_START, WEEK_END),
+      stores.activityLog.activityBetween(WEEK_END, WEEK_END + 7 * DAY),
+    ]);
+
+    expect([thisWeek.notifications.map((n) => [n.notification.id, n.status]), nextWeek.notifications]).toEqual([
+      [[late.id, 'delivered']],
+      [],
+    ]);
+  });
+
+  it('keeps the outcome committed first when the lease of a step ran out under its writer', async () => {
+    const at = WEEK_END - 60_000;
+    const first = notificationAt({ at: '2026-11-15T23:59:00Z', kind: 'page', rule: 'webhook-blackhole' });
+    const second = { ...first, id: `${first.id}/second` };
+    expect(await stores.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    now += 120_000;
+    expect(await stores.ledger.claimStep(at, 'second', now + 60_000)).toBe('claimed');
+    await stores.ledger.recordStep({ at, changed: [], notifications: [first] }, 'first');
+
+    const committed = await stores.ledger.recordStep({ at, changed: [], notifications: [second] }, 'second');
+
+    expect([committed.map((n) => n.id), (await stores.outbox.pending()).map((p) => p.notification.id)]).toEqual([
+      [first.id],
+      [first.id],
+    ]);
+  });
+
+  it('names the item and what is wrong with it when an open incident does not decode', async () => {
+    const { cluster: _cluster, ...withoutCluster } = incident({});
+    await documentClient().send(
+      new PutCommand({ TableName: TABLE, Item: { ...openIncidentKey(withoutCluster.id), incident: withoutCluster } }),
+    );
+
+    const reading = stores.incidents.openIncidents();
+
+    await expect(reading).rejects.toThrow(MalformedItemError);
+    await expect(reading).rejects.toThrow(
+      `table item {"pk":"OPEN","sk":"${withoutCluster.id}"} cannot be read:\n  - $.incident.cluster: `,
+    );
+  });
+});

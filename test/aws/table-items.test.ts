@@ -1,0 +1,70 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  decodeItem,
+  decodeJson,
+  MalformedItemError,
+  outboxItem,
+  pollLogItem,
+  stepOutcome,
+} from '../../aws/table-items.ts';
+import { outboxKey, pollLogKey, stepKey } from '../../aws/table-keys.ts';
+import { SentinelError } from '../../shared/errors.ts';
+import { notificationAt } from '../support/engine-fixtures.ts';
+
+const page = notificationAt({ at: '2026-11-20T10:00:00Z', kind: 'page', rule: 'webhook-blackhole' });
+const outboxItemOf = (fields: Record<string, unknown>) => ({
+  ...outboxKey(page.id),
+  notification: page,
+  status: 'pending',
+  attempts: 0,
+  ...fields,
+});
+
+describe('the table item codecs', () => {
+  it('read back the notification an outbox item holds', () => {
+    const decoded = decodeItem(outboxItem, outboxItemOf({ status: 'delivered', attempts: 2, deliveredAt: 5 }));
+
+    expect(decoded).toEqual({ notification: page, status: 'delivered', attempts: 2, deliveredAt: 5 });
+  });
+
+  it('keep a field of a stored notification that this version does not know', () => {
+    const decoded = decodeItem(outboxItem, outboxItemOf({ notification: { ...page, escalationPolicy: 'tier-2' } }));
+
+    expect(decoded.notification).toEqual({ ...page, escalationPolicy: 'tier-2' });
+  });
+
+  it('name the item and the attribute when an outbox item has a status no version writes', () => {
+    const decoding = () => decodeItem(outboxItem, outboxItemOf({ status: 'lost' }));
+
+    expect(decoding).toThrow(MalformedItemError);
+    expect(decoding).toThrow(`table item {"pk":"OUTBOX","sk":"${page.id}"} cannot be read:\n  - $.status: `);
+  });
+
+  it('name the path inside a poll record that is missing a field', () => {
+    const at = Date.parse('2026-11-20T10:00:00Z');
+    const item = { ...pollLogKey(at, 'request-1'), record: { at, owner: 'request-1', claim: 'claimed' } };
+
+    const decoding = () => decodeItem(pollLogItem, item);
+
+    expect(decoding).toThrow(
+      /^table item \{"pk":"POLLLOG","sk":"2026-11-20T10:00:00.000Z#request-1"\} cannot be read:/,
+    );
+    expect(decoding).toThrow('  - $.record.startedAt: ');
+  });
+
+  it('name the step whose parts do not add up to JSON', () => {
+    const at = Date.parse('2026-11-20T10:00:00Z');
+
+    const decoding = () => decodeJson(stepOutcome, '{"at":1,"changed":[', stepKey(at));
+
+    expect(decoding).toThrow(
+      /^table item \{"pk":"STEP","sk":"2026-11-20T10:00:00.000Z"\} cannot be read:\n {2}- \$: not valid JSON: /,
+    );
+  });
+
+  it('raise an error the commands report as an expected failure, not a bug', () => {
+    const decoding = () => decodeItem(outboxItem, outboxItemOf({ notification: 'not a notification' }));
+
+    expect(decoding).toThrow(SentinelError);
+  });
+});

@@ -1,0 +1,49 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { buildSentinelApp } from '../../infra/sentinel-app.ts';
+import { InputError } from '../../shared/errors.ts';
+import { newApp, TEST_ENV } from './synth-sentinel-app.ts';
+
+const KEY = 'R0utingKeyThatMustNeverLeak';
+
+/** Every file written under a folder, as text. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
+}
+
+describe('a subscriber URL that carries a credential', () => {
+  it.each([
+    ['a PagerDuty EU integration key', `https://events.eu.pagerduty.com/integration/${KEY}/enqueue`],
+    ['user info', `https://oncall:${KEY}@hooks.example.com/page`],
+    ['a token parameter', `https://hooks.example.com/page?token=${KEY}`],
+  ])('fails the synth with %s, and no template or bundle holds it', (_what, endpoint) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sentinel-secret-'));
+    const configFile = path.join(dir, 'sentinel.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        clusters: [{ name: 'prod-euw1' }],
+        subscriptions: { paging: [{ subscribers: [{ protocol: 'https', endpoint }] }] },
+      }),
+    );
+    const app = newApp({ parent: dir });
+    try {
+      let error: unknown;
+      try {
+        buildSentinelApp(app, { configFile, opsEnv: TEST_ENV });
+        app.synth();
+      } catch (caught) {
+        error = caught;
+      }
+
+      expect(error).toBeInstanceOf(InputError);
+      expect(String(error)).toContain('"endpointSecret"');
+      expect(filesUnder(app.outdir).filter((text) => text.includes(KEY))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

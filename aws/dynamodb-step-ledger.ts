@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../shared/engine/notification.ts';
 import { applyStep } from '../shared/pipeline/apply-step.ts';
+import { behindClock, claimableStep } from '../shared/pipeline/event-time.ts';
 import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from '../shared/pipeline/ports.ts';
 import { type DynamoDbTable, isConditionFailure, unlessConditionFails } from './dynamodb-table.ts';
 import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
@@ -22,11 +23,19 @@ export class DynamoDbStepLedger implements StepLedger {
   ) {}
 
   async claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim> {
-    const cursor = await this.cursor();
+    const now = this.table.now();
+    claimableStep(at, now);
+    const written = await this.cursor();
+    // A cursor ahead of the clock was written by no real poll: it is void, and the claim below overwrites it.
+    const cursor = {
+      ...written,
+      doneStep: behindClock(written.doneStep, now),
+      claimedStep: behindClock(written.claimedStep, now),
+    };
     if (cursor.doneStep !== undefined && at <= cursor.doneStep) return at === cursor.doneStep ? 'done' : 'stale';
     if (cursor.claimedStep !== undefined && cursor.claimedStep > at) return 'stale';
     const unfinished = cursor.claimedStep !== undefined && cursor.claimedStep !== cursor.doneStep;
-    if (unfinished && cursor.owner !== owner && (cursor.leaseUntil ?? 0) > this.table.now()) return 'busy';
+    if (unfinished && cursor.owner !== owner && (cursor.leaseUntil ?? 0) > now) return 'busy';
     if (unfinished && cursor.claimedStep !== undefined) {
       // The step's writer died (or this is its retry). What it committed is the step's outcome: finish applying it
       // rather than evaluating the step again on fresher data and saying something different.
@@ -40,7 +49,7 @@ export class DynamoDbStepLedger implements StepLedger {
           Key: CURSOR_KEY,
           UpdateExpression: 'SET claimedStep = :at, #owner = :owner, leaseUntil = :lease',
           ConditionExpression:
-            cursor.claimedStep === undefined
+            written.claimedStep === undefined
               ? `attribute_not_exists(${TABLE_SCHEMA.partitionKey})`
               : 'claimedStep = :seen AND #owner = :seenOwner',
           ExpressionAttributeNames: { '#owner': 'owner' },
@@ -48,7 +57,7 @@ export class DynamoDbStepLedger implements StepLedger {
             ':at': at,
             ':owner': owner,
             ':lease': leaseUntil,
-            ...(cursor.claimedStep !== undefined && { ':seen': cursor.claimedStep, ':seenOwner': cursor.owner }),
+            ...(written.claimedStep !== undefined && { ':seen': written.claimedStep, ':seenOwner': written.owner }),
           },
         }),
       );

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TripwireRecorder, Tripwires } from '../shared/pipeline/ports.ts';
-import { unlessConditionFails } from './dynamodb-table.ts';
+import { isConditionFailure } from './dynamodb-table.ts';
 import { decodeItem, tripwireItem } from './table-items.ts';
 import { PARTITION, tripwireKey } from './table-keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
@@ -33,10 +33,9 @@ export class DynamoDbTripwires implements Tripwires, TripwireRecorder {
     return new Set(live.map((tripwire) => tripwire.sk));
   }
 
-  /** Keep the newest state only: EventBridge may deliver state changes late or out of order. */
-  async record(cluster: string, state: string, changedAt: number): Promise<void> {
-    await unlessConditionFails(
-      this.db.send(
+  async record(cluster: string, state: string, changedAt: number, now: number): Promise<'recorded' | 'superseded'> {
+    try {
+      await this.db.send(
         new PutCommand({
           TableName: this.table,
           Item: {
@@ -45,10 +44,14 @@ export class DynamoDbTripwires implements Tripwires, TripwireRecorder {
             changedAt,
             expiresAt: Math.floor(changedAt / 1000) + TRIPWIRE_TTL_SECONDS,
           },
-          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt < :changedAt`,
-          ExpressionAttributeValues: { ':changedAt': changedAt },
+          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt < :changedAt OR changedAt > :now`,
+          ExpressionAttributeValues: { ':changedAt': changedAt, ':now': now },
         }),
-      ),
-    );
+      );
+      return 'recorded';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'superseded';
+      throw error;
+    }
   }
 }

@@ -1,8 +1,7 @@
-import type { Context } from 'aws-lambda';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { startAwsHarness } from '../test/support/aws-harness.ts';
 import { captureOutput } from '../test/support/captured-output.ts';
-import { alarmEventFor, contextFor, loadPoller, loadTripwire, pollEventFor } from '../test/support/poller-harness.ts';
+import { loadPoller, loadTripwire, pollAt, tripwireAt } from '../test/support/poller-harness.ts';
 import { type OperationUsage, startDynamoMeter } from './dynamodb-meter.ts';
 import { FLEET_OUTAGE_STARTS, FLEET_STEP_AT, fleetClusters, loadFleet } from './fleet-generator.ts';
 import { median } from './statistics.ts';
@@ -29,8 +28,6 @@ export interface PollFootprint {
   readonly tripwireEvent: { readonly readUnits: number; readonly writeUnits: number; readonly logBytes: number };
 }
 
-type Handler = (event: unknown, context: Context) => Promise<unknown>;
-
 /**
  * Run the deployed poller's handler, minute after minute, against loopback CloudWatch, SNS and dynalite behind a
  * meter: one cluster of the fleet has its webhook outage, and its tripwire alarm fires when the outage starts.
@@ -45,13 +42,12 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
     const clusters = fleetClusters(FOOTPRINT_CLUSTERS);
     const lookback = compileRuleSet([], 'rules').lookback(60);
     loadFleet(harness.cloudwatch, 0, clusters.length, FLEET_STEP_AT, lookback + FOOTPRINT_MINUTES);
-    const handler = (await loadPoller(harness, clusters)) as unknown as Handler;
-    const tripwire = (await loadTripwire()) as unknown as Handler;
+    const handler = await loadPoller(harness, clusters);
+    const tripwire = await loadTripwire();
     const first = FLEET_STEP_AT - (FOOTPRINT_MINUTES - 1) * 60_000;
     // The tripwire's datapoint at the outage's first minute breaches; its state change arms the next poll.
     const armedAt = FLEET_OUTAGE_STARTS + 60_000;
 
-    const alarm = alarmEventFor(clusters[0]?.name ?? '', 'ALARM', armedAt);
     const durations: number[] = [];
     let polled = 0;
     let tripwireEvent = { readUnits: 0, writeUnits: 0, logBytes: 0 };
@@ -61,7 +57,7 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
       if (at === armedAt) {
         meter.reset();
         const logged = output.bytes();
-        await tripwire(alarm, contextFor());
+        await tripwireAt(tripwire, clusters[0]?.name ?? '', 'ALARM', armedAt);
         const usage = [...meter.usage.values()];
         tripwireEvent = {
           readUnits: usage.reduce((n, u) => n + u.readUnits, 0),
@@ -71,7 +67,7 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
       }
       meter.reset();
       const started = performance.now();
-      const summary = (await handler(pollEventFor(at), contextFor())) as { polled: number };
+      const summary = await pollAt(handler, at);
       durations.push(performance.now() - started);
       polled += summary.polled;
       for (const [operation, usage] of meter.usage) {

@@ -11,12 +11,26 @@ import { replayDigest } from '../shared/digest/replay-digest.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
 import { type CommandOutput, UsageError } from './command.ts';
+import { defineCommand } from './command-line.ts';
 
-export const DIGEST_USAGE = [
-  'sentinel digest --from-replay SCENARIO [--config CONFIG] [--week YYYY-Www] [--json]',
-  'sentinel digest --config CONFIG --week YYYY-Www [--table TABLE] [--json]',
-  '    (reads the deployed table named by --table or $SENTINEL_TABLE, with the default AWS credentials)',
-].join('\n  ');
+export const DIGEST_COMMAND = defineCommand({
+  name: 'digest',
+  summary: 'print the weekly digest as its email would read, from a replay or from a deployed store',
+  usage: [
+    'sentinel digest --from-replay SCENARIO [--config CONFIG] [--week YYYY-Www] [--json]',
+    'sentinel digest --config CONFIG --week YYYY-Www [--table TABLE] [--json]',
+  ],
+  options: {
+    'from-replay': { type: 'string', value: 'SCENARIO', description: 'preview the digest of a replayed scenario file' },
+    config: { type: 'string', value: 'CONFIG', description: 'the deployment configuration: rules, time zone, margin' },
+    week: { type: 'string', value: 'YYYY-Www', description: 'the ISO week to report, like 2026-W07' },
+    table: { type: 'string', value: 'TABLE', description: 'the deployed incidents table (default: $SENTINEL_TABLE)' },
+    json: { type: 'boolean', description: 'print the digest as JSON instead of its email text' },
+  },
+  notes: ['With --config and no --from-replay, reads the deployed table with the default AWS credential chain.'],
+  run: ({ 'from-replay': fromReplay, ...values }, _, out) =>
+    digestCommand({ ...values, ...(fromReplay !== undefined && { fromReplay }) }, out),
+});
 
 export interface DigestOptions {
   readonly fromReplay?: string;
@@ -46,7 +60,7 @@ export async function digestCommand(options: DigestOptions, out: CommandOutput):
 
 async function fromReplay(file: string, options: DigestOptions): Promise<Digest> {
   if (options.table !== undefined) {
-    throw new UsageError(`--table reads a deployed store; it does not go with --from-replay\nusage: ${DIGEST_USAGE}`);
+    throw new UsageError('--table reads a deployed store; it does not go with --from-replay');
   }
   const loaded = options.config ? readConfigFile(options.config) : undefined;
   const ruleSet = loaded?.ruleSet ?? compileRuleSet([], 'rules');
@@ -63,9 +77,7 @@ async function fromReplay(file: string, options: DigestOptions): Promise<Digest>
 
 async function fromStore(options: DigestOptions): Promise<Digest> {
   if (options.config === undefined || options.week === undefined) {
-    throw new UsageError(
-      `digest needs --from-replay SCENARIO, or --config CONFIG with --week YYYY-Www\nusage: ${DIGEST_USAGE}`,
-    );
+    throw new UsageError('digest needs --from-replay SCENARIO, or --config CONFIG with --week YYYY-Www');
   }
   const table = options.table ?? process.env.SENTINEL_TABLE;
   if (!table) {

@@ -4,10 +4,45 @@ import { replayScenario } from '../shared/scenario/replay.ts';
 import { renderTimeline } from '../shared/scenario/timeline.ts';
 import { fetchHistory } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
-import { alignToStep, parseTimeArgument } from './time-argument.ts';
+import { defineCommand, type OptionSpecs } from './command-line.ts';
+import { alignToStep, parseTimeArgument, TIME_FORMATS } from './time-argument.ts';
 
-export const BACKTEST_USAGE = 'sentinel backtest --config FILE --from T --to T [--cluster NAME]';
-export const EXPORT_USAGE = 'sentinel export-scenario --config FILE --cluster NAME --from T --to T > incident.json';
+/** The stretch of history both commands read. */
+const TIME_RANGE = {
+  from: { type: 'string', value: 'T', description: 'start of the history, within the last 15 days' },
+  to: { type: 'string', value: 'T', description: 'end of the history, later than --from' },
+} as const satisfies OptionSpecs;
+
+const HISTORY_NOTES = [
+  TIME_FORMATS,
+  'CloudWatch keeps one-minute data for 15 days. Uses the default AWS credential chain (AWS_PROFILE, AWS_REGION, ...).',
+];
+
+export const BACKTEST_COMMAND = defineCommand({
+  name: 'backtest',
+  summary: 'replay real CloudWatch history through the rules and print the notifications they would have sent',
+  usage: ['sentinel backtest --config FILE --from T --to T [--cluster NAME]'],
+  options: {
+    config: { type: 'string', value: 'FILE', description: 'the deployment configuration: clusters, rules, overrides' },
+    cluster: { type: 'string', value: 'NAME', description: 'only this cluster of the configuration (default: all)' },
+    ...TIME_RANGE,
+  },
+  notes: HISTORY_NOTES,
+  run: (values, _, out) => backtestCommand(values, out),
+});
+
+export const EXPORT_SCENARIO_COMMAND = defineCommand({
+  name: 'export-scenario',
+  summary: "write a cluster's CloudWatch history as a scenario file, to review or add to the corpus",
+  usage: ['sentinel export-scenario --config FILE --cluster NAME --from T --to T > incident.json'],
+  options: {
+    config: { type: 'string', value: 'FILE', description: 'the deployment configuration that names the cluster' },
+    cluster: { type: 'string', value: 'NAME', description: 'the cluster to export (required)' },
+    ...TIME_RANGE,
+  },
+  notes: HISTORY_NOTES,
+  run: (values, _, out) => exportScenarioCommand(values, out),
+});
 
 interface HistoryOptions {
   readonly config?: string;
@@ -16,8 +51,8 @@ interface HistoryOptions {
   readonly to?: string;
 }
 
-async function history(options: HistoryOptions, usage: string, out: CommandOutput, now: number) {
-  if (!options.config) throw new UsageError(`--config is required\nusage: ${usage}`);
+async function history(options: HistoryOptions, out: CommandOutput, now: number) {
+  if (!options.config) throw new UsageError('--config is required');
   const loaded = readConfigFile(options.config);
   const clusters = options.cluster
     ? loaded.config.clusters.filter((c) => c.name === options.cluster)
@@ -35,7 +70,7 @@ async function history(options: HistoryOptions, usage: string, out: CommandOutpu
 
 /** Replay real CloudWatch history through the engine: the pages the rules would have sent. */
 export async function backtestCommand(options: HistoryOptions, out: CommandOutput, now = Date.now()): Promise<number> {
-  const { loaded, series, from, to } = await history(options, BACKTEST_USAGE, out, now);
+  const { loaded, series, from, to } = await history(options, out, now);
   const scenario = recordedScenario({
     name: `backtest ${new Date(from).toISOString()} to ${new Date(to).toISOString()}`,
     description: `CloudWatch history of ${[...series.keys()].join(', ')}`,
@@ -54,8 +89,8 @@ export async function exportScenarioCommand(
   out: CommandOutput,
   now = Date.now(),
 ): Promise<number> {
-  if (!options.cluster) throw new UsageError(`--cluster is required\nusage: ${EXPORT_USAGE}`);
-  const { series, from, to } = await history(options, EXPORT_USAGE, out, now);
+  if (!options.cluster) throw new UsageError('--cluster is required');
+  const { series, from, to } = await history(options, out, now);
   const file = scenarioFileOf({
     name: `${options.cluster}-${new Date(from).toISOString().slice(0, 16).replace(/[-:]/g, '')}`,
     description: `Exported from CloudWatch: ${options.cluster}, ${new Date(from).toISOString()} to ${new Date(to).toISOString()}. Add "expect" entries and an onset before adding it to the corpus.`,

@@ -1,116 +1,112 @@
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { configJsonSchema } from '../shared/config/config-json-schema.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { type CommandOutput, processOutput, UsageError } from './command.ts';
-import { DIGEST_USAGE, digestCommand } from './digest-command.ts';
-import { BACKTEST_USAGE, backtestCommand, EXPORT_USAGE, exportScenarioCommand } from './history-commands.ts';
-import { POLL_USAGE, pollCommand } from './poll-command.ts';
-import { REPLAY_USAGE, replayCommand } from './replay-command.ts';
-import { TEST_PAGE_USAGE, testPageCommand } from './test-page-command.ts';
-import { VALIDATE_CONFIG_USAGE, validateConfigCommand } from './validate-config-command.ts';
+import { type Command, defineCommand, helpOf, type OptionValues, parseCommandLine, usageOf } from './command-line.ts';
+import { DIGEST_COMMAND } from './digest-command.ts';
+import { BACKTEST_COMMAND, EXPORT_SCENARIO_COMMAND } from './history-commands.ts';
+import { POLL_COMMAND } from './poll-command.ts';
+import { REPLAY_COMMAND } from './replay-command.ts';
+import { TEST_PAGE_COMMAND } from './test-page-command.ts';
+import { VALIDATE_CONFIG_COMMAND } from './validate-config-command.ts';
+
+const CONFIG_SCHEMA_COMMAND = defineCommand({
+  name: 'config-schema',
+  summary: "print the configuration's JSON Schema, which editors use to check and complete config files",
+  usage: ['sentinel config-schema > config/sentinel.schema.json'],
+  options: {},
+  run: async (_values, _positionals, out) => {
+    out.stdout(JSON.stringify(configJsonSchema(), null, 2));
+    return 0;
+  },
+});
+
+/** Every command, in the order the overview lists them. */
+export const COMMANDS: readonly Command[] = [
+  REPLAY_COMMAND,
+  VALIDATE_CONFIG_COMMAND,
+  POLL_COMMAND,
+  BACKTEST_COMMAND,
+  EXPORT_SCENARIO_COMMAND,
+  DIGEST_COMMAND,
+  TEST_PAGE_COMMAND,
+  CONFIG_SCHEMA_COMMAND,
+];
 
 const USAGE = [
   'usage:',
-  `  ${REPLAY_USAGE}`,
-  `  ${VALIDATE_CONFIG_USAGE}`,
-  `  ${POLL_USAGE}`,
-  `  ${BACKTEST_USAGE}`,
-  `  ${EXPORT_USAGE}`,
-  `  ${DIGEST_USAGE}`,
-  `  ${TEST_PAGE_USAGE}`,
-  '  sentinel config-schema > config/sentinel.schema.json',
+  ...COMMANDS.flatMap((command) => command.usage.map((line) => `  ${line}`)),
+  '  sentinel COMMAND --help',
+  '  sentinel --version',
 ].join('\n');
 
-const HISTORY_OPTIONS = {
-  config: { type: 'string' },
-  cluster: { type: 'string' },
-  from: { type: 'string' },
-  to: { type: 'string' },
-} as const;
+const OVERVIEW = [
+  'sentinel: replay incidents through the k8s-incident-sentinel pipeline, check its configuration, try it on AWS',
+  '',
+  USAGE,
+  '',
+  'commands:',
+  ...COMMANDS.map((command) => `  ${command.name.padEnd(17)}${command.summary}`),
+  '',
+  'Exit codes: 0 done, 1 a check, an expectation or a publish failed, 2 the command line or an input file is wrong.',
+].join('\n');
+
+function packageVersion(): string {
+  const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return String((manifest as { version?: unknown }).version);
+}
 
 /** Runs one `sentinel` command and returns its exit code: 0 ok, 1 a check or a publish failed, 2 bad input. */
 export async function main(argv: readonly string[], out: CommandOutput = processOutput): Promise<number> {
-  const [command, ...rest] = argv;
-  const args = [...rest];
+  const [name, ...args] = argv;
+  switch (name) {
+    case undefined:
+      out.stderr(USAGE);
+      return 2;
+    case 'help':
+    case '--help':
+    case '-h':
+      return help(args[0], out);
+    case '--version':
+      out.stdout(`sentinel ${packageVersion()}`);
+      return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    const hint = name.startsWith('-') ? ': options go after the command, and "sentinel COMMAND --help" lists them' : '';
+    out.stderr(`sentinel: unknown command "${name}"${hint}\n${USAGE}`);
+    return 2;
+  }
   try {
-    switch (command) {
-      case 'replay': {
-        const { values, positionals } = parseArgs({
-          args,
-          allowPositionals: true,
-          options: {
-            json: { type: 'boolean', default: false },
-            check: { type: 'boolean', default: false },
-            config: { type: 'string' },
-          },
-        });
-        return await replayCommand(
-          positionals,
-          { json: values.json, check: values.check, ...(values.config && { config: values.config }) },
-          out,
-        );
-      }
-      case 'validate-config': {
-        const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
-        const [file] = positionals;
-        if (!file || positionals.length > 1)
-          throw new UsageError(`give one configuration file\nusage: ${VALIDATE_CONFIG_USAGE}`);
-        return await validateConfigCommand(file, out);
-      }
-      case 'poll': {
-        const { values } = parseArgs({
-          args,
-          options: {
-            once: { type: 'boolean', default: false },
-            config: { type: 'string' },
-            'dry-run': { type: 'boolean', default: false },
-            stack: { type: 'string' },
-          },
-        });
-        return await pollCommand({ ...values, dryRun: values['dry-run'] }, out);
-      }
-      case 'backtest':
-        return await backtestCommand(parseArgs({ args, options: HISTORY_OPTIONS }).values, out);
-      case 'export-scenario':
-        return await exportScenarioCommand(parseArgs({ args, options: HISTORY_OPTIONS }).values, out);
-      case 'config-schema':
-        out.stdout(JSON.stringify(configJsonSchema(), null, 2));
-        return 0;
-      case 'digest': {
-        const { values } = parseArgs({
-          args,
-          options: {
-            'from-replay': { type: 'string' },
-            config: { type: 'string' },
-            week: { type: 'string' },
-            table: { type: 'string' },
-            json: { type: 'boolean', default: false },
-          },
-        });
-        const { 'from-replay': fromReplay, json, ...rest } = values;
-        return await digestCommand({ json, ...(fromReplay && { fromReplay }), ...rest }, out);
-      }
-      case 'test-page':
-        return await testPageCommand(parseArgs({ args, options: { stack: { type: 'string' } } }).values, out);
-      case undefined:
-      case 'help':
-      case '--help':
-        out.stdout(USAGE);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+    const parsed = parseCommandLine(command, args);
+    if (parsed.help) {
+      out.stdout(helpOf(command));
+      return 0;
     }
+    return await command.run(parsed.values as OptionValues<typeof command.options>, parsed.positionals, out);
   } catch (error) {
+    if (error instanceof UsageError) {
+      out.stderr(`sentinel: ${error.message}\n${usageOf(command)}`);
+      return 2;
+    }
     if (error instanceof SentinelError) {
       out.stderr(`sentinel: ${error.message}`);
       return 2;
     }
-    // Matched by code, not by class: under a test runner's module sandbox the TypeError comes from another realm.
-    const parseError = error as { code?: unknown; message?: string };
-    if (String(parseError?.code).startsWith('ERR_PARSE_ARGS')) {
-      out.stderr(`sentinel: ${parseError.message}\n${USAGE}`);
-      return 2;
-    }
     throw error;
   }
+}
+
+function help(topic: string | undefined, out: CommandOutput): number {
+  if (topic === undefined) {
+    out.stdout(OVERVIEW);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === topic);
+  if (!command) {
+    out.stderr(`sentinel: unknown command "${topic}"\n${USAGE}`);
+    return 2;
+  }
+  out.stdout(helpOf(command));
+  return 0;
 }

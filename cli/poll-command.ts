@@ -11,9 +11,26 @@ import { stepForSchedule } from '../shared/pipeline/poll-time.ts';
 import type { Notifier, PipelineStores } from '../shared/pipeline/ports.ts';
 import { metricSourceFor, throwIfUnreadable } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
+import { defineCommand } from './command-line.ts';
 import { stackOutputs } from './stack-outputs.ts';
 
-export const POLL_USAGE = 'sentinel poll --once --config FILE (--dry-run | --stack NAME)';
+export const POLL_COMMAND = defineCommand({
+  name: 'poll',
+  summary: 'run one poll against CloudWatch from this machine, printing or publishing what it finds',
+  usage: ['sentinel poll --once --config FILE (--dry-run | --stack NAME)'],
+  options: {
+    once: { type: 'boolean', description: 'poll once and exit (required: there is no loop)' },
+    config: { type: 'string', value: 'FILE', description: 'the deployment configuration whose clusters to read' },
+    'dry-run': { type: 'boolean', description: 'start from a clean state and print instead of publishing' },
+    stack: {
+      type: 'string',
+      value: 'NAME',
+      description: "use the deployed stack's table and topics, and publish for real",
+    },
+  },
+  notes: ['Uses the default AWS credential chain (AWS_PROFILE, AWS_REGION, ...).'],
+  run: ({ 'dry-run': dryRun, ...values }, _, out) => pollCommand({ ...values, dryRun }, out),
+});
 
 /** Prints what would have been published. */
 class PrintingNotifier implements Notifier {
@@ -34,11 +51,11 @@ export async function pollCommand(
   out: CommandOutput,
   now = Date.now(),
 ): Promise<number> {
-  if (!options.once) throw new UsageError(`only single polls are supported: add --once\nusage: ${POLL_USAGE}`);
-  if (!options.config) throw new UsageError(`--config is required\nusage: ${POLL_USAGE}`);
+  if (!options.once) throw new UsageError('only single polls are supported: add --once');
+  if (!options.config) throw new UsageError('--config is required');
   if (options.dryRun === Boolean(options.stack)) {
     throw new UsageError(
-      `give either --dry-run (print, touch nothing) or --stack NAME (poll for real), not ${options.dryRun ? 'both' : 'neither'}\nusage: ${POLL_USAGE}`,
+      `give either --dry-run (print, touch nothing) or --stack NAME (poll for real), not ${options.dryRun ? 'both' : 'neither'}`,
     );
   }
   const loaded = readConfigFile(options.config);

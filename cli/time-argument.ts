@@ -3,6 +3,10 @@ import { isIsoUtc } from '../shared/time.ts';
 
 import { UsageError } from './command.ts';
 
+/** What `--from` and `--to` accept, as the help and the errors say it. */
+export const TIME_FORMATS =
+  'T is an ISO-8601 UTC time (2026-11-20T09:00:00Z), "now", or a time ago written with "=": --from=-3d (s, m, h or d)';
+
 /** `--from`/`--to`: an ISO-8601 UTC time, `now`, or a time ago such as `--from=-3d` (with `=`, or it reads as a flag). */
 export function parseTimeArgument(name: string, text: string | undefined, now: number): number {
   if (text === undefined) throw new UsageError(`--${name} is required`);

@@ -1,16 +1,75 @@
 import { readConfigFile } from '../io/input-files.ts';
+import { configVerdict } from '../shared/config/config-verdict.ts';
+import { clusterSchema } from '../shared/config/deployment-config.ts';
+import { InputError } from '../shared/errors.ts';
 import type { CommandOutput } from './command.ts';
+import { UsageError } from './command.ts';
+import { defineCommand } from './command-line.ts';
 
-export const VALIDATE_CONFIG_USAGE = 'sentinel validate-config FILE';
+export interface ValidateConfigOptions {
+  readonly strict: boolean;
+  readonly region?: string;
+}
 
-export async function validateConfigCommand(file: string, out: CommandOutput): Promise<number> {
+export const VALIDATE_CONFIG_COMMAND = defineCommand({
+  name: 'validate-config',
+  summary: 'check a deployment configuration the way cdk synth does, without AWS',
+  usage: ['sentinel validate-config FILE [--strict] [--region REGION]'],
+  positionals: {
+    name: 'FILE',
+    noun: 'configuration file',
+    description: 'the deployment configuration, e.g. config/sentinel.json',
+    many: false,
+  },
+  options: {
+    strict: {
+      type: 'boolean',
+      description: 'exit 1 when there are warnings (no paging subscriber, ...), as CI should',
+    },
+    region: {
+      type: 'string',
+      value: 'REGION',
+      description: "the ops stack's region, to warn about clusters it cannot watch well (OAM and alarms are regional)",
+    },
+  },
+  notes: ['Errors exit 2, as they stop cdk synth; warnings are the ones synth prints as CDK warnings.'],
+  run: (values, [file], out) => validateConfigCommand(file ?? '', values, out),
+});
+
+/** The verdict synth gives (shared/config/config-verdict.ts): errors exit 2, warnings print, and fail with --strict. */
+export async function validateConfigCommand(
+  file: string,
+  options: ValidateConfigOptions,
+  out: CommandOutput,
+): Promise<number> {
+  // A region as the configuration writes a cluster's, checked by the same schema.
+  const region = options.region !== undefined ? clusterSchema.shape.region.safeParse(options.region) : undefined;
+  if (region?.success === false) {
+    throw new UsageError(
+      `--region "${options.region}": ${region.error.issues[0]?.message ?? 'expected an AWS region'}`,
+    );
+  }
   const { config, ruleSet } = readConfigFile(file);
+  const { errors, warnings } = configVerdict(config, {
+    ...(options.region !== undefined && { opsRegion: options.region }),
+  });
+  if (errors.length > 0) throw new InputError(file, errors);
+  if (warnings.length > 0) {
+    out.stderr(
+      `sentinel: ${file} has ${warnings.length} warning(s):\n${warnings.map((w) => `  - ${w.path}: ${w.message}`).join('\n')}`,
+    );
+  }
+  if (options.strict && warnings.length > 0) {
+    out.stderr(`sentinel: --strict fails on the warnings of ${file}: fix them, or leave --strict out`);
+    return 1;
+  }
   const custom = config.rules.custom.length;
   const subscribers = [...config.subscriptions.paging, ...config.subscriptions.notice].flatMap(
     (s) => s.subscribers,
   ).length;
+  const withWarnings = warnings.length > 0 ? `, with ${warnings.length} warning(s)` : '';
   out.stdout(
-    `${file} is valid: ${config.clusters.length} cluster(s), ${ruleSet.rules.length} rules (${custom} custom), ${subscribers} subscriber(s), digest ${config.digest.day} ${config.digest.time} ${config.digest.timeZone}.`,
+    `${file} is valid${withWarnings}: ${config.clusters.length} cluster(s), ${ruleSet.rules.length} rules (${custom} custom), ${subscribers} subscriber(s), ${config.digest.recipients.length} digest recipient(s), digest ${config.digest.day} ${config.digest.time} ${config.digest.timeZone}.`,
   );
   return 0;
 }

@@ -1,20 +1,25 @@
 import { App } from 'aws-cdk-lib';
 import { SentinelError } from '../shared/errors.ts';
-import { buildSentinelApp, DEFAULT_CONFIG_FILE } from './sentinel-app.ts';
+import { buildSentinelApp, configFileOf } from './sentinel-app.ts';
 
 /**
- * `cdk synth` / `cdk deploy` entry point. CDK context `config` names the deployment configuration; `sinkArn` is the
- * OpsStack's SinkArn output, for deploying SourceAccountStack into workload accounts.
+ * `cdk synth` / `cdk deploy` entry point. CDK context `config` names the deployment configuration (there is no
+ * default: `example=true` picks the shipped example); `sinkArn` is the OpsStack's SinkArn output, for deploying
+ * SourceAccountStack into workload accounts.
  */
 const app = new App();
 const context = (key: string): string | undefined => {
   const value: unknown = app.node.tryGetContext(key);
+  // `-c example=true` arrives as a string, `"example": true` in a context file as a boolean.
+  if (typeof value === 'boolean') return String(value);
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
 try {
+  const config = context('config');
+  const example = context('example');
   buildSentinelApp(app, {
-    configFile: context('config') ?? DEFAULT_CONFIG_FILE,
+    configFile: configFileOf({ ...(config && { config }), ...(example && { example }) }),
     opsEnv: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     ...(context('sinkArn') && { sinkArn: context('sinkArn') }),
   });

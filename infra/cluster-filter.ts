@@ -1,8 +1,5 @@
 import * as sns from 'aws-cdk-lib/aws-sns';
 
-/** SNS rejects a filter policy whose values, multiplied across its keys, exceed 150. */
-export const MAX_FILTERED_CLUSTERS = 150;
-
 /**
  * A filter on the `cluster` message attribute of a notification. The notifier sends `cluster` as a `String.Array` of
  * the clusters a notification is about, and SNS matches a `String.Array` attribute when any element matches: a

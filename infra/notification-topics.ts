@@ -5,17 +5,14 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { subscriberKey } from '../shared/config/config-verdict.ts';
 import type { DeploymentConfig, Subscriber } from '../shared/config/deployment-config.ts';
-import { InputError, type InputProblem } from '../shared/errors.ts';
-import { jsonPath } from '../shared/schema-errors.ts';
-import { clusterFilterPolicy, MAX_FILTERED_CLUSTERS } from './cluster-filter.ts';
+import { clusterFilterPolicy } from './cluster-filter.ts';
 
 export type TopicRole = 'paging' | 'notice' | 'digest';
 
 export interface NotificationTopicsProps {
   readonly config: DeploymentConfig;
-  /** The config file, for errors that point into it. */
-  readonly configFile: string;
   /** Physical topic names, known before the topics exist so the key policy can name them. */
   readonly topicNames: Readonly<Record<TopicRole, string>>;
   readonly alarmNamePrefix: string;
@@ -87,59 +84,30 @@ export class NotificationTopics extends Construct {
       }),
     );
 
-    const problems: InputProblem[] = [];
+    // buildSentinelApp has already asked configVerdict, which refuses a subscriber twice on one topic or a filter
+    // SNS would reject; a duplicate that got here anyway fails on its construct id.
     for (const role of ['paging', 'notice'] as const) {
       const topicOfRole = role === 'paging' ? this.paging : this.notice;
-      const seen = new Map<string, string>();
-      props.config.subscriptions[role].forEach((subscription, index) => {
-        const at = ['subscriptions', role, index];
-        if (subscription.clusters && new Set(subscription.clusters).size > MAX_FILTERED_CLUSTERS) {
-          problems.push({
-            path: jsonPath([...at, 'clusters']),
-            message: `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters; split the subscription or drop "clusters"`,
-          });
-          return;
-        }
+      for (const subscription of props.config.subscriptions[role]) {
         const filterPolicy = subscription.clusters ? clusterFilterPolicy(subscription.clusters) : undefined;
-        subscription.subscribers.forEach((subscriber, position) => {
-          const path = jsonPath([...at, 'subscribers', position]);
-          const key = subscriberKey(subscriber);
-          const first = seen.get(key);
-          if (first !== undefined) {
-            problems.push({
-              path,
-              message: `this subscriber is already subscribed to the ${role} topic at ${first}; SNS allows one subscription per endpoint, so merge the two "clusters" lists`,
-            });
-            return;
-          }
-          seen.set(key, path);
-          this.subscribe(topicOfRole, role, subscriber, key, props.deadLetterQueue, filterPolicy);
-        });
-      });
-    }
-    const recipients = new Map<string, string>();
-    props.config.digest.recipients.forEach((email, index) => {
-      const path = jsonPath(['digest', 'recipients', index]);
-      const first = recipients.get(email);
-      if (first !== undefined) {
-        problems.push({ path, message: `"${email}" is already a recipient at ${first}` });
-        return;
+        for (const subscriber of subscription.subscribers) {
+          this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, filterPolicy);
+        }
       }
-      recipients.set(email, path);
-      const subscriber: Subscriber = { protocol: 'email', endpoint: email };
-      this.subscribe(this.digest, 'digest', subscriber, subscriberKey(subscriber), props.deadLetterQueue);
-    });
-    if (problems.length > 0) throw new InputError(props.configFile, problems);
+    }
+    for (const email of props.config.digest.recipients) {
+      this.subscribe(this.digest, 'digest', { protocol: 'email', endpoint: email }, props.deadLetterQueue);
+    }
   }
 
   private subscribe(
     topic: sns.Topic,
     role: TopicRole,
     subscriber: Subscriber,
-    key: string,
     deadLetterQueue: sqs.IQueue,
     filterPolicy?: Record<string, sns.SubscriptionFilter>,
   ): void {
+    const key = subscriberKey(subscriber);
     const id = `${role}-${subscriber.protocol}-${createHash('sha256').update(key).digest('hex').slice(0, 10)}`;
     new sns.Subscription(this, id, {
       topic,
@@ -148,15 +116,6 @@ export class NotificationTopics extends Construct {
       deadLetterQueue,
     });
   }
-}
-
-/** What makes two subscribers the same SNS subscription: protocol and endpoint (or the secret holding it). */
-function subscriberKey(subscriber: Subscriber): string {
-  if (subscriber.protocol === 'https' && subscriber.endpointSecret) {
-    const { secretName, jsonField } = subscriber.endpointSecret;
-    return `https secret ${secretName}#${jsonField ?? ''}`;
-  }
-  return `${subscriber.protocol} ${subscriber.endpoint}`;
 }
 
 function endpointOf(subscriber: Subscriber): Pick<sns.SubscriptionProps, 'protocol' | 'endpoint' | 'deliveryPolicy'> {

@@ -1,14 +1,4 @@
-import {
-  Annotations,
-  CfnOutput,
-  Duration,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  TimeZone,
-  Token,
-  Validations,
-} from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -79,7 +69,6 @@ export class OpsStack extends Stack {
     const notificationDeadLetters = new DeadLetterQueue(this, 'NotificationDeadLetters', { key });
     this.topics = new NotificationTopics(this, 'Topics', {
       config,
-      configFile,
       topicNames,
       alarmNamePrefix,
       key,
@@ -217,12 +206,6 @@ export class OpsStack extends Stack {
       },
       topic: this.topics.paging,
     });
-    if (!config.subscriptions.paging.some((subscription) => subscription.clusters === undefined)) {
-      Annotations.of(this).addWarningV2(
-        'sentinel:selfMonitoringUnheard',
-        'Every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). Add a paging subscription without "clusters".',
-      );
-    }
 
     const dashboard = new SentinelDashboard(this, 'Dashboard', {
       dashboardName: deployment,
@@ -234,7 +217,6 @@ export class OpsStack extends Stack {
     const accounts = linkedAccounts(config).filter((account) => account !== this.account);
     if (accounts.length > 0) {
       this.sink = new MetricsSink(this, 'MetricsSink', { sinkName: `${deployment}-metrics`, accounts });
-      this.warnAboutClustersOutsideTheSinkRegion(config);
       new CfnOutput(this, 'SinkArn', {
         value: this.sink.sinkArn,
         description: 'Deploy SourceAccountStack into each workload account with this ARN (-c sinkArn=...)',
@@ -246,18 +228,5 @@ export class OpsStack extends Stack {
     new CfnOutput(this, 'DigestTopicArn', { value: this.topics.digest.topicArn });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
-  }
-
-  /** OAM is regional: a workload account in another region cannot link to this sink. */
-  private warnAboutClustersOutsideTheSinkRegion(config: DeploymentConfig): void {
-    if (Token.isUnresolved(this.region)) return;
-    for (const cluster of config.clusters) {
-      if (cluster.accountId && cluster.region && cluster.region !== this.region) {
-        Annotations.of(this).addWarningV2(
-          'sentinel:linkedClusterOutsideSinkRegion',
-          `Cluster "${cluster.name}" is in account ${cluster.accountId}, region ${cluster.region}, but the OAM sink is in ${this.region}: OAM links are regional, so its metrics cannot be read through this sink.`,
-        );
-      }
-    }
   }
 }

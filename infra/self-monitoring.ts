@@ -35,7 +35,7 @@ export class SelfMonitoring extends Construct {
 
     this.alarm('PollerHeartbeat', props, {
       alarmDescription:
-        'No completed poll for 5 minutes: the poller stopped running or fails before it finishes. Nothing is watching the clusters.',
+        'No poll evaluated its own step with fresh data for 5 minutes: the poller stopped running, fails before it finishes, keeps finding its step taken (a clock problem), or reads only gaps for every cluster. Nothing is watching the clusters.',
       metric: pipelineMetric('Heartbeat', props.deployment),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -33,13 +33,8 @@ export class Tripwires extends Construct {
     this.alarms = props.config.clusters.flatMap((cluster) => {
       const metric = tripwireMetric(cluster);
       if (!metric) return [];
-      if (cluster.region && !Token.isUnresolved(region) && cluster.region !== region) {
-        Annotations.of(this).addWarningV2(
-          'sentinel:tripwireOutsideRegion',
-          `Cluster "${cluster.name}" is in ${cluster.region}, but alarms can only watch metrics of their own region (${region}): it has no tripwire and is read on the slow cadence only.`,
-        );
-        return [];
-      }
+      // Alarms watch only their own region's metrics; configVerdict warns about such a cluster.
+      if (cluster.region && !Token.isUnresolved(region) && cluster.region !== region) return [];
       return [
         new cloudwatch.Alarm(this, `Tripwire-${cluster.name}`, {
           alarmName: tripwireAlarmName(props.deployment, cluster.name),

@@ -5,6 +5,7 @@ import type { DigestPublisher } from '../../shared/digest/digest-publisher.ts';
 import { weekEndedBefore } from '../../shared/digest/iso-week.ts';
 import { renderDigest } from '../../shared/digest/render-digest.ts';
 import { messageBytes } from '../../shared/notify/message-bodies.ts';
+import { eventTime } from '../../shared/pipeline/event-time.ts';
 
 export const digestEventSchema = z.object({
   kind: z.literal('digest'),
@@ -24,6 +25,7 @@ export interface ScheduledDigestDependencies extends StoreDigestInput {
   /** The deployed configuration: its time zone says when the week ends. */
   readonly config: NonNullable<StoreDigestInput['config']>;
   readonly publisher: DigestPublisher;
+  readonly now: () => number;
   readonly logger: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -32,7 +34,8 @@ export interface ScheduledDigestDependencies extends StoreDigestInput {
  * invocation carries the same schedule time, so it reports on the same week.
  */
 export async function digestOnSchedule(deps: ScheduledDigestDependencies, event: DigestEvent): Promise<DigestSummary> {
-  const week = weekEndedBefore(Date.parse(event.scheduledTime), deps.config.digest.timeZone);
+  const scheduledAt = eventTime('$.scheduledTime', event.scheduledTime, deps.now());
+  const week = weekEndedBefore(scheduledAt, deps.config.digest.timeZone);
   const digest = await digestOfWeek(deps, week);
   const message = renderDigest(digest);
   const { messageId } = await deps.publisher.publish({ ...message, week: week.label });

@@ -37,6 +37,7 @@ export const handler = middy<DigestEvent, DigestSummary, Error, Context>()
         costModel: costModel(POLLER_MEMORY_MB),
         source: { kind: 'deployment', name: deployment },
         logger,
+        now: Date.now,
       },
       event,
     ),

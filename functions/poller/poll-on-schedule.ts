@@ -1,11 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { z } from 'zod';
+import { eventTime } from '../../shared/pipeline/event-time.ts';
 import {
   type PipelineMetricName,
   type PipelineMetricsRecorder,
   recordPipelineMetric,
 } from '../../shared/pipeline/pipeline-metrics.ts';
-import { type PollDependencies, runPoll } from '../../shared/pipeline/poll.ts';
+import { type PollDependencies, type PollReport, runPoll } from '../../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../../shared/pipeline/poll-time.ts';
 
 export const pollEventSchema = z.object({
@@ -14,6 +15,15 @@ export const pollEventSchema = z.object({
   executionId: z.string().optional(),
 });
 export type PollEvent = z.infer<typeof pollEventSchema>;
+
+/**
+ * A heartbeat counts a poll that evaluated its own step with data that was there to read: it claimed the step, and
+ * read at least one cluster with a sample at that step, or had none due. A poll that keeps finding its step taken by
+ * a later one (`stale`), or reads only gaps, is not watching anything, and the heartbeat alarm must say so.
+ */
+export function didItsJob(report: Pick<PollReport, 'claim' | 'polled' | 'freshClusters'>): boolean {
+  return report.claim === 'claimed' && (report.polled.length === 0 || report.freshClusters > 0);
+}
 
 export interface PollSummary {
   readonly at: string;
@@ -40,9 +50,9 @@ export interface ScheduledPollDependencies extends PollDependencies {
  * records no metric and no heartbeat: the function's Errors and the missing heartbeat are what page.
  */
 export async function pollOnSchedule(deps: ScheduledPollDependencies, event: PollEvent): Promise<PollSummary> {
-  const scheduledAt = Date.parse(event.scheduledTime);
-  const at = stepForSchedule(scheduledAt, deps.ingestionLag, deps.plan.stepSeconds);
   const startedAt = deps.now();
+  const scheduledAt = eventTime('$.scheduledTime', event.scheduledTime, startedAt);
+  const at = stepForSchedule(scheduledAt, deps.ingestionLag, deps.plan.stepSeconds);
   const report = await runPoll(deps, at, scheduledAt);
   for (const failure of report.failed) deps.logger.error('publish failed, kept for retry', { ...failure });
   for (const unreadable of report.unreadable) deps.logger.error('metrics unreadable', { ...unreadable });
@@ -54,7 +64,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('NotificationFailures', report.failed.length);
   record('UnreadableClusters', report.unreadableClusters);
   record('PollDurationMs', deps.now() - startedAt);
-  record('Heartbeat', 1);
+  record('Heartbeat', didItsJob(report) ? 1 : 0);
   return {
     at: new Date(at).toISOString(),
     claim: report.claim,

@@ -1,3 +1,4 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { EventBridgeEnvelope } from '@aws-lambda-powertools/parser/envelopes/eventbridge';
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
@@ -6,6 +7,7 @@ import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
+import { logger } from '../powertools.ts';
 import {
   type AlarmStateChange,
   alarmStateChangeSchema,
@@ -21,10 +23,11 @@ const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
 const clusters = new Set(config.clusters.map((c) => c.name));
 
 /**
- * A tripwire alarm's state change arms or disarms minute-by-minute polling of its cluster. It writes no log line and
- * records no metric, so it takes neither Logger nor Metrics; its return value is the whole of what it did.
+ * A tripwire alarm's state change arms or disarms minute-by-minute polling of its cluster. It records no metric; it logs
+ * only a change that a newer one had already superseded.
  */
 export const handler = middy<AlarmStateChange, TripwireOutcome>()
+  .use(injectLambdaContext(logger))
   .use(explainInvalidEvent())
   .use(parser({ schema: alarmStateChangeSchema, envelope: EventBridgeEnvelope }))
-  .handler((change) => recordTripwire({ tripwires, deployment, clusters }, change));
+  .handler((change) => recordTripwire({ tripwires, deployment, clusters, now: Date.now, logger }, change));

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { describeSeconds, durationOutOfRange, POLL_BOUNDS } from '../engine/bounds.ts';
 import { DEFAULT_RULES } from '../engine/default-rules.ts';
 import { durationSeconds, isDuration } from '../engine/duration.ts';
+import { NODE_KINDS } from '../engine/hint-scope.ts';
 import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
@@ -17,6 +18,17 @@ import {
 } from './template-strings.ts';
 
 const WHOLE_DURATION = /^\d+(s|m|h|d)$/;
+
+const nodeKindSchema = z.enum(NODE_KINDS, { error: `expected a kind of nodes: ${NODE_KINDS.join(', ')}` });
+/** One kind of nodes or several; unset, a page shows the hints for every kind, labelled with where each applies. */
+const nodeKindsSchema = z
+  .union([nodeKindSchema, z.array(nodeKindSchema).min(1)], {
+    error: `expected a kind of nodes (${NODE_KINDS.join(', ')}) or a list of them`,
+  })
+  .meta({
+    description:
+      "How the cluster's nodes are run, so that its pages show only the hints that apply: one of, or a list of, managed-node-groups, self-managed-groups, karpenter, auto-mode, fargate. Unset, a page shows the hints for every kind, each labelled.",
+  });
 
 /** Polls run on whole minutes, so their durations must be whole minutes too, within the bounds of what each is for. */
 const wholeMinutesSchema = ({ minSeconds, maxSeconds }: { minSeconds: number; maxSeconds: number }) =>
@@ -72,6 +84,8 @@ export const clusterSchema = z.strictObject({
       containerInsights: z.boolean().default(true),
       /** Signals read from a custom namespace instead of (or on top of) the profile. */
       custom: signalRecord(customMetricSchema).default({}),
+      // --- Hints (issue 15): how the cluster's nodes run, so its pages show only the hints that apply. ---
+      nodes: nodeKindsSchema.optional(),
     })
     .prefault({}),
   overrides: ruleOverridesSchema.default({}),

@@ -1,3 +1,4 @@
+import { fillPlaceholders } from '../engine/hint-scope.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
 import type { DigestIncident, LatentRisk } from './digest.ts';
@@ -37,7 +38,8 @@ export function latentRisks(input: LatentRiskInput): LatentRisk[] {
         stillOpen: incident.status === 'open',
         precursorOf,
         pagedThisWeek,
-        fix: rule?.hints[0]?.text ?? '',
+        // The digest covers many clusters: a hint's {placeholders} stay named.
+        fix: fillPlaceholders(rule?.hints[0]?.text ?? '', []),
         runbook: rule ? `${input.runbookBaseUrl}${rule.runbook}` : '',
       };
     })

@@ -1,8 +1,9 @@
-import type { Rule } from './rule.ts';
+import type { Hint, Rule } from './rule.ts';
 
 /**
  * The default rule set. Ids are a public contract; thresholds are justified in docs/rules.md and tuned on the
- * scenario corpus. Sources named in hints are listed in docs/rules.md#sources.
+ * scenario corpus. Sources named in hints are listed in docs/rules.md#sources; a hint that says how AWS, Karpenter or
+ * Gatekeeper behaves cites the page that says so (docs/runbooks/README.md#where-a-hint-applies-and-how-it-cites).
  */
 
 const OPA_POSTMORTEM = 'Jetstack post-mortem of the OPA validating-webhook outage on GKE (2019)';
@@ -10,6 +11,28 @@ const GATEKEEPER_ISSUE = 'Gatekeeper issue: readiness before the webhook serves,
 const APISERVER_TALK = 'Schimanski & Eads, "Operating kube-apiserver Without Hiccups", KubeCon EU 2019';
 const KMS_PR = 'kubernetes/kubernetes#78540: healthz check for KMS providers';
 const K8S_DOCS = 'Kubernetes docs: Dynamic Admission Control';
+const K8S_METRICS =
+  'Kubernetes docs: Kubernetes Metrics Reference, https://kubernetes.io/docs/reference/instrumentation/metrics/';
+const EKS_NODE_REPAIR =
+  'Amazon EKS User Guide: Automatically repair nodes in EKS clusters, https://docs.aws.amazon.com/eks/latest/userguide/node-repair.html';
+const EKS_UPDATE_NODEGROUP_CONFIG =
+  'EKS API Reference: UpdateNodegroupConfig, https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateNodegroupConfig.html';
+const KARPENTER_SETTINGS =
+  'Karpenter docs: Settings, feature gates (FEATURE_GATES), https://karpenter.sh/docs/reference/settings/; karpenter Helm chart values (settings.featureGates.nodeRepair)';
+const ASG_SUSPEND =
+  'Amazon EC2 Auto Scaling User Guide: Suspend and resume processes, https://docs.aws.amazon.com/autoscaling/ec2/userguide/as-suspend-resume-processes.html';
+const EKS_DESCRIBE_CLUSTER =
+  'EKS API Reference: DescribeCluster and ListUpdates, https://docs.aws.amazon.com/eks/latest/APIReference/API_DescribeCluster.html';
+const EKS_APISERVER_CONFIG =
+  'EKS API Reference: UpdateClusterConfig, whose KubeApiServerConfigRequest takes only eventTtl and serviceNodePortRange, https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateClusterConfig.html';
+const EKS_NODEGROUP_VERSION =
+  'EKS API Reference: UpdateNodegroupVersion ("You cannot roll back a node group to an earlier Kubernetes version or AMI version"), https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateNodegroupVersion.html';
+const GATEKEEPER_FLAGS =
+  'Gatekeeper main.go: --health-addr (default :9090) serves /healthz and /readyz, --enable-tls-healthcheck adds a check of the webhook TLS server to /healthz, https://github.com/open-policy-agent/gatekeeper/blob/master/main.go';
+const OAM_DOCS =
+  'CloudWatch cross-account observability, https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch-Unified-Cross-Account.html; OAM API Reference: ListAttachedLinks (SinkIdentifier is required), https://docs.aws.amazon.com/OAM/latest/APIReference/API_ListAttachedLinks.html';
+const EKS_VENDED_METRICS =
+  'Amazon EKS User Guide: Monitor cluster data with Amazon CloudWatch (AWS/EKS metrics), https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html';
 
 const webhookFailureShare = { ratio: ['webhook.failures', 'webhook.requests'], minDenominator: 10 } as const;
 const errorShare = { ratio: ['apiserver.5xx', 'apiserver.requests'], minDenominator: 50 } as const;
@@ -21,10 +44,42 @@ const shedShare = {
 const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDenominator: 1 } as const;
 const replacedShare = { ratio: ['nodes.replaced', 'nodes.total'], minDenominator: 1 } as const;
 
-const pauseAutoRepair = [
+/**
+ * Node auto-repair replaces nodes whose kubelets cannot report, which is every node while the apiserver is down: pause
+ * it until the control plane is healthy, each repairer its own way. Restoring is in node-repair-storm.md.
+ */
+const pauseAutoRepair: readonly Hint[] = [
   {
-    text: 'Pause node auto-repair until the control plane is healthy: EKS managed node groups `aws eks update-nodegroup-config --cluster-name CLUSTER --nodegroup-name NG --node-repair-config enabled=false`; Karpenter: turn the NodeRepair feature gate off; GKE: `gcloud container node-pools update POOL --cluster CLUSTER --no-enable-autorepair`; plain ASGs: `aws autoscaling suspend-processes --auto-scaling-group-name ASG --scaling-processes ReplaceUnhealthy`.',
-    source: OPA_POSTMORTEM,
+    text: 'Pause node auto repair on every managed node group until the control plane is healthy, saving each group’s repair configuration to node-repair-<group>.json so it can be restored as it was. Repair stops by itself only in a group of more than five nodes with more than 20% unhealthy, unless your own thresholds say otherwise; retry a group that has an update in progress.',
+    appliesTo: ['managed-node-groups'],
+    commands: [
+      'for ng in $(aws eks list-nodegroups --cluster-name {cluster} --region {region} --query \'nodegroups[]\' --output text); do aws eks describe-nodegroup --cluster-name {cluster} --region {region} --nodegroup-name "$ng" --query \'nodegroup.nodeRepairConfig\' --output json > "node-repair-$ng.json" && aws eks update-nodegroup-config --cluster-name {cluster} --region {region} --nodegroup-name "$ng" --node-repair-config enabled=false; done',
+    ],
+    source: `${EKS_NODE_REPAIR}; ${EKS_UPDATE_NODEGROUP_CONFIG}`,
+  },
+  {
+    text: 'Turn Karpenter’s NodeRepair feature gate off until the control plane is healthy. The gate is in the controller’s FEATURE_GATES environment variable (or its --feature-gates flag): these commands find Karpenter’s namespace, show the variable, then flip only NodeRepair=true to NodeRepair=false. Set the Helm value settings.featureGates.nodeRepair=false too, or the next helm upgrade turns repair back on. Karpenter stops repairing by itself only when more than 20% of a NodePool is unhealthy.',
+    appliesTo: ['karpenter'],
+    commands: [
+      "KNS=$(kubectl get deployment -A -l app.kubernetes.io/name=karpenter -o jsonpath='{.items[0].metadata.namespace}')",
+      'kubectl -n "$KNS" get deployment karpenter -o jsonpath=\'{.spec.template.spec.containers[?(@.name=="controller")].env[?(@.name=="FEATURE_GATES")].value}\'',
+      'kubectl -n "$KNS" set env deployment/karpenter -c controller FEATURE_GATES="$(kubectl -n "$KNS" get deployment karpenter -o jsonpath=\'{.spec.template.spec.containers[?(@.name=="controller")].env[?(@.name=="FEATURE_GATES")].value}\' | sed \'s/NodeRepair=true/NodeRepair=false/\')"',
+    ],
+    source: `${KARPENTER_SETTINGS}; ${EKS_NODE_REPAIR}`,
+  },
+  {
+    text: 'EKS Auto Mode’s node repair cannot be turned off or configured: it stops by itself only when more than 20% of the nodes in a NodePool are unhealthy. Fix the control plane first; check that the cluster runs Auto Mode.',
+    appliesTo: ['auto-mode'],
+    commands: ["aws eks describe-cluster --name {cluster} --region {region} --query 'cluster.computeConfig'"],
+    source: EKS_NODE_REPAIR,
+  },
+  {
+    text: 'Stop the Auto Scaling groups of self-managed nodes from replacing instances that health checks call unhealthy, until the control plane is healthy; resume the ReplaceUnhealthy process afterwards.',
+    appliesTo: ['self-managed-groups'],
+    commands: [
+      'for asg in {selfManagedAsgs}; do aws autoscaling suspend-processes --auto-scaling-group-name "$asg" --region {region} --scaling-processes ReplaceUnhealthy; done',
+    ],
+    source: ASG_SUSPEND,
   },
 ];
 
@@ -80,12 +135,21 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'notify',
     hints: [
       {
-        text: 'Find the webhook: `kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations`, then check the backend of each (`kubectl -n NS get endpoints,pods -l APP`) and which one is slow in `apiserver_admission_webhook_admission_duration_seconds` by name.',
-        source: OPA_POSTMORTEM,
+        text: 'Find the webhook: list every webhook with its backend, failure policy and timeout, count calls that failed by webhook name (error_type="calling_webhook_error" is a timeout or an unreachable backend), then look at the backend’s endpoints and pods.',
+        commands: [
+          'kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o jsonpath=\'{range .items[*]}{.kind}/{.metadata.name}{"\\n"}{range .webhooks[*]}  {.name} svc={.clientConfig.service.namespace}/{.clientConfig.service.name} failurePolicy={.failurePolicy} timeout={.timeoutSeconds}s{"\\n"}{end}{end}\'',
+          "kubectl get --raw /metrics | grep -E '^apiserver_admission_webhook_(rejection_count|fail_open_count)'",
+          'kubectl -n <webhook-namespace> get endpoints,pods -o wide',
+        ],
+        source: `${OPA_POSTMORTEM}; ${K8S_METRICS}`,
       },
       {
-        text: 'Emergency: save it (`kubectl get validatingwebhookconfiguration NAME -o yaml > NAME.yaml`), then delete it or set `failurePolicy: Ignore`; retry the delete if the apiserver is flaky.',
-        source: OPA_POSTMORTEM,
+        text: 'Emergency: save the failing configuration, then delete it (or set failurePolicy: Ignore). The apiserver never sends webhook configurations to webhooks, so the broken webhook cannot block the delete; retry while the apiserver is flaky.',
+        commands: [
+          'kubectl get validatingwebhookconfiguration <configuration> -o yaml > webhook-configuration.backup.yaml',
+          'until kubectl delete validatingwebhookconfiguration <configuration> --ignore-not-found --request-timeout=15s; do sleep 5; done',
+        ],
+        source: `${OPA_POSTMORTEM}; ${K8S_DOCS}`,
       },
       ...pauseAutoRepair,
       {
@@ -159,12 +223,25 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'mute',
     hints: [
       {
-        text: 'Check etcd first: request latency and database size in the apiserver metrics (`kubectl get --raw /metrics | grep -E "etcd_request_duration|apiserver_storage_size"`); on EKS, open the control-plane logs in CloudWatch Logs.',
-        source: APISERVER_TALK,
+        text: 'Check etcd first: request latency and database size in the apiserver metrics.',
+        commands: [
+          "kubectl get --raw /metrics | grep -E '^(etcd_request_duration_seconds_(sum|count)|apiserver_storage_size_bytes)'",
+        ],
+        source: `${APISERVER_TALK}; ${K8S_METRICS}`,
       },
       {
-        text: 'Check API Priority and Fairness: `kubectl get --raw /metrics | grep apiserver_flowcontrol_rejected_requests_total` shows which flow schema sheds load; find the client from the audit log and throttle it.',
-        source: APISERVER_TALK,
+        text: 'Check API Priority and Fairness: the rejected requests by flow schema show who is shed; find the client in the audit log and throttle it.',
+        commands: ["kubectl get --raw /metrics | grep '^apiserver_flowcontrol_rejected_requests_total'"],
+        source: `${APISERVER_TALK}; ${K8S_METRICS}`,
+      },
+      {
+        text: 'Is AWS changing the control plane right now? The cluster’s status and health, and its recent updates.',
+        appliesTo: ['eks-control-plane'],
+        commands: [
+          "aws eks describe-cluster --name {cluster} --region {region} --query 'cluster.{status:status,version:version,health:health.issues}'",
+          'aws eks list-updates --name {cluster} --region {region}',
+        ],
+        source: EKS_DESCRIBE_CLUSTER,
       },
       ...pauseAutoRepair,
     ],
@@ -283,8 +360,8 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'mute',
     hints: [
       {
-        text: 'Make readiness mean "can serve": a readiness probe that goes through the TLS webhook server (Gatekeeper: `--enable-tls-healthcheck=true` and a readiness probe on /healthz).',
-        source: GATEKEEPER_ISSUE,
+        text: 'Make readiness mean "can serve". Gatekeeper serves /healthz and /readyz on its health port (--health-addr, :9090 by default), not on the webhook port: run the controller manager with --enable-tls-healthcheck=true, which makes /healthz check the webhook’s TLS server, and point the readiness probe at /healthz on the health port. A probe on the webhook port never gets ready, which under failurePolicy: Fail is a full outage.',
+        source: `${GATEKEEPER_ISSUE}; ${GATEKEEPER_FLAGS}`,
       },
       {
         text: 'Give shutdown a grace period: a `preStop` sleep of about 10 s so endpoints are removed before the server stops listening.',
@@ -339,11 +416,19 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'mute',
     hints: [
       {
-        text: 'Terminate gracefully: on SIGTERM fail /readyz at once, keep serving through a minimum shutdown delay while load balancers and the endpoints controller stop sending traffic, then drain (`--shutdown-delay-duration`, `--shutdown-send-retry-after`).',
-        source: APISERVER_TALK,
+        text: 'On EKS, AWS runs the apiservers and the load balancer in front of them, so how they shut down is not yours to change (the EKS API configures only eventTtl and serviceNodePortRange of the apiserver). Check whether the bursts match an EKS update; make your clients retry with backoff and honour Retry-After; open a support case with the burst times if they recur without an update.',
+        appliesTo: ['eks-control-plane'],
+        commands: ['aws eks list-updates --name {cluster} --region {region}'],
+        source: `${EKS_APISERVER_CONFIG}; ${EKS_DESCRIBE_CLUSTER}`,
+      },
+      {
+        text: 'Terminate gracefully: on SIGTERM fail /readyz at once, keep serving through a minimum shutdown delay while load balancers and the endpoints controller stop sending traffic, then drain (--shutdown-delay-duration, --shutdown-send-retry-after).',
+        appliesTo: ['self-managed-control-plane'],
+        source: `${APISERVER_TALK}; Kubernetes docs: kube-apiserver command-line reference`,
       },
       {
         text: 'Point load-balancer health checks at /readyz, not /healthz: /healthz failing restarts the pod, /readyz failing only removes the endpoint.',
+        appliesTo: ['self-managed-control-plane'],
         source: APISERVER_TALK,
       },
       {
@@ -401,8 +486,40 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'mute',
     hints: [
       {
-        text: 'Tell the causes apart: `aws autoscaling describe-scaling-activities --auto-scaling-group-name ASG` for ASG terminations, EC2 Spot interruption warnings in EventBridge, and Karpenter `disruption` events (`kubectl get events -A --field-selector reason=DisruptionTerminating`).',
-        source: 'Karpenter docs: Disruption; Amazon EC2 docs: Spot Instance interruptions',
+        text: 'What each Auto Scaling group says caused its terminations (spot, rebalancing, failed health checks, a refresh).',
+        appliesTo: ['managed-node-groups', 'self-managed-groups'],
+        commands: [
+          'for asg in {asgs}; do aws autoscaling describe-scaling-activities --auto-scaling-group-name "$asg" --region {region} --max-items 20 --query \'Activities[].[StartTime,StatusCode,Cause]\' --output text; done',
+        ],
+        source:
+          'Amazon EC2 Auto Scaling User Guide: Verify a scaling activity, https://docs.aws.amazon.com/autoscaling/ec2/userguide/as-verify-scaling-activity.html; Amazon EKS User Guide: Managed node groups ("Every managed node is provisioned as part of an Amazon EC2 Auto Scaling group"), https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html',
+      },
+      {
+        text: 'Why Karpenter disrupted nodes (Underutilized, Empty, Drifted, Expired) and whether spot reclaimed them.',
+        appliesTo: ['karpenter'],
+        commands: [
+          'kubectl get events -A --field-selector reason=DisruptionTerminating --sort-by=.lastTimestamp',
+          'kubectl get events -A --field-selector reason=SpotInterrupted --sort-by=.lastTimestamp',
+        ],
+        source: 'Karpenter docs: Disruption, https://karpenter.sh/docs/concepts/disruption/',
+      },
+      {
+        text: 'EC2’s reason for the cluster’s recently terminated instances (kept about an hour): Server.SpotInstanceTermination is a spot reclaim.',
+        commands: [
+          "aws ec2 describe-instances --region {region} --filters Name=instance-state-name,Values=shutting-down,terminated Name=tag-key,Values=kubernetes.io/cluster/{cluster} --query 'Reservations[].Instances[].[InstanceId,LaunchTime,StateReason.Message]' --output text",
+        ],
+        source:
+          'Amazon EC2 User Guide: Spot Instance interruptions, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-interruptions.html',
+      },
+      {
+        text: 'A bad AMI cannot be rolled back on a managed node group. If the group has a launch template with a custom AMI, create a launch template version with the previous AMI and move the group to it; otherwise create a node group on the previous release version and drain the bad one.',
+        appliesTo: ['managed-node-groups'],
+        commands: [
+          "aws eks describe-nodegroup --cluster-name {cluster} --region {region} --nodegroup-name <nodegroup> --query 'nodegroup.{release:releaseVersion,launchTemplate:launchTemplate}'",
+          'aws ec2 create-launch-template-version --region {region} --launch-template-id <launch-template-id> --source-version <current-version> --launch-template-data \'{"ImageId":"<previous-ami-id>"}\'',
+          'aws eks update-nodegroup-version --cluster-name {cluster} --region {region} --nodegroup-name <nodegroup> --launch-template id=<launch-template-id>,version=<new-version>',
+        ],
+        source: `${EKS_NODEGROUP_VERSION}; EC2 API Reference: CreateLaunchTemplateVersion, https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateLaunchTemplateVersion.html`,
       },
     ],
     runbook: 'docs/runbooks/node-churn.md',
@@ -421,12 +538,33 @@ export const DEFAULT_RULES: readonly Rule[] = [
     maintenance: 'notify',
     hints: [
       {
-        text: 'Is the control plane up? `aws eks describe-cluster --name CLUSTER --query cluster.status` and `kubectl get --raw /readyz?verbose`.',
+        text: 'Is the control plane up? Which readiness checks fail (the path is quoted: zsh would take an unquoted ? for a glob).',
+        commands: ["kubectl get --raw='/readyz?verbose' --request-timeout=10s"],
         source: APISERVER_TALK,
       },
       {
-        text: 'Is monitoring blind? `aws cloudwatch list-metrics --namespace AWS/EKS --dimensions Name=ClusterName,Value=CLUSTER` in the cluster account, and `aws oam list-attached-links` in the ops account for the cross-account link.',
-        source: 'Amazon CloudWatch docs: cross-account observability',
+        text: 'Does EKS say the cluster exists and is ACTIVE? ResourceNotFoundException means it was deleted or renamed.',
+        appliesTo: ['eks-control-plane'],
+        commands: [
+          "aws eks describe-cluster --name {cluster} --region {region} --query 'cluster.{status:status,health:health.issues}'",
+        ],
+        source: EKS_DESCRIBE_CLUSTER,
+      },
+      {
+        text: 'Is monitoring blind? In the cluster’s account, are AWS/EKS metrics vended at all; in the monitoring account, does it see them through the cross-account link?',
+        appliesTo: ['eks-control-plane'],
+        commands: [
+          "aws cloudwatch list-metrics --region {region} --namespace AWS/EKS --dimensions Name=ClusterName,Value={cluster} --recently-active PT3H --query 'Metrics[].MetricName' --output text",
+          "aws cloudwatch list-metrics --region {region} --namespace AWS/EKS --dimensions Name=ClusterName,Value={cluster} --include-linked-accounts --owning-account {account} --query 'Metrics[].MetricName' --output text",
+        ],
+        source: EKS_VENDED_METRICS,
+      },
+      {
+        text: 'Is the cross-account link still there? In the monitoring account, the source accounts attached to each sink.',
+        commands: [
+          "for sink in $(aws oam list-sinks --region {region} --query 'Items[].Arn' --output text); do aws oam list-attached-links --region {region} --sink-identifier \"$sink\" --query 'Items[].[Label,LinkArn]' --output text; done",
+        ],
+        source: OAM_DOCS,
       },
     ],
     runbook: 'docs/runbooks/signals-missing.md',

@@ -10,14 +10,21 @@ import {
 } from './bounds.ts';
 import type { Condition } from './condition.ts';
 import { type Duration, isDuration } from './duration.ts';
+import { HINT_SCOPES, type HintScope } from './hint-scope.ts';
 import { signalSchema, unknownSignalMessage } from './signal-schema.ts';
 
 export type Severity = 'page' | 'ticket';
 
-/** A remediation step and the incident or document that taught it. */
+/**
+ * A remediation step and the incident or document that taught it. `commands` are shell commands to paste, one per
+ * entry, which may name the cluster's values as `{cluster}`, `{region}`, `{account}`, `{asgs}` or `{selfManagedAsgs}`
+ * (see hint-scope.ts). `appliesTo` limits the hint to clusters of those kinds; without it, it applies to every cluster.
+ */
 export interface Hint {
   readonly text: string;
   readonly source: string;
+  readonly appliesTo?: readonly HintScope[];
+  readonly commands?: readonly string[];
 }
 
 /**
@@ -154,6 +161,16 @@ export const ruleIdSchema = z
   .string()
   .regex(RULE_ID, { error: 'expected a kebab-case rule id like webhook-blackhole' });
 
+export const hintSchema = z.strictObject({
+  text: z.string().min(1),
+  source: z.string().min(1),
+  appliesTo: z
+    .array(z.enum(HINT_SCOPES as [HintScope, ...HintScope[]], { error: `expected one of ${HINT_SCOPES.join(', ')}` }))
+    .min(1)
+    .optional(),
+  commands: z.array(z.string().min(1)).min(1).optional(),
+});
+
 export const ruleSchema = z.strictObject({
   id: ruleIdSchema,
   title: z.string().min(1),
@@ -178,7 +195,7 @@ export const ruleSchema = z.strictObject({
       error: 'expected "notify", "mute" or { "notifyWhenFiring": [rule ids] }',
     })
     .default('mute'),
-  hints: z.array(z.strictObject({ text: z.string().min(1), source: z.string().min(1) })).min(1, {
+  hints: z.array(hintSchema).min(1, {
     error: 'a rule needs at least one remediation hint that names its source',
   }),
   runbook: z.string().min(1),

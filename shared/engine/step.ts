@@ -1,6 +1,7 @@
 import { shortHash } from '../naming.ts';
 import { isoSeconds } from '../time.ts';
 import { type ConditionResult, type Evidence, evaluateCondition } from './evaluate-condition.ts';
+import { type ClusterFacts, hintsForClusters } from './hint-scope.ts';
 import { type Incident, incidentId, maxSeverity, members } from './incident.ts';
 import { allowsNotification } from './maintenance.ts';
 import {
@@ -21,6 +22,8 @@ export interface ClusterObservation {
   readonly window: SignalWindow;
   readonly rules: readonly ClusterRule[];
   readonly inMaintenance: boolean;
+  /** What the configuration says about the cluster, to fill in and choose its pages' hints; unknown without one. */
+  readonly facts?: ClusterFacts;
 }
 
 export interface EngineSettings {
@@ -277,6 +280,7 @@ function retiredRule(id: string): Pick<Rule, 'id' | 'title' | 'summary' | 'hints
 
 /** The same rule saying the same thing on many clusters at once becomes one notification that lists them. */
 function groupAcrossClusters(outgoing: readonly Outgoing[], input: StepInput, at: string): Notification[] {
+  const factsOf = new Map(input.clusters.map((observation) => [observation.cluster, observation.facts]));
   const groups = new Map<string, Outgoing[]>();
   for (const item of outgoing) {
     const key = [item.kind, item.reason, item.incident.rule, item.incident.severity, item.changes.join('|')].join(
@@ -312,7 +316,10 @@ function groupAcrossClusters(outgoing: readonly Outgoing[], input: StepInput, at
       changes: first.changes,
       causalChain: symptoms.map((symptom) => input.ruleSet.chain(rule.id, symptom)),
       evidence,
-      hints: rule.hints,
+      hints: hintsForClusters(
+        rule.hints,
+        clusters.map((cluster) => factsOf.get(cluster)),
+      ),
       runbook: `${input.settings.runbookBaseUrl}${rule.runbook}`,
     };
   });

@@ -1,5 +1,5 @@
 import type { Notification } from '../engine/notification.ts';
-import { evidenceLines, formatMinutes, formatTime, hintLines } from './notification-text.ts';
+import { evidenceLines, formatMinutes, formatTime, hintBlocks } from './notification-text.ts';
 
 /** SNS limits: a subject of at most 100 ASCII characters, and a message of at most 256 KiB in all. */
 export const SUBJECT_LIMIT = 100;
@@ -68,7 +68,10 @@ export function emailOf(notification: Notification): string {
   } else {
     const evidence = evidenceLines(notification);
     if (evidence.length > 0) lines.push('', 'Evidence:', ...evidence.map((e) => `  - ${e}`));
-    lines.push('', 'What to do:', ...hintLines(notification).map((h) => `  - ${h}`));
+    lines.push('', 'What to do:');
+    for (const { line, commands } of hintBlocks(notification)) {
+      lines.push(`  - ${line}`, ...commands.map((command) => `        ${command}`));
+    }
   }
   lines.push('', `Runbook: ${notification.runbook}`, `Incident ids: ${notification.incidents.join(', ')}`);
   return lines.join('\n');
@@ -90,7 +93,12 @@ export function chatbotOf(notification: Notification): object {
         ...evidenceLines(notification).map((e) => `- ${e}`),
         `*Runbook:* ${notification.runbook}`,
       ].join('\n'),
-      nextSteps: notification.kind === 'resolve' ? [] : hintLines(notification),
+      nextSteps:
+        notification.kind === 'resolve'
+          ? []
+          : hintBlocks(notification).map(({ line, commands }) =>
+              [line, ...commands.map((command) => `\`${command}\``)].join('\n'),
+            ),
       keywords: [notification.severity, notification.kind, notification.rule, ...notification.clusters.slice(0, 5)],
     },
     metadata: {

@@ -1,5 +1,5 @@
 import type { Notification } from '../engine/notification.ts';
-import { evidenceLines, formatMinutes, formatTime, hintLines } from './notification-text.ts';
+import { evidenceLines, formatMinutes, formatTime, hintBlocks } from './notification-text.ts';
 
 const KIND_LABEL = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVE' } as const;
 const INDENT = ' '.repeat(20);
@@ -21,7 +21,10 @@ export function renderNotification(notification: Notification, latency?: string)
   for (const line of evidenceLines(notification)) detail(`evidence: ${line}`);
   if (notification.kind === 'page' || notification.kind === 'ticket') {
     detail('what to do:');
-    for (const line of hintLines(notification)) detail(`  - ${line}`);
+    for (const { line, commands } of hintBlocks(notification)) {
+      detail(`  - ${line}`);
+      for (const command of commands) detail(`      ${command}`);
+    }
     detail(`runbook: ${notification.runbook}`);
   }
   return lines;

@@ -1,3 +1,4 @@
+import { clusterFacts } from '../config/cluster-facts.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import { durationMs } from '../engine/duration.ts';
 import type { MaintenanceWindow } from '../engine/maintenance.ts';
@@ -18,8 +19,13 @@ export interface PlanInput {
 export function buildPlan(input: PlanInput): WatchPlan {
   const fleet: RuleOverrides = input.config?.rules.overrides ?? {};
   const clusters = input.clusters.map((name) => {
-    const own = input.config?.clusters.find((c) => c.name === name)?.overrides ?? {};
-    return { name, rules: input.ruleSet.forCluster([fleet, own]) };
+    const configured = input.config?.clusters.find((c) => c.name === name);
+    const own = configured?.overrides ?? {};
+    return {
+      name,
+      rules: input.ruleSet.forCluster([fleet, own]),
+      ...(configured && { facts: clusterFacts(configured) }),
+    };
   });
   return {
     ruleSet: input.ruleSet,

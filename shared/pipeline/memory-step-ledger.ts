@@ -1,5 +1,6 @@
 import type { Notification } from '../engine/notification.ts';
 import { applyStep } from './apply-step.ts';
+import { behindClock, claimableStep } from './event-time.ts';
 import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from './ports.ts';
 
 /**
@@ -16,14 +17,13 @@ export class MemoryStepLedger implements StepLedger {
   ) {}
 
   async claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim> {
-    if (at <= this.doneStep) return at === this.doneStep ? 'done' : 'stale';
+    const now = this.now();
+    claimableStep(at, now);
+    const doneStep = behindClock(this.doneStep, now) ?? Number.NEGATIVE_INFINITY;
+    if (this.claimed && behindClock(this.claimed.at, now) === undefined) this.claimed = undefined;
+    if (at <= doneStep) return at === doneStep ? 'done' : 'stale';
     if (this.claimed && this.claimed.at > at) return 'stale';
-    if (
-      this.claimed &&
-      this.claimed.at === at &&
-      this.claimed.owner !== owner &&
-      this.claimed.leaseUntil > this.now()
-    ) {
+    if (this.claimed && this.claimed.at === at && this.claimed.owner !== owner && this.claimed.leaseUntil > now) {
       return 'busy';
     }
     this.claimed = { at, owner, leaseUntil };
@@ -32,7 +32,7 @@ export class MemoryStepLedger implements StepLedger {
 
   async recordStep(outcome: StepOutcome, _owner: string): Promise<readonly Notification[]> {
     await applyStep(outcome, this.parts);
-    this.doneStep = Math.max(this.doneStep, outcome.at);
+    this.doneStep = Math.max(behindClock(this.doneStep, this.now()) ?? Number.NEGATIVE_INFINITY, outcome.at);
     return outcome.notifications;
   }
 }

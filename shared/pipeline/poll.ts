@@ -1,6 +1,8 @@
 import { inMaintenance } from '../engine/maintenance.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
+import type { SignalWindow } from '../engine/signal-window.ts';
+import { SIGNAL_NAMES } from '../engine/signals.ts';
 import { type Finding, step } from '../engine/step.ts';
 import { dueClusters } from './cadence.ts';
 import type {
@@ -44,6 +46,8 @@ export interface PollReport {
   readonly unreadable: MetricReading['unreadable'];
   /** How many of the polled clusters CloudWatch would not answer for: the clusters of every `unreadable` entry. */
   readonly unreadableClusters: number;
+  /** Clusters read at this step whose window has a sample at the step itself, not only older history. */
+  readonly freshClusters: number;
   readonly findings: readonly Finding[];
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
@@ -65,6 +69,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   let committed: readonly Notification[] = [];
   let metricsRequested = 0;
   let unreadable: MetricReading['unreadable'] = [];
+  let freshClusters = 0;
   let stepError: unknown;
   try {
     claim = await deps.ledger.claimStep(at, deps.owner, startedAt + deps.leaseMs);
@@ -81,6 +86,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       });
       metricsRequested = reading.metricsRequested;
       unreadable = reading.unreadable;
+      freshClusters = [...reading.windows.values()].filter(hasSampleAtStep).length;
       const outcome = step({
         at,
         ruleSet: plan.ruleSet,
@@ -95,6 +101,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
               window,
               rules: cluster.rules,
               inMaintenance: inMaintenance(plan.maintenance, cluster.name, at),
+              ...(cluster.facts && { facts: cluster.facts }),
             },
           ];
         }),
@@ -142,11 +149,17 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     metricsRequested,
     unreadable,
     unreadableClusters,
+    freshClusters,
     findings,
     created,
     delivered,
     failed,
   };
+}
+
+/** Whether any signal of the window has its newest sample, the one at the evaluated step. */
+function hasSampleAtStep(window: SignalWindow): boolean {
+  return SIGNAL_NAMES.some((signal) => window.has(signal) && window.sample(signal, 0) !== null);
 }
 
 /**

@@ -160,7 +160,12 @@ export interface Tripwires {
 
 /** Where a tripwire alarm's state change is kept until the polls read it. */
 export interface TripwireRecorder {
-  record(cluster: string, state: string, changedAt: number): Promise<void>;
+  /**
+   * Keep `state` as the cluster's newest, unless a newer state change is already recorded (EventBridge may deliver
+   * late or out of order): then `superseded`. A recorded change dated after `now` came from no real alarm and is
+   * overwritten, so it cannot hold the tripwire still.
+   */
+  record(cluster: string, state: string, changedAt: number, now: number): Promise<'recorded' | 'superseded'>;
 }
 
 /** Delivers one notification to on-call; SNS when deployed, a list in replay. */

@@ -1,3 +1,4 @@
+import type { ClusterFacts } from '../engine/hint-scope.ts';
 import type { MaintenanceWindow } from '../engine/maintenance.ts';
 import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
 import type { EngineSettings } from '../engine/step.ts';
@@ -5,6 +6,8 @@ import type { EngineSettings } from '../engine/step.ts';
 export interface WatchedCluster {
   readonly name: string;
   readonly rules: readonly ClusterRule[];
+  /** What the configuration says about the cluster, for its pages' hints; absent for a cluster it does not name. */
+  readonly facts?: ClusterFacts;
 }
 
 /** Everything a poll needs to know about what it watches, built once from the configuration (or a scenario). */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { digestCommand, StoreReadError } from '../../cli/digest-command.ts';
 import type { DigestEvent, DigestSummary } from '../../functions/digest/digest-on-schedule.ts';
@@ -11,11 +11,12 @@ import { flowing, wideLines } from '../digest/digest-fixtures.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
 import {
+  arriveAt,
   contextFor,
   harnessClusters,
   loadPoller,
   type PollHandler,
-  pollEventFor,
+  pollAt,
   trimmedScenario,
 } from '../support/poller-harness.ts';
 
@@ -62,26 +63,19 @@ beforeAll(async () => {
   putCalls = await putScenario(scenario, clusters);
   // Every cluster every minute, in the poller and in the replay alike, so that the two must agree exactly.
   const everyMinute = { poll: { every: '1m' } };
+  poll = await loadPoller(harness, clusters, everyMinute);
+  configFile = process.env.SENTINEL_CONFIG_FILE as string;
   const { config, ruleSet } = loadConfig({ clusters, ...everyMinute }, 'test config');
   replayed = (await replayScenario(scenario, { ruleSet, config })).notifications;
   // The functions' clock follows the schedule, so that polls and deliveries are recorded on the scenario's days,
-  // where the digest looks for them; it still advances in real time within an invocation, so durations are real.
-  let scheduledAt = 0;
-  let calledAt = 0;
-  jest.spyOn(Date, 'now').mockImplementation(() => scheduledAt + (performance.now() - calledAt));
-  poll = await loadPoller(harness, clusters, everyMinute);
-  configFile = process.env.SENTINEL_CONFIG_FILE as string;
+  // where the digest looks for them.
   for (let step = 0; step < scenario.steps; step++) {
-    const event = pollEventFor(scenario.start + step * 60_000);
-    scheduledAt = Date.parse(event.scheduledTime);
-    calledAt = performance.now();
-    await poll(event, contextFor());
+    await pollAt(poll, scenario.start + step * 60_000);
   }
 }, 300_000); // Over two minutes on a busy two-core machine.
 
 afterAll(async () => {
   output.restore();
-  jest.restoreAllMocks();
   await harness.close();
 });
 
@@ -201,6 +195,7 @@ describe('the digest Lambda over the real wire', () => {
 
   beforeAll(async () => {
     digest = (await import('../../functions/digest/handler.ts')).handler as unknown as DigestHandler;
+    arriveAt(Date.parse(NEXT_MONDAY) + 3_000);
     summary = await digest({ kind: 'digest', scheduledTime: NEXT_MONDAY }, contextFor());
   });
 
@@ -269,6 +264,7 @@ describe('the digest Lambda over the real wire', () => {
   });
 
   it('says so in the subject when the week had no poll at all', async () => {
+    arriveAt(Date.parse('2019-03-18T09:00:03Z'));
     const quiet = await digest({ kind: 'digest', scheduledTime: '2019-03-18T09:00:00Z' }, contextFor());
 
     expect(quiet.subject).toBe('Sentinel digest 2019-W11: NO POLLS RECORDED, check the poller (test)');
@@ -317,7 +313,7 @@ describe('the poller over the real wire, after the digest', () => {
   it('does nothing more when a poll is retried after it succeeded', async () => {
     const before = harness.sns.published.length;
     const last = scenario.start + (scenario.steps - 1) * 60_000;
-    const summary = await poll(pollEventFor(last), contextFor());
+    const summary = await pollAt(poll, last);
     expect(summary.claim).toBe('done');
     expect(harness.sns.published).toHaveLength(before);
   });

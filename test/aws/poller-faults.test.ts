@@ -1,19 +1,25 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { documentClient } from '../../aws/clients.ts';
+import { CURSOR_KEY } from '../../aws/table-keys.ts';
 import type { PollEvent } from '../../functions/poller/poll-on-schedule.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
-import { type AwsHarness, clearTable, putScenario, startAwsHarness } from '../support/aws-harness.ts';
+import { type AwsHarness, clearTable, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
 import {
   alarmEventFor,
+  arriveAt,
   contextFor,
   harnessClusters,
   loadPoller,
   loadTripwire,
   type PollHandler,
+  pollAt,
   pollEventFor,
   type TripwireHandler,
   trimmedScenario,
+  tripwireAt,
 } from '../support/poller-harness.ts';
 
 /** The fleet outage from 40 minutes before onset: the page is due at step 36 (onset 35, 2 of 3 samples). */
@@ -32,12 +38,12 @@ describe('the poller under faults', () => {
   /** The tripwires go off as the outage starts, as the three clusters' PATCH p99 alarms would. */
   const armTripwires = async (state: 'ALARM' | 'OK' = 'ALARM') => {
     for (const cluster of ['dev-a', 'dev-b', 'dev-c']) {
-      await tripwire(alarmEventFor(cluster, state, at(PAGE_STEP - 1)), contextFor());
+      await tripwireAt(tripwire, cluster, state, at(PAGE_STEP - 1));
     }
   };
   const pollSteps = async (from: number, to: number) => {
     const summaries = [];
-    for (let step = from; step <= to; step++) summaries.push(await poll(pollEventFor(at(step)), contextFor()));
+    for (let step = from; step <= to; step++) summaries.push(await pollAt(poll, at(step)));
     return summaries;
   };
   const sentOf = (kind: Notification['kind']) =>
@@ -126,6 +132,7 @@ describe('the poller under faults', () => {
     await armTripwires();
     await pollSteps(PAGE_STEP - 3, PAGE_STEP - 1);
     const event = pollEventFor(at(PAGE_STEP));
+    arriveAt(Date.parse(event.scheduledTime) + 3_000);
     const summaries = await Promise.all([poll(event, contextFor('first')), poll(event, contextFor('second'))]);
     expect(summaries.map((s) => s.claim).sort()).toEqual(expect.arrayContaining(['claimed']));
     expect(summaries.filter((s) => s.claim === 'claimed')).toHaveLength(1);
@@ -173,4 +180,71 @@ describe('the poller under faults', () => {
     await pollSteps(OUTAGE_END_STEP, OUTAGE_END_STEP + 30);
     expect(sentOf('resolve')).toHaveLength(0);
   }, 60_000);
+
+  describe('events and clocks from the wrong time', () => {
+    const FUTURE = '2099-01-01T00:00:00Z';
+    const heartbeatsSince = (before: number) =>
+      output
+        .json()
+        .slice(before)
+        .filter((line) => '_aws' in line)
+        .map((line) => line.Heartbeat);
+
+    it('refuses a poll event from the future without reading anything, and a real outage after it pages once', async () => {
+      arriveAt(at(PAGE_STEP - 10));
+      const reads = harness.cloudwatch.getMetricDataRequests.length;
+
+      await expect(poll({ kind: 'poll', scheduledTime: FUTURE }, contextFor())).rejects.toThrow(
+        /^\$\.scheduledTime: 2099-01-01T00:00:00Z is \d+ years ahead of this invocation's clock \(\d{4}-.*\); events are accepted from 24 hours behind to 2 minutes ahead$/,
+      );
+      expect(harness.cloudwatch.getMetricDataRequests).toHaveLength(reads);
+      await armTripwires();
+      const summaries = await pollSteps(PAGE_STEP - 3, PAGE_STEP + 2);
+
+      expect(summaries.map((s) => s.claim)).toEqual(Array(6).fill('claimed'));
+      expect(sentOf('page')).toHaveLength(1);
+    }, 30_000);
+
+    it('recovers from a step cursor that an earlier version left in the future', async () => {
+      const wedge = Date.parse(FUTURE);
+      await documentClient().send(
+        new PutCommand({
+          TableName: TABLE,
+          Item: { ...CURSOR_KEY, claimedStep: wedge, owner: 'wedge', leaseUntil: wedge, doneStep: wedge },
+        }),
+      );
+      await armTripwires();
+      const summaries = await pollSteps(PAGE_STEP - 3, PAGE_STEP + 2);
+
+      expect(summaries.map((s) => s.claim)).toEqual(Array(6).fill('claimed'));
+      expect(sentOf('page')).toHaveLength(1);
+    }, 30_000);
+
+    it('refuses a tripwire change from the future, and the real alarm still arms the minute cadence', async () => {
+      arriveAt(at(PAGE_STEP - 10));
+
+      await expect(tripwire(alarmEventFor('dev-a', 'OK', Date.parse(FUTURE)), contextFor())).rejects.toThrow(
+        /^\$\.detail\.state\.timestamp: 2099-01-01T00:00:00.000Z is \d+ years ahead of this invocation's clock/,
+      );
+      await armTripwires();
+      const summaries = await pollSteps(PAGE_STEP - 3, PAGE_STEP + 2);
+
+      expect(summaries.every((s) => s.polled === 3)).toBe(true);
+      expect(sentOf('page')).toHaveLength(1);
+    }, 30_000);
+
+    it('counts a heartbeat only for a poll that evaluated its own step with fresh data', async () => {
+      await armTripwires();
+      const before = output.json().length;
+      await pollSteps(PAGE_STEP, PAGE_STEP);
+      // A retried poll of an older step finds it stale: it evaluated nothing.
+      await pollSteps(PAGE_STEP - 1, PAGE_STEP - 1);
+      // CloudWatch stops showing the newest minutes: the next poll reads only gaps at its step.
+      harness.cloudwatch.setVisibleUntil(new Date(at(PAGE_STEP - 5)));
+      const [blind] = await pollSteps(PAGE_STEP + 1, PAGE_STEP + 1);
+
+      expect([blind?.claim, blind?.polled]).toEqual(['claimed', 3]);
+      expect(heartbeatsSince(before)).toEqual([1, 0, 0]);
+    }, 30_000);
+  });
 });

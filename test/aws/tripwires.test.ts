@@ -8,9 +8,17 @@ import { alarmEventFor } from '../support/poller-harness.ts';
 describe('tripwires in DynamoDB', () => {
   let harness: AwsHarness;
   let tripwires: DynamoDbTripwires;
-  const record = (cluster: string, state: 'ALARM' | 'OK', at: number) =>
+  const warnings: unknown[] = [];
+  /** The change as EventBridge delivers it, `delay` ms after the alarm changed state. */
+  const record = (cluster: string, state: 'ALARM' | 'OK', at: number, delay = 5_000) =>
     recordTripwire(
-      { tripwires, deployment: 'test', clusters: new Set(['dev-a', 'dev-b']) },
+      {
+        tripwires,
+        deployment: 'test',
+        clusters: new Set(['dev-a', 'dev-b']),
+        now: () => at + delay,
+        logger: { warn: (...line: unknown[]) => warnings.push(line) },
+      },
       alarmEventFor(cluster, state, at).detail,
     );
 
@@ -21,6 +29,7 @@ describe('tripwires in DynamoDB', () => {
 
   beforeEach(async () => {
     await clearTable(harness.dynamoEndpoint);
+    warnings.length = 0;
   });
 
   afterAll(async () => {
@@ -35,11 +44,54 @@ describe('tripwires in DynamoDB', () => {
     expect([[...armed], [...(await tripwires.armed(10_000))]]).toEqual([['dev-a'], []]);
   });
 
-  it('keeps the newest state when EventBridge delivers an older change late', async () => {
+  it('keeps the newest state when EventBridge delivers an older change late, and says it ignored the older', async () => {
     await record('dev-b', 'ALARM', 5_000);
-    await record('dev-b', 'OK', 4_000);
+    const late = await record('dev-b', 'OK', 4_000, 3_000);
 
-    expect([...(await tripwires.armed(10_000))]).toEqual(['dev-b']);
+    expect([late.outcome, [...(await tripwires.armed(10_000))], warnings.length]).toEqual(['superseded', ['dev-b'], 1]);
+  });
+
+  it('refuses a state change dated in the future, so that the next real one still arms', async () => {
+    const now = Date.parse('2026-11-23T09:00:00Z');
+    const wedge = alarmEventFor('dev-a', 'OK', Date.parse('2099-01-01T00:00:00Z')).detail;
+    const attempt = recordTripwire(
+      {
+        tripwires,
+        deployment: 'test',
+        clusters: new Set(['dev-a']),
+        now: () => now,
+        logger: { warn: () => undefined },
+      },
+      wedge,
+    );
+
+    await expect(attempt).rejects.toThrow(
+      /^\$\.detail\.state\.timestamp: 2099-01-01T00:00:00.000Z is 7\d years ahead of this invocation's clock/,
+    );
+    await record('dev-a', 'ALARM', now - 10_000);
+    expect([...(await tripwires.armed(now))]).toEqual(['dev-a']);
+  });
+
+  it('refuses a state change whose timestamp is not a time, naming the field', async () => {
+    const garbage = {
+      alarmName: 'test-tripwire-dev-a',
+      state: { value: 'ALARM' as const, timestamp: 'yesterday-ish' },
+    };
+    const attempt = recordTripwire(
+      { tripwires, deployment: 'test', clusters: new Set(['dev-a']), now: Date.now, logger: { warn: () => undefined } },
+      garbage,
+    );
+
+    await expect(attempt).rejects.toThrow('$.detail.state.timestamp: "yesterday-ish" is not a time');
+  });
+
+  it('overwrites a state an earlier version recorded from the future, instead of ignoring every real change', async () => {
+    await tripwires.record('dev-a', 'OK', Date.parse('2099-01-01T00:00:00Z'), Date.parse('2099-01-01T00:00:00Z'));
+    const now = Date.parse('2026-11-23T09:00:00Z');
+
+    const outcome = await record('dev-a', 'ALARM', now - 10_000);
+
+    expect([outcome.outcome, [...(await tripwires.armed(now))]]).toEqual(['recorded', ['dev-a']]);
   });
 
   it('stops arming a day after the last state change, without waiting for TTL to delete it', async () => {

@@ -1,10 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { REPO_ROOT } from '../support/engine-fixtures.ts';
 
-/**
- * Runs the command as `npx sentinel` does. Flag errors are tested here rather than through `main()` in-process:
- * main recognises them with `instanceof TypeError`, which fails across jest's VM realm.
- */
+/** Runs the command as `npx sentinel` does: tsx, process streams and exit codes. */
 function sentinel(...args: string[]) {
   const { NODE_OPTIONS: _jestOptions, ...env } = process.env;
   return spawnSync(process.execPath, ['bin/sentinel.js', ...args], {
@@ -28,13 +25,19 @@ describe('bin/sentinel.js', () => {
     ]);
   });
 
-  it('exits 2 for an unknown flag, naming it, with the usage and no stack', () => {
+  it('exits 2 for an unknown flag, naming it, with the usage on stderr and no stack', () => {
     const result = sentinel('replay', '--chek', 'scenarios/opa-webhook-outage.json');
 
     expect([result.status, result.stdout, result.stderr]).toEqual([
       2,
       '',
-      expect.stringMatching(/^sentinel: Unknown option '--chek'[^\n]*\nusage:\n {2}sentinel replay FILE\.\.\./),
+      'sentinel: unknown option --chek for replay: did you mean --check?\nusage:\n  sentinel replay FILE... [--json] [--check] [--config CONFIG]\nRun "sentinel replay --help" for every option.\n',
     ]);
+  });
+
+  it('prints the version of the package and exits 0', () => {
+    const result = sentinel('--version');
+
+    expect([result.status, result.stderr, result.stdout]).toEqual([0, '', 'sentinel 0.1.0\n']);
   });
 });

@@ -15,18 +15,9 @@ import { scenarioJson } from '../support/engine-fixtures.ts';
  */
 const SEED = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = 2000;
-/**
- * One parse of one input; the slowest legitimate one (a config compiling the default rules) takes milliseconds. Counted
- * in CPU time: on a busy machine, and with Jest running two test files at once, wall time also counts the time the
- * process waited for a core.
- */
-const MAX_PARSE_MS = 250;
-
-/** CPU time this process has used, in milliseconds. */
-const cpuMs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-};
+/** One parse of one input: the slowest legitimate one (a config compiling the default rules) takes milliseconds; the
+ * bound is far above that, so that a loaded machine cannot fail it, and far below the minutes a runaway input took. */
+const MAX_PARSE_MS = 2_000;
 
 beforeAll(() => {
   process.stdout.write(`parsers.property: FC_SEED=${SEED}\n`);
@@ -34,7 +25,7 @@ beforeAll(() => {
 
 /** Runs `parse`, and says what it did: "valid", "input-error", or throws what no parser may throw. */
 function outcomeOf(parse: () => unknown, file: string): 'valid' | 'input-error' {
-  const started = cpuMs();
+  const started = performance.now();
   let outcome: 'valid' | 'input-error' = 'valid';
   try {
     parse();
@@ -42,8 +33,8 @@ function outcomeOf(parse: () => unknown, file: string): 'valid' | 'input-error' 
     if (!(error instanceof InputError && error.file === file && error.problems.length > 0)) throw error;
     outcome = 'input-error';
   }
-  const took = cpuMs() - started;
-  if (took > MAX_PARSE_MS) throw new Error(`a parse took ${Math.round(took)} ms of CPU, more than ${MAX_PARSE_MS} ms`);
+  const took = performance.now() - started;
+  if (took > MAX_PARSE_MS) throw new Error(`a parse took ${Math.round(took)} ms, more than ${MAX_PARSE_MS} ms`);
   return outcome;
 }
 

@@ -34,8 +34,27 @@ describe('infra/app.ts', () => {
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 
-  it('synthesizes both stacks from the example configuration named in cdk.json', () => {
-    const run = runApp({});
+  it('refuses to synthesize when no configuration is named, saying how to name one', () => {
+    const run = runApp({ config: undefined });
+    run.dispose();
+
+    expect([run.status, run.stderr]).toEqual([
+      2,
+      expect.stringMatching(
+        /^sentinel: no deployment configuration named: give your own with -c config=FILE[\s\S]*-c config=config\/sentinel\.example\.json or -c example=true\.\n$/,
+      ),
+    ]);
+  });
+
+  it('synthesizes the example configuration with -c example=true', () => {
+    const run = runApp({ config: undefined, example: 'true', 'aws:cdk:bundling-stacks': [] });
+    run.dispose();
+
+    expect([run.status, run.stderr]).toEqual([0, '']);
+  });
+
+  it('synthesizes both stacks from the example configuration named with -c config', () => {
+    const run = runApp({ config: 'config/sentinel.example.json' });
     try {
       expect({ status: run.status, stderr: run.stderr.includes('Error') }).toEqual({ status: 0, stderr: false });
       const manifest = JSON.parse(readFileSync(path.join(run.outdir, 'manifest.json'), 'utf8'));

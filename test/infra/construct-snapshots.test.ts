@@ -79,7 +79,6 @@ const constructs: Record<string, (stack: Stack) => void> = {
   NotificationTopics: (stack) =>
     new NotificationTopics(stack, 'Topics', {
       config,
-      configFile: TEST_CONFIG,
       topicNames: { paging: `${DEPLOYMENT}-paging`, notice: `${DEPLOYMENT}-notice`, digest: `${DEPLOYMENT}-digest` },
       alarmNamePrefix: ALARM_NAME_PREFIX,
       key: key(stack),

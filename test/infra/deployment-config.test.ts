@@ -5,6 +5,7 @@ import { jest } from '@jest/globals';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { buildSentinelApp } from '../../infra/sentinel-app.ts';
 import { readConfigFile } from '../../io/input-files.ts';
+import { configVerdict } from '../../shared/config/config-verdict.ts';
 import { InputError } from '../../shared/errors.ts';
 import { fixture, newApp, TEST_ENV } from './synth-sentinel-app.ts';
 
@@ -80,7 +81,12 @@ describe('buildSentinelApp', () => {
     const names = Array.from({ length: 151 }, (_, i) => `cluster-${i}`);
     const file = writeConfig('wide.json', {
       clusters: names.map((name) => ({ name })),
-      subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [oncall] }] },
+      subscriptions: {
+        paging: [
+          { subscribers: [oncall] },
+          { clusters: names, subscribers: [{ protocol: 'email', endpoint: 'team@example.com' }] },
+        ],
+      },
     });
     const error = inputErrorOf(() =>
       buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV }),
@@ -118,6 +124,37 @@ describe('synth', () => {
     Annotations.fromStack(ops).hasWarning('/OpsStack', Match.stringLikeRegexp('no one receives the pipeline alarms'));
   });
 
+  it('warns when no one would be paged', () => {
+    const file = writeConfig('no-paging.json', {
+      clusters: [{ name: 'a' }],
+      subscriptions: { notice: [{ subscribers: [oncall] }] },
+    });
+    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV });
+    Annotations.fromStack(ops).hasWarning('/OpsStack', Match.stringLikeRegexp('no paging subscriber'));
+  });
+
+  it('warns with exactly the verdict validate-config gives, naming the file and the path', () => {
+    const file = writeConfig('quiet.json', {
+      clusters: [{ name: 'a', region: 'us-east-1' }],
+      subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }] },
+    });
+    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV });
+    const { config } = readConfigFile(file);
+    const expected = configVerdict(config, { opsRegion: TEST_ENV.region, opsAccount: TEST_ENV.account }).warnings;
+
+    const warnings = Annotations.fromStack(ops)
+      .findWarning('*', Match.stringLikeRegexp('\\[ack: sentinel:'))
+      .map((w) => String(w.entry.data).replace(/ \[ack: .*\]$/, ''));
+
+    expect(expected.map((w) => w.path)).toEqual([
+      '$.subscriptions.paging',
+      '$.subscriptions.notice',
+      '$.digest.recipients',
+      '$.clusters[0].region',
+    ]);
+    expect(warnings).toEqual(expected.map((w) => `${file} ${w.path}: ${w.message}`));
+  });
+
   it('warns about a linked cluster outside the region of the OAM sink', () => {
     const file = writeConfig('elsewhere.json', {
       clusters: [{ name: 'a', accountId: '222233334444', region: 'us-east-1' }],
@@ -127,7 +164,7 @@ describe('synth', () => {
     Annotations.fromStack(ops).hasWarning(
       '/OpsStack',
       Match.stringLikeRegexp(
-        'Cluster "a" is in account 222233334444, region us-east-1, but the OAM sink is in eu-west-1',
+        'cluster "a" is in account 222233334444, region us-east-1, but the OAM sink is in eu-west-1',
       ),
     );
   });

@@ -43,7 +43,7 @@ export interface SynthesizedSentinelApp extends SentinelStacks {
   readonly dispose: () => void;
 }
 
-/** The context `cdk synth` runs with (feature flags, default config), so tests see the templates the CLI would. */
+/** The context `cdk synth` runs with (feature flags), so tests see the templates the CLI would. */
 export function cdkJsonContext(): Record<string, unknown> {
   return JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context;
 }

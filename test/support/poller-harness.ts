@@ -80,6 +80,40 @@ export async function loadTripwire(): Promise<TripwireHandler> {
   return handler as unknown as TripwireHandler;
 }
 
+/**
+ * The handlers read `Date.now`, as they do in Lambda, and check every event's time against it. A wire test replays a
+ * scenario from years ago minute by minute, so it sets the clock to when each event would arrive. Installed when this
+ * module loads, before any handler is imported, so that a handler's `now: Date.now` is this clock.
+ */
+const wallClock = Date.now;
+let arrival: { readonly at: number; readonly since: number } | undefined;
+// Within an invocation the clock runs in real time, so that leases and durations are real.
+Date.now = () => (arrival ? Math.round(arrival.at + (performance.now() - arrival.since)) : wallClock());
+
+/** From now on the handlers' clock reads `time`, and runs on from there: when the next event arrives. */
+export function arriveAt(time: number): void {
+  arrival = { at: time, since: performance.now() };
+}
+
+/** Invoke a poll for step `at` when the schedule would: a few seconds after its scheduled time. */
+export function pollAt(poll: PollHandler, at: number, context = contextFor()): Promise<PollSummary> {
+  const event = pollEventFor(at);
+  arriveAt(Date.parse(event.scheduledTime) + 3_000);
+  return poll(event, context);
+}
+
+/** Deliver a tripwire alarm's state change at `at` as EventBridge would: a few seconds later. */
+export function tripwireAt(
+  tripwire: TripwireHandler,
+  cluster: string,
+  state: 'ALARM' | 'OK',
+  at: number,
+  context = contextFor(),
+): Promise<unknown> {
+  arriveAt(at + 5_000);
+  return tripwire(alarmEventFor(cluster, state, at), context);
+}
+
 let invocation = 0;
 
 /** The event EventBridge Scheduler sends for the poll that evaluates step `at` (ingestion lag 2m, one-minute step). */

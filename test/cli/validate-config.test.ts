@@ -1,0 +1,129 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { runSentinel as run } from '../support/command-output.ts';
+import { repoPath } from '../support/engine-fixtures.ts';
+
+const oncall = { protocol: 'email', endpoint: 'oncall@example.com' };
+const team = { protocol: 'email', endpoint: 'team@example.com' };
+const EXAMPLE = repoPath('config/sentinel.example.json');
+
+describe('sentinel validate-config', () => {
+  let dir: string;
+  const write = (name: string, config: unknown) => {
+    const file = join(dir, name);
+    writeFileSync(file, JSON.stringify(config));
+    return file;
+  };
+  /** Everyone hears what they should: no warning. */
+  const heard = (fields: Record<string, unknown> = {}) => ({
+    clusters: [{ name: 'a' }, { name: 'b' }],
+    subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [team] }] },
+    digest: { recipients: ['lead@example.com'] },
+    ...fields,
+  });
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sentinel-validate-'));
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('says a configuration is valid and exits 0, with nothing on stderr, even with --strict', async () => {
+    const { code, output } = await run('validate-config', '--strict', '--region', 'eu-west-1', EXAMPLE);
+
+    expect([code, output.stderrText, output.stdoutText]).toEqual([
+      0,
+      '',
+      `${EXAMPLE} is valid: 2 cluster(s), 8 rules (0 custom), 3 subscriber(s), 1 digest recipient(s), digest MON 09:00 Europe/Berlin.`,
+    ]);
+  });
+
+  it('refuses a subscriber subscribed twice to one topic, as synth does', async () => {
+    const file = write(
+      'twice.json',
+      heard({
+        subscriptions: {
+          paging: [
+            { clusters: ['a'], subscribers: [oncall] },
+            { clusters: ['b'], subscribers: [oncall] },
+          ],
+          notice: [{ subscribers: [team] }],
+        },
+      }),
+    );
+
+    const { code, output } = await run('validate-config', file);
+
+    expect([code, output.stdoutText, output.stderrText]).toEqual([
+      2,
+      '',
+      `sentinel: ${file} is not valid:\n  - $.subscriptions.paging[1].subscribers[0]: this subscriber is already subscribed to the paging topic at $.subscriptions.paging[0].subscribers[0]; SNS allows one subscription per endpoint, so merge the two "clusters" lists`,
+    ]);
+  });
+
+  it('refuses a digest recipient listed twice', async () => {
+    const file = write('recipients.json', heard({ digest: { recipients: ['lead@example.com', 'lead@example.com'] } }));
+
+    const { code, output } = await run('validate-config', file);
+
+    expect([code, output.stderrText]).toEqual([
+      2,
+      expect.stringContaining('$.digest.recipients[1]: "lead@example.com"'),
+    ]);
+  });
+
+  it('warns on stderr when no one is paged, and still exits 0', async () => {
+    const file = write('no-paging.json', heard({ subscriptions: { notice: [{ subscribers: [team] }] } }));
+
+    const { code, output } = await run('validate-config', file);
+
+    expect([code, output.stderrText, output.stdoutText]).toEqual([
+      0,
+      `sentinel: ${file} has 1 warning(s):\n  - $.subscriptions.paging: no paging subscriber: pages and the pipeline alarms reach no one. Add a paging subscription without "clusters".`,
+      expect.stringMatching(new RegExp(`^${file} is valid, with 1 warning\\(s\\): 2 cluster\\(s\\)`)),
+    ]);
+  });
+
+  it('fails with --strict when there is a warning, exiting 1', async () => {
+    const file = write('nobody.json', { clusters: [{ name: 'a' }] });
+
+    const { code, output } = await run('validate-config', '--strict', file);
+
+    expect([code, output.stdoutText, output.stderrText]).toEqual([
+      1,
+      '',
+      `sentinel: ${file} has 1 warning(s):\n  - $.subscriptions: no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".\nsentinel: --strict fails on the warnings of ${file}: fix them, or leave --strict out`,
+    ]);
+  });
+
+  it('warns about a cluster outside the region given with --region', async () => {
+    const file = write(
+      'elsewhere.json',
+      heard({ clusters: [{ name: 'a', accountId: '222233334444', region: 'us-east-1' }] }),
+    );
+
+    const { output } = await run('validate-config', '--region=eu-west-1', file);
+
+    expect(output.stderrLines[0]).toBe(`sentinel: ${file} has 2 warning(s):`);
+    expect(output.stderrText).toContain(
+      '$.clusters[0].region: cluster "a" is in account 222233334444, region us-east-1',
+    );
+  });
+
+  it('refuses a region that is not one', async () => {
+    const { code, output } = await run('validate-config', '--region', 'Frankfurt', EXAMPLE);
+
+    expect([code, output.stderrLines[0]]).toEqual([
+      2,
+      'sentinel: --region "Frankfurt": expected an AWS region like eu-west-1',
+    ]);
+  });
+
+  it('refuses two files', async () => {
+    const { code, output } = await run('validate-config', EXAMPLE, EXAMPLE);
+
+    expect([code, output.stderrLines[0]]).toEqual([2, 'sentinel: validate-config takes one configuration file, got 2']);
+  });
+});

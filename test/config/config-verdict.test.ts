@@ -1,0 +1,190 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { checkDeployable, configVerdict } from '../../shared/config/config-verdict.ts';
+import { loadConfig } from '../../shared/config/deployment-config.ts';
+import { InputError } from '../../shared/errors.ts';
+import { repoPath } from '../support/engine-fixtures.ts';
+
+const FILE = 'config/sentinel.json';
+const oncall = { protocol: 'email', endpoint: 'oncall@example.com' };
+const team = { protocol: 'email', endpoint: 'team@example.com' };
+
+/** A configuration that deploys without a warning, with the given sections replaced. */
+function configWith(fields: Record<string, unknown>) {
+  return loadConfig(
+    {
+      clusters: [{ name: 'a' }, { name: 'b' }],
+      subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [team] }] },
+      digest: { recipients: ['lead@example.com'] },
+      ...fields,
+    },
+    FILE,
+  ).config;
+}
+
+const pathsOf = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
+
+describe('configVerdict', () => {
+  it('finds nothing to say about the shipped example configuration in its own region', () => {
+    const example = JSON.parse(readFileSync(repoPath('config/sentinel.example.json'), 'utf8'));
+
+    const verdict = configVerdict(loadConfig(example, 'config/sentinel.example.json').config, {
+      opsRegion: 'eu-west-1',
+    });
+
+    expect(verdict).toEqual({ errors: [], warnings: [] });
+  });
+
+  it('refuses a subscriber subscribed twice to one topic, pointing at the second', () => {
+    const config = configWith({
+      subscriptions: {
+        paging: [
+          { clusters: ['a'], subscribers: [oncall] },
+          { clusters: ['b'], subscribers: [oncall] },
+        ],
+        notice: [{ subscribers: [team] }],
+      },
+    });
+
+    expect(configVerdict(config).errors).toEqual([
+      {
+        path: '$.subscriptions.paging[1].subscribers[0]',
+        message:
+          'this subscriber is already subscribed to the paging topic at $.subscriptions.paging[0].subscribers[0]; SNS allows one subscription per endpoint, so merge the two "clusters" lists',
+      },
+    ]);
+  });
+
+  it('refuses one Secrets Manager endpoint named twice on a topic', () => {
+    const secret = { protocol: 'https', endpointSecret: { secretName: 'sentinel/pagerduty' } };
+    const config = configWith({
+      subscriptions: { paging: [{ subscribers: [secret, oncall, secret] }], notice: [{ subscribers: [team] }] },
+    });
+
+    expect(pathsOf(configVerdict(config).errors)).toEqual(['$.subscriptions.paging[0].subscribers[2]']);
+  });
+
+  it('lets one subscriber hear both the paging and the notice topic', () => {
+    const config = configWith({
+      subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [oncall] }] },
+    });
+
+    expect(configVerdict(config).errors).toEqual([]);
+  });
+
+  it('refuses a cluster filter longer than SNS allows', () => {
+    const names = Array.from({ length: 151 }, (_, i) => `cluster-${i}`);
+    const config = configWith({
+      clusters: names.map((name) => ({ name })),
+      subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [team] }] },
+    });
+
+    expect(configVerdict(config).errors).toEqual([
+      {
+        path: '$.subscriptions.paging[1].clusters',
+        message: 'an SNS filter policy can name at most 150 clusters; split the subscription or drop "clusters"',
+      },
+    ]);
+  });
+
+  it('refuses a digest recipient listed twice', () => {
+    const config = configWith({ digest: { recipients: ['lead@example.com', 'lead@example.com'] } });
+
+    expect(configVerdict(config).errors).toEqual([
+      {
+        path: '$.digest.recipients[1]',
+        message: '"lead@example.com" is already a recipient at $.digest.recipients[0]',
+      },
+    ]);
+  });
+
+  it.each([
+    [
+      'no one would be paged',
+      { subscriptions: { notice: [{ subscribers: [team] }] } },
+      'sentinel:noPagingSubscriber',
+      '$.subscriptions.paging',
+      'no paging subscriber: pages and the pipeline alarms reach no one. Add a paging subscription without "clusters".',
+    ],
+    [
+      'every paging subscription is limited to some clusters',
+      { subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }], notice: [{ subscribers: [team] }] } },
+      'sentinel:selfMonitoringUnheard',
+      '$.subscriptions.paging',
+      'every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). Add a paging subscription without "clusters".',
+    ],
+    [
+      'nothing reaches anyone (once, not per topic)',
+      { subscriptions: {}, digest: {} },
+      'sentinel:noSubscribers',
+      '$.subscriptions',
+      'no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".',
+    ],
+  ])('warns when %s', (_when, fields, code, path, message) => {
+    const config = configWith(fields);
+
+    expect(configVerdict(config).warnings).toEqual([{ code, path, message }]);
+  });
+
+  it('warns when tickets or the digest go to no one', () => {
+    const config = configWith({ subscriptions: { paging: [{ subscribers: [oncall] }] }, digest: {} });
+
+    expect(configVerdict(config).warnings.map((w) => [w.path, w.message])).toEqual([
+      ['$.subscriptions.notice', 'no notice subscriber: tickets reach no one.'],
+      ['$.digest.recipients', 'no digest recipient: the weekly digest is sent to no one.'],
+    ]);
+  });
+
+  it('warns about clusters that a stack in another region reads without a tripwire or cannot read at all', () => {
+    const config = configWith({
+      clusters: [
+        { name: 'a' },
+        { name: 'b', region: 'us-east-1' },
+        { name: 'c', accountId: '222233334444', region: 'us-east-1' },
+        { name: 'd', accountId: '222233334444' },
+      ],
+    });
+
+    expect(configVerdict(config, { opsRegion: 'eu-west-1' }).warnings.map((w) => [w.path, w.message])).toEqual([
+      [
+        '$.clusters[1].region',
+        'cluster "b" is in us-east-1, but alarms can only watch metrics of their own region (eu-west-1): it has no tripwire and is read on the slow cadence only.',
+      ],
+      [
+        '$.clusters[2].region',
+        'cluster "c" is in us-east-1, but alarms can only watch metrics of their own region (eu-west-1): it has no tripwire and is read on the slow cadence only.',
+      ],
+      [
+        '$.clusters[2].region',
+        'cluster "c" is in account 222233334444, region us-east-1, but the OAM sink is in eu-west-1: OAM links are regional, so its metrics cannot be read through this sink.',
+      ],
+    ]);
+  });
+
+  it('leaves the regional checks out when the region of the ops stack is not known', () => {
+    const config = configWith({ clusters: [{ name: 'c', accountId: '222233334444', region: 'us-east-1' }] });
+
+    expect(configVerdict(config).warnings).toEqual([]);
+  });
+});
+
+describe('checkDeployable', () => {
+  it('throws an InputError naming the file and every error', () => {
+    const config = configWith({ digest: { recipients: ['lead@example.com', 'lead@example.com'] } });
+
+    expect(() => checkDeployable(config, FILE)).toThrow(
+      new InputError(FILE, [
+        {
+          path: '$.digest.recipients[1]',
+          message: '"lead@example.com" is already a recipient at $.digest.recipients[0]',
+        },
+      ]),
+    );
+  });
+
+  it('returns the warnings of a configuration that deploys', () => {
+    const config = configWith({ digest: {} });
+
+    expect(pathsOf(checkDeployable(config, FILE))).toEqual(['$.digest.recipients']);
+  });
+});

@@ -10,7 +10,8 @@ const esmTypeScript = {
 
 /**
  * Test files that start dynalite, a loopback server, a CDK synth or a child process. Every other test file is a unit
- * test: plain values, scenario files and the pure engine, run by `npm run test:unit` in seconds.
+ * test: plain values, scenario files and the pure engine, run by `npm run test:unit` in seconds
+ * (test/unit-project.test.ts fails when one of them starts any of those).
  */
 export const INTEGRATION_TESTS = [
   '/test/aws/[^/]+\\.test\\.ts$',

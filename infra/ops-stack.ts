@@ -15,12 +15,16 @@ import { bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
 import { SentinelKey } from './sentinel-key.ts';
 import { SentinelSchedule } from './sentinel-schedule.ts';
 import { Tripwires } from './tripwires.ts';
-import { linkedAccounts } from './watched-namespaces.ts';
 
 export interface OpsStackProps extends StackProps {
   readonly config: DeploymentConfig;
   /** The validated configuration file; it is bundled into both functions. */
   readonly configFile: string;
+  /**
+   * The OAM sink of the ops stack's Region, when clusters of workload accounts are there: the accounts to let link to
+   * a sink this stack creates, or the ARN of the sink the ops account already has (one per account and Region).
+   */
+  readonly sink?: { readonly accounts: readonly string[] } | { readonly existingArn: string };
 }
 
 /**
@@ -51,6 +55,8 @@ export class OpsStack extends Stack {
   readonly digest: SentinelFunction;
   readonly tripwire: SentinelFunction;
   readonly sink?: MetricsSink;
+  /** The sink the workload accounts of this Region link to, created or existing. */
+  readonly sinkArn?: string;
 
   constructor(scope: Construct, id: string, props: OpsStackProps) {
     super(scope, id, props);
@@ -214,11 +220,17 @@ export class OpsStack extends Stack {
       alarms: monitoring.alarms,
     });
 
-    const accounts = linkedAccounts(config).filter((account) => account !== this.account);
-    if (accounts.length > 0) {
-      this.sink = new MetricsSink(this, 'MetricsSink', { sinkName: `${deployment}-metrics`, accounts });
+    if (props.sink) {
+      if ('existingArn' in props.sink) this.sinkArn = props.sink.existingArn;
+      else {
+        this.sink = new MetricsSink(this, 'MetricsSink', {
+          sinkName: `${deployment}-metrics`,
+          accounts: props.sink.accounts,
+        });
+        this.sinkArn = this.sink.sinkArn;
+      }
       new CfnOutput(this, 'SinkArn', {
-        value: this.sink.sinkArn,
+        value: this.sinkArn,
         description: 'Deploy SourceAccountStack into each workload account with this ARN (-c sinkArn=...)',
       });
     }

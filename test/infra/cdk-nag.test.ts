@@ -17,7 +17,10 @@ const apps: [string, SynthesizedSentinelApp][] = [];
 
 beforeAll(() => {
   apps.push(['the test configuration', synthSentinelApp({ bundle: false })]);
-  apps.push(['the example configuration', synthSentinelApp({ bundle: false, configFile: EXAMPLE_CONFIG, opsEnv: {} })]);
+  apps.push([
+    'the example configuration',
+    synthSentinelApp({ bundle: false, configFile: EXAMPLE_CONFIG, credentials: {} }),
+  ]);
 });
 
 afterAll(() => {

@@ -36,7 +36,10 @@ describe('SourceAccountStack', () => {
   });
 
   it('asks for the sink ARN as a parameter when the context names none', () => {
-    const stack = new SourceAccountStack(new App(), 'SourceAccountStack', { namespaces: ['AWS/EKS'] });
+    const stack = new SourceAccountStack(new App(), 'SourceAccountStack', {
+      namespaces: ['AWS/EKS'],
+      crossAccountAlarms: false,
+    });
     Template.fromStack(stack).hasParameter('SinkArn', {
       Type: 'String',
       Default: Match.absent(),
@@ -45,7 +48,7 @@ describe('SourceAccountStack', () => {
   });
 
   it('needs no cdk bootstrap in the workload account', () => {
-    expect(Object.keys(template.toJSON().Parameters)).toEqual(['SinkArn']);
+    expect(Object.keys(template.toJSON().Parameters)).toEqual(['SinkArn', 'CreateSharingRole']);
     expect(template.toJSON().Rules).toBeUndefined();
   });
 

@@ -49,7 +49,7 @@ export function newApp(options: { bundle?: boolean; parent?: string } = {}): App
 export function synthSentinelApp(options: SynthOptions = {}): SynthesizedSentinelApp {
   const { bundle, ...appOptions } = options;
   const app = newApp({ ...(bundle !== undefined && { bundle }) });
-  const stacks = buildSentinelApp(app, { configFile: TEST_CONFIG, opsEnv: TEST_ENV, ...appOptions });
+  const stacks = buildSentinelApp(app, { configFile: TEST_CONFIG, credentials: TEST_ENV, ...appOptions });
   const assembly = app.synth();
   return { app, assembly, ...stacks, dispose: () => rmSync(assembly.directory, { recursive: true, force: true }) };
 }

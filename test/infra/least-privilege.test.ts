@@ -47,7 +47,7 @@ const adapters = readdirSync(AWS_DIR)
 function actionsSentBy(file: string): { actions: string[]; unmapped: string[] } {
   const source = readFileSync(file, 'utf8');
   const commands = [...source.matchAll(/new (\w+Command)\(/g)].map(([, name]) => name ?? '');
-  const oam = [...source.matchAll(/sendOam\(\s*'(\w+)'/g)].map(([, operation]) => `oam:${operation}`);
+  const oam = [...source.matchAll(/sendOam(?:<[^>]*>)?\(\s*'(\w+)'/g)].map(([, operation]) => `oam:${operation}`);
   return {
     actions: [...new Set([...commands.flatMap((c) => COMMAND_ACTIONS[c] ?? []), ...oam])].sort(),
     unmapped: commands.filter((c) => COMMAND_ACTIONS[c] === undefined),

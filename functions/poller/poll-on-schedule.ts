@@ -39,7 +39,7 @@ export interface PollSummary {
 
 export interface ScheduledPollDependencies extends PollDependencies {
   readonly ingestionLag: string;
-  readonly logger: Pick<Logger, 'error'>;
+  readonly logger: Pick<Logger, 'error' | 'warn'>;
   /** Where the poll reports on itself; `logMetrics` flushes it after the invocation. */
   readonly pipelineMetrics: PipelineMetricsRecorder;
 }
@@ -56,6 +56,9 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   const report = await runPoll(deps, at, scheduledAt);
   for (const failure of report.failed) deps.logger.error('publish failed, kept for retry', { ...failure });
   for (const unreadable of report.unreadable) deps.logger.error('metrics unreadable', { ...unreadable });
+  for (const cluster of report.blindTripwires) {
+    deps.logger.warn('tripwire armed on data that reads fine: its alarm cannot read its metric', { cluster });
+  }
   const record = (name: PipelineMetricName, value: number) => recordPipelineMetric(deps.pipelineMetrics, name, value);
   record('ClustersPolled', report.polled.length - report.unreadableClusters);
   record('MetricsRequested', report.metricsRequested);
@@ -63,6 +66,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('NotificationsSent', report.delivered.length);
   record('NotificationFailures', report.failed.length);
   record('UnreadableClusters', report.unreadableClusters);
+  record('BlindTripwires', report.blindTripwires.length);
   record('PollDurationMs', deps.now() - startedAt);
   record('Heartbeat', didItsJob(report) ? 1 : 0);
   return {

@@ -113,7 +113,7 @@ function diagnoseCluster(
   const sourced = new Set(observation.signals.map(({ signal }) => signal));
   for (const signal of [...needed].filter((signal) => !sourced.has(signal)).sort()) {
     fixes.push(
-      `publish ${signal}, which ${observation.cluster}'s source profile does not map, and name its metric under source.custom["${signal}"] in the configuration (docs/rules.md, signals)`,
+      `publish ${signal}, which ${observation.cluster}'s source profile does not map, and name its metric under source.custom["${signal}"] in the configuration (the signals: shared/engine/signals.ts)`,
     );
   }
   const missing = observation.signals.filter(({ signal }) => needed.has(signal) && !provided.has(signal));

@@ -38,6 +38,9 @@ export interface AlarmState {
   readonly updatedAt?: number;
 }
 
+/** A spec's dimensions as the API takes them. */
+const dimensionsOf = (spec: MetricSpec) => Object.entries(spec.dimensions).map(([Name, Value]) => ({ Name, Value }));
+
 /** The metric's dimensions as a key, whatever their order. */
 const dimensionKey = (dimensions: readonly { Name?: string; Value?: string }[]) =>
   JSON.stringify(dimensions.map(({ Name, Value }) => [Name, Value]).sort());
@@ -48,14 +51,14 @@ const dimensionKey = (dimensions: readonly { Name?: string; Value?: string }[]) 
  * returns metrics that carry more dimensions than the filter names.
  */
 async function listed(owner: MetricOwner, spec: MetricSpec): Promise<boolean> {
-  const wanted = dimensionKey(Object.entries(spec.dimensions).map(([Name, Value]) => ({ Name, Value })));
+  const wanted = dimensionKey(dimensionsOf(spec));
   let nextToken: string | undefined;
   do {
     const page = await owner.client.send(
       new ListMetricsCommand({
         Namespace: spec.namespace,
         MetricName: spec.metricName,
-        Dimensions: Object.entries(spec.dimensions).map(([Name, Value]) => ({ Name, Value })),
+        Dimensions: dimensionsOf(spec),
         ...(owner.accountId && { IncludeLinkedAccounts: true, OwningAccount: owner.accountId }),
         ...(nextToken && { NextToken: nextToken }),
       }),
@@ -104,7 +107,7 @@ export async function metricPresence(
               Metric: {
                 Namespace: spec.namespace,
                 MetricName: spec.metricName,
-                Dimensions: Object.entries(spec.dimensions).map(([Name, Value]) => ({ Name, Value })),
+                Dimensions: dimensionsOf(spec),
               },
               Period: 60,
               Stat: spec.stat,

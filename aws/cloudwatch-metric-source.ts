@@ -12,6 +12,9 @@ import type { MetricReading, MetricRequest, MetricSource } from '../shared/pipel
 import { mapPaced } from './concurrency.ts';
 import { type SignalSource, signalSources } from './query-plan.ts';
 
+/** What this module sends: GetMetricData, for the clusters of this account and of the linked ones (AccountId). */
+export const IAM_ACTIONS = ['cloudwatch:GetMetricData'] as const;
+
 /** GetMetricData's own limits: queries per call and datapoints per answer page. */
 const MAX_QUERIES_PER_CALL = 500;
 const MAX_DATAPOINTS_PER_PAGE = 100_800;

@@ -1,33 +1,18 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Incident } from '../shared/engine/incident.ts';
-import { overlaps } from '../shared/pipeline/activity.ts';
 import type { IncidentRepository } from '../shared/pipeline/ports.ts';
-import { type DynamoDbTable, unlessConditionFails } from './dynamodb-table.ts';
-import { decodeItem, incidentItem } from './table-items.ts';
-import {
-  DAY_INDEX,
-  dayIndexEntry,
-  dayOf,
-  daysFrom,
-  openIncidentKey,
-  PARTITION,
-  resolvedIncidentKey,
-} from './table-keys.ts';
+import { unlessConditionFails } from './dynamodb-conditions.ts';
+import { DynamoDbIncidentReader } from './dynamodb-incident-reader.ts';
+import { DAY_INDEX, dayIndexEntry, dayOf, openIncidentKey, resolvedIncidentKey } from './table-keys.ts';
 
-const DAY_MS = 86_400_000;
+/** What this module sends: the incident writes of a step. */
+export const IAM_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem'] as const;
 
 /**
  * Incidents in DynamoDB: open ones in the `OPEN` partition, read with a consistent query every poll; resolved ones
- * under `INCIDENT`, indexed by the day they resolved.
+ * under `INCIDENT`, indexed by the day they resolved. The reads are the reader's; this adds the writes.
  */
-export class DynamoDbIncidentRepository implements IncidentRepository {
-  constructor(private readonly table: DynamoDbTable) {}
-
-  async openIncidents(): Promise<Incident[]> {
-    const items = await this.table.partition(PARTITION.open);
-    return items.map((item) => decodeItem(incidentItem, item).incident);
-  }
-
+export class DynamoDbIncidentRepository extends DynamoDbIncidentReader implements IncidentRepository {
   /** Every write here is idempotent, so applying a step twice (a roll-forward after a partial apply) is harmless. */
   async save(changed: readonly Incident[], step: number): Promise<void> {
     // Fenced by the step's time: a late writer of an older step can never overwrite what a newer step wrote.
@@ -62,20 +47,5 @@ export class DynamoDbIncidentRepository implements IncidentRepository {
         );
       }
     }
-  }
-
-  async overlapping(from: number, to: number): Promise<Incident[]> {
-    // Incidents still open were possibly opened long before the period: the OPEN partition has them all.
-    // An incident overlapping the period resolved after it started: its resolved day is between `from` and now.
-    const resolvedDays = daysFrom(from, Math.max(to, this.table.now() + DAY_MS)).map(DAY_INDEX.resolvedOn);
-    const [resolved, open] = await Promise.all([this.table.days(resolvedDays), this.openIncidents()]);
-    const incidents = new Map<string, Incident>();
-    for (const incident of open) incidents.set(incident.id, incident);
-    // An incident moving from OPEN to INCIDENT can be seen in both: the resolved copy is the newer one.
-    for (const item of resolved) {
-      const { incident } = decodeItem(incidentItem, item);
-      incidents.set(incident.id, incident);
-    }
-    return [...incidents.values()].filter((i) => overlaps(i, from, to));
   }
 }

@@ -1,19 +1,20 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../shared/engine/notification.ts';
-import { within } from '../shared/pipeline/activity.ts';
-import type { NotificationRecord, Outbox, PendingNotification } from '../shared/pipeline/ports.ts';
-import { type DynamoDbTable, isConditionFailure, unlessConditionFails } from './dynamodb-table.ts';
-import { decodeItem, outboxItem } from './table-items.ts';
-import { DAY_INDEX, dayIndexEntry, dayOf, daysFrom, outboxKey } from './table-keys.ts';
+import type { Outbox } from '../shared/pipeline/ports.ts';
+import { isConditionFailure, unlessConditionFails } from './dynamodb-conditions.ts';
+import { DynamoDbOutboxReader } from './dynamodb-outbox-reader.ts';
+import { DAY_INDEX, dayIndexEntry, dayOf, outboxKey } from './table-keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
+
+/** What this module sends: enqueueing, claiming and settling deliveries. */
+export const IAM_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 
 /**
  * The outbox in DynamoDB (`OUTBOX`/`<notification id>`): a notification is indexed under `PENDING` until it is
- * delivered, then under the day it was raised, which is where the digest of its week looks for it.
+ * delivered, then under the day it was raised, which is where the digest of its week looks for it. The reads are the
+ * reader's; this adds the writes.
  */
-export class DynamoDbOutbox implements Outbox {
-  constructor(private readonly table: DynamoDbTable) {}
-
+export class DynamoDbOutbox extends DynamoDbOutboxReader implements Outbox {
   async enqueue(notifications: readonly Notification[]): Promise<void> {
     for (const notification of notifications) {
       await unlessConditionFails(
@@ -34,16 +35,6 @@ export class DynamoDbOutbox implements Outbox {
         ),
       );
     }
-  }
-
-  async pending(): Promise<PendingNotification[]> {
-    const items = await this.table.day(DAY_INDEX.pending);
-    return items
-      .map((item) => {
-        const { notification, attempts, lastError } = decodeItem(outboxItem, item);
-        return { notification, attempts: attempts ?? 0, ...(lastError !== undefined && { lastError }) };
-      })
-      .sort((a, b) => a.notification.at.localeCompare(b.notification.at));
   }
 
   async claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean> {
@@ -106,25 +97,5 @@ export class DynamoDbOutbox implements Outbox {
         ExpressionAttributeValues: { ':pending': 'pending', ':error': error.slice(0, 1000), ':one': 1 },
       }),
     );
-  }
-
-  async raisedBetween(from: number, to: number): Promise<NotificationRecord[]> {
-    // Delivered notifications are under the day they were raised; pending ones, of any day, under PENDING.
-    const [delivered, pending] = await Promise.all([
-      this.table.days(daysFrom(from, to).map(DAY_INDEX.raisedOn)),
-      this.table.day(DAY_INDEX.pending),
-    ]);
-    return [...delivered, ...pending]
-      .map((item): NotificationRecord => {
-        const { notification, status, attempts, deliveredAt, lastError } = decodeItem(outboxItem, item);
-        return {
-          notification,
-          status,
-          attempts: attempts ?? 0,
-          ...(deliveredAt !== undefined && { deliveredAt }),
-          ...(lastError !== undefined && { lastError }),
-        };
-      })
-      .filter((record) => within(Date.parse(record.notification.at), from, to));
   }
 }

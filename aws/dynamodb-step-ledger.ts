@@ -3,10 +3,14 @@ import type { Notification } from '../shared/engine/notification.ts';
 import { applyStep } from '../shared/pipeline/apply-step.ts';
 import { behindClock, claimableStep } from '../shared/pipeline/event-time.ts';
 import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from '../shared/pipeline/ports.ts';
-import { type DynamoDbTable, isConditionFailure, unlessConditionFails } from './dynamodb-table.ts';
+import { isConditionFailure, unlessConditionFails } from './dynamodb-conditions.ts';
+import type { DynamoDbTable } from './dynamodb-table.ts';
 import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
 import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
+
+/** What this module sends: claims of a step and the commit of its outcome. */
+export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 
 /** Step records are split into parts below DynamoDB's 400 KB item limit. */
 const PART_BYTES = 300_000;

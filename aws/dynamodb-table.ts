@@ -1,6 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_SCHEMA } from './table-schema.ts';
+
+/** What this module sends: the queries every store makes, on the table and on its `byDay` index. */
+export const IAM_ACTIONS = ['dynamodb:Query'] as const;
 
 export interface DynamoDbTableOptions {
   readonly client: DynamoDBDocumentClient;
@@ -11,21 +13,6 @@ export interface DynamoDbTableOptions {
 }
 
 const DAY_MS = 86_400_000;
-
-export function isConditionFailure(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException'
-  );
-}
-
-/** Run a conditional write whose failed condition means there is nothing to do (written already, or by a newer step). */
-export async function unlessConditionFails(write: Promise<unknown>): Promise<void> {
-  try {
-    await write;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
 
 /** The one table the stores share: its client, name, clock and retention, and the queries every store makes. */
 export class DynamoDbTable {

@@ -1,18 +1,17 @@
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TripwireRecorder, Tripwires } from '../shared/pipeline/ports.ts';
-import { isConditionFailure } from './dynamodb-table.ts';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Tripwires } from '../shared/pipeline/ports.ts';
 import { decodeItem, tripwireItem } from './table-items.ts';
-import { PARTITION, tripwireKey } from './table-keys.ts';
+import { PARTITION } from './table-keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
-/** A tripwire left in ALARM (its alarm deleted, say) stops arming after a day rather than polling forever. */
-const TRIPWIRE_TTL_SECONDS = 86_400;
+/** What this module sends: one consistent query of the tripwire states per poll. */
+export const IAM_ACTIONS = ['dynamodb:Query'] as const;
 
 /**
- * Tripwire states as the alarms last reported them (`TRIPWIRE`/`<cluster>` items in the incident table), written by
- * the alarm state-change event and read by every poll.
+ * Tripwire states as the alarms last reported them (`TRIPWIRE`/`<cluster>` items in the incident table), read by
+ * every poll; DynamoDbTripwireRecorder writes them.
  */
-export class DynamoDbTripwires implements Tripwires, TripwireRecorder {
+export class DynamoDbTripwires implements Tripwires {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
@@ -31,27 +30,5 @@ export class DynamoDbTripwires implements Tripwires, TripwireRecorder {
     const states = Items.map((item) => decodeItem(tripwireItem, item));
     const live = states.filter((tripwire) => tripwire.state === 'ALARM' && tripwire.expiresAt * 1000 > at);
     return new Set(live.map((tripwire) => tripwire.sk));
-  }
-
-  async record(cluster: string, state: string, changedAt: number, now: number): Promise<'recorded' | 'superseded'> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            ...tripwireKey(cluster),
-            state,
-            changedAt,
-            expiresAt: Math.floor(changedAt / 1000) + TRIPWIRE_TTL_SECONDS,
-          },
-          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt < :changedAt OR changedAt > :now`,
-          ExpressionAttributeValues: { ':changedAt': changedAt, ':now': now },
-        }),
-      );
-      return 'recorded';
-    } catch (error) {
-      if (isConditionFailure(error)) return 'superseded';
-      throw error;
-    }
   }
 }

@@ -1,6 +1,9 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { DigestMessage, DigestPublisher } from '../shared/digest/digest-publisher.ts';
 
+/** What this module sends: one publish per digest. */
+export const IAM_ACTIONS = ['sns:Publish'] as const;
+
 /** Publishes the digest to the digest topic, one body per protocol, with attributes subscribers can filter on. */
 export class SnsDigestPublisher implements DigestPublisher {
   constructor(

@@ -10,6 +10,9 @@ export interface NotifierTopics {
   readonly notice: string;
 }
 
+/** What this module sends: one publish per notification. */
+export const IAM_ACTIONS = ['sns:Publish'] as const;
+
 /**
  * Publishes a notification with one body per protocol and the attributes subscribers filter on. `cluster` is a
  * String.Array, so a filter policy on one cluster also matches a notification that groups several.

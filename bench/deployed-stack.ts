@@ -40,7 +40,7 @@ interface CfnResource {
  * here are the ones CDK uploads, built by infra/sentinel-function.ts with the locally installed esbuild.
  */
 export function synthesizeDeployedStack(): DeployedStack {
-  const synth = synthSentinelApp({ configFile: EXAMPLE_CONFIG, opsEnv: {} });
+  const synth = synthSentinelApp({ configFile: EXAMPLE_CONFIG, credentials: {} });
   const template = synth.assembly.getStackByName(synth.ops.stackName).template as {
     Resources: Record<string, CfnResource>;
   };

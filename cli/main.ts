@@ -4,6 +4,7 @@ import { SentinelError } from '../shared/errors.ts';
 import { type CommandOutput, processOutput, UsageError } from './command.ts';
 import { type Command, defineCommand, helpOf, type OptionValues, parseCommandLine, usageOf } from './command-line.ts';
 import { DIGEST_COMMAND } from './digest-command.ts';
+import { DOCTOR_COMMAND } from './doctor-command.ts';
 import { BACKTEST_COMMAND, EXPORT_SCENARIO_COMMAND } from './history-commands.ts';
 import { POLL_COMMAND } from './poll-command.ts';
 import { REPLAY_COMMAND } from './replay-command.ts';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   REPLAY_COMMAND,
   VALIDATE_CONFIG_COMMAND,
   POLL_COMMAND,
+  DOCTOR_COMMAND,
   BACKTEST_COMMAND,
   EXPORT_SCENARIO_COMMAND,
   DIGEST_COMMAND,

@@ -30,3 +30,19 @@ export async function stackOutputs(stackName: string): Promise<StackOutputs> {
     client.destroy();
   }
 }
+
+/** One output of a stack, in a Region when given; undefined when the stack or the output does not exist. */
+export async function stackOutput(stackName: string, key: string, region?: string): Promise<string | undefined> {
+  const client = new CloudFormationClient(region ? { region } : {});
+  try {
+    const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+    return Stacks?.[0]?.Outputs?.find((output) => output.OutputKey === key)?.OutputValue;
+  } catch (error) {
+    if ((error as Error).name === 'ValidationError') return undefined;
+    throw new SentinelError(`cannot read stack ${stackName}: ${(error as Error).name}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  } finally {
+    client.destroy();
+  }
+}

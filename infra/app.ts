@@ -4,8 +4,9 @@ import { buildSentinelApp, configFileOf } from './sentinel-app.ts';
 
 /**
  * `cdk synth` / `cdk deploy` entry point. CDK context `config` names the deployment configuration (there is no
- * default: `example=true` picks the shipped example); `sinkArn` is the OpsStack's SinkArn output, for deploying
- * SourceAccountStack into workload accounts.
+ * default: `example=true` picks the shipped example); `sinkArn` is a sink's ARN (the SinkArn output of the OpsStack or
+ * of a MetricsSinkStack), for deploying the SourceAccountStack of its Region into workload accounts. The credentials
+ * place the OpsStack only when the configuration names no ops account and Region.
  */
 const app = new App();
 const context = (key: string): string | undefined => {
@@ -20,7 +21,7 @@ try {
   const example = context('example');
   buildSentinelApp(app, {
     configFile: configFileOf({ ...(config && { config }), ...(example && { example }) }),
-    opsEnv: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    credentials: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     ...(context('sinkArn') && { sinkArn: context('sinkArn') }),
   });
 } catch (error) {

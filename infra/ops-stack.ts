@@ -1,26 +1,30 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../aws/table-schema.ts';
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
+import { FUNCTION_ACCESS } from './function-access.ts';
 import { MetricsSink } from './metrics-sink.ts';
 import { NotificationTopics } from './notification-topics.ts';
 import { SelfMonitoring } from './self-monitoring.ts';
 import { SentinelDashboard } from './sentinel-dashboard.ts';
-import { bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
+import { bindMetricReads, bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
 import { SentinelKey } from './sentinel-key.ts';
 import { SentinelSchedule } from './sentinel-schedule.ts';
 import { Tripwires } from './tripwires.ts';
-import { linkedAccounts } from './watched-namespaces.ts';
 
 export interface OpsStackProps extends StackProps {
   readonly config: DeploymentConfig;
   /** The validated configuration file; it is bundled into both functions. */
   readonly configFile: string;
+  /**
+   * The OAM sink of the ops stack's Region, when clusters of workload accounts are there: the accounts to let link to
+   * a sink this stack creates, or the ARN of the sink the ops account already has (one per account and Region).
+   */
+  readonly sink?: { readonly accounts: readonly string[] } | { readonly existingArn: string };
 }
 
 /**
@@ -51,6 +55,8 @@ export class OpsStack extends Stack {
   readonly digest: SentinelFunction;
   readonly tripwire: SentinelFunction;
   readonly sink?: MetricsSink;
+  /** The sink the workload accounts of this Region link to, created or existing. */
+  readonly sinkArn?: string;
 
   constructor(scope: Construct, id: string, props: OpsStackProps) {
     super(scope, id, props);
@@ -109,19 +115,12 @@ export class OpsStack extends Stack {
       retryAttempts: 2,
       maxEventAge: Duration.minutes(5),
     });
-    bindTable(this.poller, this.table, 'rw');
-    bindTopic(this.poller, this.topics.paging, 'SENTINEL_PAGING_TOPIC_ARN');
-    bindTopic(this.poller, this.topics.notice, 'SENTINEL_NOTICE_TOPIC_ARN');
+    const { poller, digest, tripwire } = FUNCTION_ACCESS;
+    bindTable(this.poller, this.table, poller.table);
+    bindTopic(this.poller, this.topics.paging, 'SENTINEL_PAGING_TOPIC_ARN', poller.topics);
+    bindTopic(this.poller, this.topics.notice, 'SENTINEL_NOTICE_TOPIC_ARN', poller.topics);
     // Metrics of linked workload accounts are read the same way, through the OAM sink: no role to assume.
-    const readMetrics = new iam.Policy(this.poller, 'ReadClusterMetrics', {
-      statements: [new iam.PolicyStatement({ actions: ['cloudwatch:GetMetricData'], resources: ['*'] })],
-    });
-    this.poller.role.attachInlinePolicy(readMetrics);
-    Validations.of(readMetrics).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'cloudwatch:GetMetricData does not support resource-level permissions: AWS requires Resource "*". The policy allows this one read-only action.',
-    });
+    bindMetricReads(this.poller, poller.metrics);
 
     // Digest events Scheduler could not hand to Lambda, and digest invocations Lambda gave up on.
     const digestDeadLetters = new DeadLetterQueue(this, 'DigestDeadLetters', { key });
@@ -136,8 +135,8 @@ export class OpsStack extends Stack {
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
     });
-    bindTable(this.digest, this.table, 'r');
-    bindTopic(this.digest, this.topics.digest, 'SENTINEL_DIGEST_TOPIC_ARN');
+    bindTable(this.digest, this.table, digest.table);
+    bindTopic(this.digest, this.topics.digest, 'SENTINEL_DIGEST_TOPIC_ARN', digest.topics);
 
     new SentinelSchedule(this, 'PollSchedule', {
       description: 'k8s-incident-sentinel: poll every minute',
@@ -168,7 +167,7 @@ export class OpsStack extends Stack {
       retryAttempts: 2,
       maxEventAge: Duration.minutes(10),
     });
-    bindTable(this.tripwire, this.table, 'put');
+    bindTable(this.tripwire, this.table, tripwire.table);
     new Tripwires(this, 'Tripwires', {
       config,
       deployment,
@@ -214,11 +213,17 @@ export class OpsStack extends Stack {
       alarms: monitoring.alarms,
     });
 
-    const accounts = linkedAccounts(config).filter((account) => account !== this.account);
-    if (accounts.length > 0) {
-      this.sink = new MetricsSink(this, 'MetricsSink', { sinkName: `${deployment}-metrics`, accounts });
+    if (props.sink) {
+      if ('existingArn' in props.sink) this.sinkArn = props.sink.existingArn;
+      else {
+        this.sink = new MetricsSink(this, 'MetricsSink', {
+          sinkName: `${deployment}-metrics`,
+          accounts: props.sink.accounts,
+        });
+        this.sinkArn = this.sink.sinkArn;
+      }
       new CfnOutput(this, 'SinkArn', {
-        value: this.sink.sinkArn,
+        value: this.sinkArn,
         description: 'Deploy SourceAccountStack into each workload account with this ARN (-c sinkArn=...)',
       });
     }

@@ -3,7 +3,17 @@ import { Annotations, type App, BootstraplessSynthesizer, type Environment, Toke
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { readConfigFile } from '../io/input-files.ts';
 import { checkDeployable } from '../shared/config/config-verdict.ts';
+import { parseSinkArn } from '../shared/config/deployment-config.ts';
+import {
+  type LinkedRegion,
+  linkedRegions,
+  OPS_STACK,
+  type OpsPlacement,
+  opsPlacement,
+  SOURCE_ACCOUNT_STACK,
+} from '../shared/config/deployment-shape.ts';
 import { SentinelError } from '../shared/errors.ts';
+import { MetricsSinkStack } from './metrics-sink-stack.ts';
 import { OpsStack } from './ops-stack.ts';
 import { SourceAccountStack } from './source-account-stack.ts';
 import { watchedNamespaces } from './watched-namespaces.ts';
@@ -36,53 +46,114 @@ export function configFileOf(context: ConfigContext): string {
 export interface SentinelAppOptions {
   /** The deployment configuration file, as the user named it (errors repeat this name). */
   readonly configFile: string;
-  /** Where the OpsStack goes; unset for an environment-agnostic template. */
-  readonly opsEnv?: Environment;
-  /** The OpsStack's SinkArn output, once known, as the SourceAccountStack's parameter default. */
+  /**
+   * The account and Region of the credentials cdk runs with (CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION). They place
+   * the OpsStack only when the configuration names no `ops` account and Region, which it must when clusters live in
+   * other accounts: a workload account's credentials say nothing about the ops account. Unset: environment-agnostic.
+   */
+  readonly credentials?: Environment;
+  /** CDK context `sinkArn`: a sink's ARN, the default of the SinkArn parameter of the SourceAccountStack of its Region. */
   readonly sinkArn?: string;
 }
 
 export interface SentinelStacks {
   readonly ops: OpsStack;
-  /** Only when some cluster lives in another account, linked through the OpsStack's sink. */
+  /** The ops account's sinks in Regions other than its own: `MetricsSinkStack-REGION`. */
+  readonly sinks: readonly MetricsSinkStack[];
+  /** What the workload accounts deploy: `SourceAccountStack` in the ops Region, `SourceAccountStack-REGION` elsewhere. */
+  readonly sources: readonly SourceAccountStack[];
+  /** The SourceAccountStack of the ops stack's Region, when clusters of other accounts are there. */
   readonly source?: SourceAccountStack;
 }
 
+/** The context named a sink that no stack of this deployment links to. */
+export class SinkContextError extends SentinelError {}
+
 /**
- * The whole CDK app: the OpsStack for the ops account, a SourceAccountStack for the workload accounts when clusters
- * live there, and the cdk-nag AwsSolutions and Serverless packs over every stack (an unacknowledged error fails
- * synth; each acknowledgement carries its reason into the template's metadata).
+ * The whole CDK app: the OpsStack for the ops account, a MetricsSinkStack for each other Region where clusters of
+ * workload accounts live, a SourceAccountStack for the workload accounts of each such Region, and the cdk-nag
+ * AwsSolutions and Serverless packs over every stack (an unacknowledged error fails synth; each acknowledgement carries
+ * its reason into the template's metadata). Which stacks exist depends on the configuration only, never on the
+ * credentials: the ops account and every workload account synthesize the same app (docs/deploy.md).
  */
 export function buildSentinelApp(app: App, options: SentinelAppOptions): SentinelStacks {
   const { config } = readConfigFile(options.configFile);
   const known = (value: string | undefined) => (value === undefined || Token.isUnresolved(value) ? undefined : value);
-  const opsRegion = known(options.opsEnv?.region);
-  const opsAccount = known(options.opsEnv?.account);
+  const credentials = {
+    ...(known(options.credentials?.account) && { account: known(options.credentials?.account) }),
+    ...(known(options.credentials?.region) && { region: known(options.credentials?.region) }),
+  };
   const warnings = checkDeployable(config, options.configFile, {
-    ...(opsRegion && { opsRegion }),
-    ...(opsAccount && { opsAccount }),
+    ...(credentials.region && { opsRegion: credentials.region }),
   });
-  const ops = new OpsStack(app, 'OpsStack', {
+  const ops = opsPlacement(config, credentials);
+  const env = { ...(ops.account && { account: ops.account }), ...(ops.region && { region: ops.region }) };
+  const regions = linkedRegions(config, ops);
+  const contextSink = options.sinkArn === undefined ? undefined : sinkOfContext(options.sinkArn, ops, regions);
+  const home = regions.find((linked) => linked.isOpsRegion);
+  const opsStack = new OpsStack(app, OPS_STACK, {
     description: 'k8s-incident-sentinel: pages on-call once per Kubernetes control-plane incident',
     config,
     configFile: path.resolve(options.configFile),
-    ...(options.opsEnv && { env: options.opsEnv }),
+    ...(Object.keys(env).length > 0 && { env }),
+    ...(home && { sink: home.existingSink ? { existingArn: home.existingSink } : { accounts: home.accounts } }),
   });
   for (const warning of warnings) {
-    Annotations.of(ops).addWarningV2(warning.code, `${options.configFile} ${warning.path}: ${warning.message}`);
+    Annotations.of(opsStack).addWarningV2(warning.code, `${options.configFile} ${warning.path}: ${warning.message}`);
   }
-  const source = ops.sink
-    ? new SourceAccountStack(app, 'SourceAccountStack', {
-        description: 'k8s-incident-sentinel: shares the cluster metrics of this workload account with the ops account',
-        namespaces: watchedNamespaces(config),
-        ...(options.sinkArn && { sinkArn: options.sinkArn }),
-        // No assets and a small template: workload accounts need no `cdk bootstrap`.
-        synthesizer: new BootstraplessSynthesizer(),
-      })
-    : undefined;
+  const sinks = regions.flatMap((linked) =>
+    linked.sinkStack && !linked.isOpsRegion
+      ? [
+          new MetricsSinkStack(app, linked.sinkStack, {
+            description: `k8s-incident-sentinel: the OAM sink the workload accounts of ${linked.region} link their cluster metrics to`,
+            env: { ...(ops.account && { account: ops.account }), region: linked.region },
+            sinkName: `${OPS_STACK}-metrics`,
+            accounts: linked.accounts,
+          }),
+        ]
+      : [],
+  );
+  const namespaces = watchedNamespaces(config);
+  const sources = regions.map((linked) => {
+    const sinkArn = linked.existingSink ?? (contextSink?.region === linked.region ? options.sinkArn : undefined);
+    return new SourceAccountStack(app, linked.sourceStack, {
+      description: `k8s-incident-sentinel: shares the cluster metrics of this workload account in ${linked.region} with the ops account`,
+      // The Region is the sink's; the account is whichever workload account deploys it.
+      env: { region: linked.region },
+      namespaces,
+      ...(ops.account && { opsAccount: ops.account }),
+      ...(sinkArn && { sinkArn }),
+      crossAccountAlarms: linked.crossAccountAlarms,
+      // No assets and a small template: workload accounts need no `cdk bootstrap`.
+      synthesizer: new BootstraplessSynthesizer(),
+    });
+  });
   Validations.of(app).addPlugins(
     new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }),
     new ServerlessChecks(),
   );
-  return { ops, ...(source && { source }) };
+  const source = sources.find((stack) => stack.stackName === SOURCE_ACCOUNT_STACK);
+  return { ops: opsStack, sinks, sources, ...(source && { source }) };
+}
+
+/** The sink `-c sinkArn` names: one of the ops account's, in a Region with clusters of other accounts. */
+function sinkOfContext(arn: string, ops: OpsPlacement, regions: readonly LinkedRegion[]) {
+  const sink = parseSinkArn(arn);
+  if (!sink) {
+    throw new SinkContextError(
+      `-c sinkArn=${arn} is not an OAM sink ARN: give the SinkArn output of the OpsStack (or of MetricsSinkStack-REGION), arn:aws:oam:REGION:ACCOUNT:sink/ID`,
+    );
+  }
+  if (ops.account !== undefined && sink.account !== ops.account) {
+    throw new SinkContextError(
+      `-c sinkArn=${arn} is a sink of account ${sink.account}, but the ops account is ${ops.account}: give the SinkArn output of the ops account's stack`,
+    );
+  }
+  if (!regions.some((linked) => linked.region === sink.region)) {
+    const where = regions.map((linked) => linked.region).join(', ') || 'none';
+    throw new SinkContextError(
+      `-c sinkArn=${arn} is in ${sink.region}, where no cluster of another account is (Regions with such clusters: ${where})`,
+    );
+  }
+  return sink;
 }

@@ -186,7 +186,14 @@ function pipelineWidgets(deployment: string): cloudwatch.IWidget[] {
   return [
     new cloudwatch.TextWidget({ markdown: '### Sentinel pipeline', width: WIDE, height: 1 }),
     graph('Completed polls per minute', [pipelineMetric('Heartbeat', deployment, { label: 'polls' })]),
-    graph('CloudWatch metrics requested', [pipelineMetric('MetricsRequested', deployment, { label: 'metrics' })]),
+    graph('CloudWatch metrics requested', [
+      pipelineMetric('MetricsRequested', deployment, { label: 'metrics' }),
+      // A blind tripwire keeps its cluster read every minute: the requested metrics go up tenfold with nothing failing.
+      pipelineMetric('BlindTripwires', deployment, {
+        statistic: cloudwatch.Stats.MAXIMUM,
+        label: 'blind tripwires',
+      }).with({ color: cloudwatch.Color.RED }),
+    ]),
     graph('Notifications', [
       pipelineMetric('NotificationsSent', deployment, { label: 'sent' }),
       pipelineMetric('NotificationFailures', deployment, { label: 'failed' }),

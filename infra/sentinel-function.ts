@@ -5,7 +5,6 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -34,9 +33,29 @@ const ESM_REQUIRE_BANNER =
 const NO_TRACING_REASON =
   'Tracing is off: X-Ray saw only the Lambda segment, which the logs and metrics already give, and tracing the SDK calls would take the poller bundle past its 1 MB limit (docs/deploy.md, Tracing).';
 
-/** Why the key actions in a function's policy end in `*`. */
-const KEY_GRANT_REASON =
-  "Written by CDK's grants on the failure queue, the table and the topics, which are encrypted with the deployment's key: the statement's only resource is that one key, and the data key actions are what SQS, DynamoDB and SNS need from the caller.";
+/**
+ * What each service needs from the caller of a resource encrypted with the deployment's key, and nothing more:
+ * - DynamoDB decrypts the table's key with the caller's permission: kms:Decrypt
+ *   (https://docs.aws.amazon.com/kms/latest/developerguide/services-dynamodb.html);
+ * - a publisher to an encrypted SNS topic needs kms:GenerateDataKey and kms:Decrypt (the key policy AWS gives a
+ *   service that publishes to one: "Access policy for encrypted Amazon SNS topics",
+ *   https://docs.aws.amazon.com/sms-voice/latest/userguide/configuration-sets-sns-creating-role.html; SNS's own page,
+ *   https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html, writes kms:GenerateDataKey*, which also allows
+ *   the key pair and without-plaintext variants SNS does not call);
+ * - a producer to an encrypted SQS queue needs kms:GenerateDataKey and kms:Decrypt
+ *   (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html).
+ */
+export const KEY_USE = {
+  table: ['kms:Decrypt'],
+  topic: ['kms:GenerateDataKey', 'kms:Decrypt'],
+  queue: ['kms:GenerateDataKey', 'kms:Decrypt'],
+} as const;
+
+/**
+ * Lambda sends an asynchronous invocation it gave up on to an SQS destination with the function's role, which needs
+ * sqs:SendMessage on the queue (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html).
+ */
+export const FAILURE_QUEUE_ACTIONS = ['sqs:SendMessage'] as const;
 
 export interface SentinelFunctionProps {
   /** The handler file, relative to the repository root, e.g. `functions/poller/handler.ts`. */
@@ -62,13 +81,16 @@ export interface SentinelFunctionProps {
  * The one way this project builds a Lambda function: nodejs24.x on arm64, an ESM bundle with source maps made by the
  * locally installed esbuild, the deployment configuration inside the bundle (so a config change redeploys the code),
  * an encrypted log group with retention, no tracing, an explicit role that starts with nothing but its own log
- * group, and a failure destination for asynchronous invocations. Grants go through `bindTable` and `bindTopic`, which
+ * group, and a failure destination for asynchronous invocations. Grants go through `bindTable`, `bindTopic` and
+ * `bindMetricReads`, with the actions infra/function-access.ts names; the first two
  * set the environment variable naming the resource together with the permission.
  */
 export class SentinelFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
+  /** One statement per key the function uses, with the actions of every use (see KEY_USE). */
+  private readonly keyStatements = new Map<kms.IKey, iam.PolicyStatement>();
 
   constructor(scope: Construct, id: string, props: SentinelFunctionProps) {
     super(scope, id);
@@ -99,7 +121,7 @@ export class SentinelFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
-      onFailure: new destinations.SqsDestination(props.failureQueue),
+      onFailure: new FailureQueue(this, props.failureQueue),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         SENTINEL_CONFIG_FILE: BUNDLED_CONFIG_FILE,
@@ -134,32 +156,59 @@ export class SentinelFunction extends Construct {
       },
       { id: 'Serverless-LambdaTracing', reason: NO_TRACING_REASON },
     );
-    Validations.of(this.role).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Action::kms:GenerateDataKey*]',
-        reason: KEY_GRANT_REASON,
-      },
-      {
-        id: 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]',
-        reason: KEY_GRANT_REASON,
-      },
-    );
   }
 
   addEnvironment(name: string, value: string): void {
     this.function.addEnvironment(name, value);
   }
+
+  /** Allow `actions` on `key`, merged into one statement per key. */
+  useKey(key: kms.IKey | undefined, actions: readonly string[]): void {
+    if (!key) return;
+    let statement = this.keyStatements.get(key);
+    if (!statement) {
+      statement = new iam.PolicyStatement({ resources: [key.keyArn] });
+      this.keyStatements.set(key, statement);
+      this.role.addToPrincipalPolicy(statement);
+    }
+    const missing = actions.filter((action) => !statement.actions.includes(action));
+    if (missing.length > 0) statement.addActions(...missing);
+  }
 }
 
-/** Grant the function the table's data actions (`r` or `rw`) and name the table in `SENTINEL_TABLE`. */
-export function bindTable(fn: SentinelFunction, table: dynamodb.ITable, access: 'r' | 'rw' | 'put'): void {
+/**
+ * The failure destination of asynchronous invocations: an encrypted SQS queue, granted only what Lambda needs to send
+ * to it with the function's role (CDK's SqsDestination would grant GetQueueAttributes, GetQueueUrl and every key action).
+ */
+class FailureQueue implements lambda.IDestination {
+  constructor(
+    private readonly owner: SentinelFunction,
+    private readonly queue: sqs.IQueue,
+  ) {}
+
+  bind(): lambda.DestinationConfig {
+    this.owner.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: [...FAILURE_QUEUE_ACTIONS], resources: [this.queue.queueArn] }),
+    );
+    this.owner.useKey(this.queue.encryptionMasterKey, KEY_USE.queue);
+    return { destination: this.queue.queueArn };
+  }
+}
+
+/**
+ * Grant the function exactly `actions` on the table (infra/function-access.ts says which, from the adapters the
+ * function's handler uses) and name the table in `SENTINEL_TABLE`. A function that queries gets the table's indexes
+ * too (byDay); one that only writes items gets the table alone.
+ */
+export function bindTable(fn: SentinelFunction, table: dynamodb.ITable, actions: readonly string[]): void {
   fn.addEnvironment('SENTINEL_TABLE', table.tableName);
-  if (access === 'put') {
-    // Items written one at a time and never read back: PutItem, and the key to encrypt them.
-    table.grant(fn.function, 'dynamodb:PutItem');
-    table.encryptionKey?.grantEncryptDecrypt(fn.function);
-  } else if (access === 'rw') table.grantReadWriteData(fn.function);
-  else table.grantReadData(fn.function);
+  const queries = actions.includes('dynamodb:Query');
+  const indexes = `${table.tableArn}/index/*`;
+  fn.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({ actions: [...actions], resources: [table.tableArn, ...(queries ? [indexes] : [])] }),
+  );
+  fn.useKey(table.encryptionKey, KEY_USE.table);
+  if (!queries) return;
   const tableLogicalId = Stack.of(table).resolve((table.node.defaultChild as CfnElement).logicalId);
   Validations.of(fn.role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
@@ -167,10 +216,27 @@ export function bindTable(fn: SentinelFunction, table: dynamodb.ITable, access: 
   });
 }
 
-/** Grant the function `sns:Publish` on one topic and put the topic's ARN in `envName`. */
-export function bindTopic(fn: SentinelFunction, topic: sns.ITopic, envName: string): void {
-  topic.grantPublish(fn.function);
+/** Grant the function `actions` (sns:Publish) on one topic and put the topic's ARN in `envName`. */
+export function bindTopic(fn: SentinelFunction, topic: sns.ITopic, envName: string, actions: readonly string[]): void {
+  fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [topic.topicArn] }));
+  fn.useKey(topic.masterKey, KEY_USE.topic);
   fn.addEnvironment(envName, topic.topicArn);
+}
+
+/**
+ * Grant the function CloudWatch metric reads. They take no resource-level permissions, so the resource is "*"; they
+ * sit in a policy of their own, where the acknowledgement of that wildcard covers nothing else.
+ */
+export function bindMetricReads(fn: SentinelFunction, actions: readonly string[]): void {
+  const policy = new iam.Policy(fn, 'ReadClusterMetrics', {
+    statements: [new iam.PolicyStatement({ actions: [...actions], resources: ['*'] })],
+  });
+  fn.role.attachInlinePolicy(policy);
+  Validations.of(policy).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'cloudwatch:GetMetricData does not support resource-level permissions: AWS requires Resource "*". The policy allows this one read-only action.',
+  });
 }
 
 /**

@@ -14,11 +14,6 @@ export function watchedNamespaces(config: DeploymentConfig): string[] {
   return [...new Set<string>([...EKS_PROFILE_NAMESPACES, ...custom.sort()])];
 }
 
-/** The distinct accounts, other than the ops account, whose clusters are watched: the accounts that link to the sink. */
-export function linkedAccounts(config: DeploymentConfig): string[] {
-  return [...new Set(config.clusters.flatMap((cluster) => (cluster.accountId ? [cluster.accountId] : [])))].sort();
-}
-
 /**
  * An OAM link filter sharing the given namespaces, e.g. `Namespace IN ('AWS/EKS', 'ContainerInsights')`. CloudWatch
  * namespaces cannot contain quotes, so none need escaping.

@@ -3,7 +3,7 @@ import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { documentClient, snsClient } from '../../aws/clients.ts';
-import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
+import { dynamoDbActivityReader } from '../../aws/dynamodb-activity-reader.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsDigestPublisher } from '../../aws/sns-digest-publisher.ts';
 import { costModel, POLLER_MEMORY_MB } from '../../shared/digest/cost-model.ts';
@@ -14,7 +14,8 @@ import { type DigestEvent, type DigestSummary, digestEventSchema, digestOnSchedu
 
 // Built once per cold start and reused by every invocation of this container.
 const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
-const { activityLog } = dynamoDbStores({
+// Reads only: the digest reports on the past and is given nothing that writes.
+const activityLog = dynamoDbActivityReader({
   client: documentClient(),
   table: requiredEnv('SENTINEL_TABLE'),
   now: Date.now,

@@ -39,7 +39,7 @@ export interface PollSummary {
 
 export interface ScheduledPollDependencies extends PollDependencies {
   readonly ingestionLag: string;
-  readonly logger: Pick<Logger, 'error' | 'info'>;
+  readonly logger: Pick<Logger, 'error' | 'info' | 'warn'>;
   /** Where the poll reports on itself; `logMetrics` flushes it after the invocation. */
   readonly pipelineMetrics: PipelineMetricsRecorder;
 }
@@ -57,6 +57,9 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   for (const failure of report.failed) deps.logger.error('publish failed, kept for retry', { ...failure });
   for (const unreadable of report.unreadable) deps.logger.error('metrics unreadable', { ...unreadable });
   if (report.coverage.length > 0) deps.logger.info('rules without all their signals', { rules: report.coverage });
+  for (const cluster of report.blindTripwires) {
+    deps.logger.warn('tripwire armed on data that reads fine: its alarm cannot read its metric', { cluster });
+  }
   const record = (name: PipelineMetricName, value: number) => recordPipelineMetric(deps.pipelineMetrics, name, value);
   record('ClustersPolled', report.polled.length - report.unreadableClusters);
   record('MetricsRequested', report.metricsRequested);
@@ -66,6 +69,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('NotificationsSent', report.delivered.length);
   record('NotificationFailures', report.failed.length);
   record('UnreadableClusters', report.unreadableClusters);
+  record('BlindTripwires', report.blindTripwires.length);
   record('PollDurationMs', deps.now() - startedAt);
   record('Heartbeat', didItsJob(report) ? 1 : 0);
   return {

@@ -3,7 +3,7 @@ import { EventBridgeEnvelope } from '@aws-lambda-powertools/parser/envelopes/eve
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import { documentClient } from '../../aws/clients.ts';
-import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
+import { DynamoDbTripwireRecorder } from '../../aws/dynamodb-tripwire-recorder.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
@@ -18,7 +18,7 @@ import {
 // A function of its own, apart from the poller: when an ingestion delay flips every tripwire at once, their events
 // must neither wait behind the poller's two reserved executions nor hold a poll back.
 const { config } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
-const tripwires = new DynamoDbTripwires(documentClient(), requiredEnv('SENTINEL_TABLE'));
+const tripwires = new DynamoDbTripwireRecorder(documentClient(), requiredEnv('SENTINEL_TABLE'));
 const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
 const clusters = new Set(config.clusters.map((c) => c.name));
 

@@ -1,6 +1,7 @@
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath } from '../schema-errors.ts';
-import type { ClusterConfig, DeploymentConfig, Subscriber } from './deployment-config.ts';
+import { type DeploymentConfig, parseSinkArn, type Subscriber } from './deployment-config.ts';
+import { hasTripwireSignal, isLinked, linkedRegions, opsPlacement } from './deployment-shape.ts';
 
 /** SNS rejects a filter policy whose values, multiplied across its keys, exceed 150. */
 export const MAX_FILTERED_CLUSTERS = 150;
@@ -19,10 +20,8 @@ export interface ConfigVerdict {
 }
 
 export interface VerdictOptions {
-  /** The region of the ops stack, when known: OAM links and tripwire alarms are regional. */
+  /** The region of the ops stack, when the configuration does not name it (`ops.region`): alarms are regional. */
   readonly opsRegion?: string;
-  /** The ops account, when known: its own clusters are read directly, not through the OAM sink. */
-  readonly opsAccount?: string;
 }
 
 /**
@@ -31,8 +30,8 @@ export interface VerdictOptions {
  */
 export function configVerdict(config: DeploymentConfig, options: VerdictOptions = {}): ConfigVerdict {
   return {
-    errors: [...subscriptionErrors(config), ...recipientErrors(config)],
-    warnings: [...audienceWarnings(config), ...regionWarnings(config, options)],
+    errors: [...subscriptionErrors(config), ...recipientErrors(config), ...opsErrors(config)],
+    warnings: [...audienceWarnings(config), ...regionWarnings(config, options), ...sinkWarnings(config)],
   };
 }
 
@@ -144,31 +143,70 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
   return warnings;
 }
 
-/** Whether the cluster has the signal its tripwire alarm watches (infra/tripwires.ts). */
-function hasTripwireSignal(cluster: ClusterConfig): boolean {
-  return cluster.source.custom['apiserver.write.p99'] !== undefined || cluster.source.profile === 'eks';
-}
-
-function regionWarnings(config: DeploymentConfig, { opsRegion, opsAccount }: VerdictOptions): ConfigWarning[] {
+function regionWarnings(config: DeploymentConfig, options: VerdictOptions): ConfigWarning[] {
+  const opsRegion = config.ops.region ?? options.opsRegion;
   if (opsRegion === undefined) return [];
   return config.clusters.flatMap((cluster, index) => {
-    if (!cluster.region || cluster.region === opsRegion) return [];
-    const path = jsonPath(['clusters', index, 'region']);
-    const warnings: ConfigWarning[] = [];
-    if (hasTripwireSignal(cluster)) {
-      warnings.push({
+    if (!cluster.region || cluster.region === opsRegion || !hasTripwireSignal(cluster)) return [];
+    return [
+      {
         code: 'sentinel:tripwireOutsideRegion',
-        path,
+        path: jsonPath(['clusters', index, 'region']),
         message: `cluster "${cluster.name}" is in ${cluster.region}, but alarms can only watch metrics of their own region (${opsRegion}): it has no tripwire and is read on the slow cadence only.`,
-      });
-    }
-    if (cluster.accountId && cluster.accountId !== opsAccount) {
-      warnings.push({
-        code: 'sentinel:linkedClusterOutsideSinkRegion',
+      },
+    ];
+  });
+}
+
+/**
+ * Clusters in other accounts need the ops account and Region named in the file: the workload accounts synthesize the
+ * app with their own credentials, and the stacks they deploy must still link to the ops account's sink, in its Region.
+ * An existing sink must be the ops account's (the poller reads through its own account's sink), one per Region.
+ */
+function opsErrors(config: DeploymentConfig): InputProblem[] {
+  const problems: InputProblem[] = [];
+  const linked = config.clusters.filter((cluster) => isLinked(cluster, { account: config.ops.accountId }));
+  const missing = (['accountId', 'region'] as const).filter((field) => config.ops[field] === undefined);
+  if (linked.length > 0 && missing.length > 0) {
+    const example = linked[0];
+    problems.push({
+      path: '$.ops',
+      message: `clusters in other accounts (${example?.name} in ${example?.accountId}${linked.length > 1 ? ', ...' : ''}) need the ops account and Region named: add "ops": { "accountId": "OPS_ACCOUNT_ID", "region": "REGION" }. The workload accounts run cdk with their own credentials, so the stacks cannot learn the ops account from them.`,
+    });
+  }
+  const regions = new Map<string, string>();
+  config.ops.existingSinks.forEach((arn, index) => {
+    const path = jsonPath(['ops', 'existingSinks', index]);
+    const sink = parseSinkArn(arn);
+    if (!sink) return;
+    if (config.ops.accountId !== undefined && sink.account !== config.ops.accountId) {
+      problems.push({
         path,
-        message: `cluster "${cluster.name}" is in account ${cluster.accountId}, region ${cluster.region}, but the OAM sink is in ${opsRegion}: OAM links are regional, so its metrics cannot be read through this sink.`,
+        message: `this sink is in account ${sink.account}, not in the ops account ${config.ops.accountId}: the poller reads linked metrics through a sink of its own account`,
       });
     }
-    return warnings;
+    const first = regions.get(sink.region);
+    if (first !== undefined) {
+      problems.push({
+        path,
+        message: `${first} already names the sink of ${sink.region}: an account has at most one sink per Region`,
+      });
+    } else regions.set(sink.region, path);
+  });
+  return problems;
+}
+
+function sinkWarnings(config: DeploymentConfig): ConfigWarning[] {
+  const used = new Set(linkedRegions(config, opsPlacement(config)).map((linked) => linked.region));
+  return config.ops.existingSinks.flatMap((arn, index) => {
+    const sink = parseSinkArn(arn);
+    if (!sink || used.has(sink.region)) return [];
+    return [
+      {
+        code: 'sentinel:unusedSink',
+        path: jsonPath(['ops', 'existingSinks', index]),
+        message: `no cluster of another account is in ${sink.region}, so nothing links to this sink.`,
+      },
+    ];
   });
 }

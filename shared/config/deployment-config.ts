@@ -65,16 +65,41 @@ export const customMetricSchema = z.strictObject({
 });
 export type CustomMetric = z.output<typeof customMetricSchema>;
 
+const accountIdSchema = z.string().regex(/^\d{12}$/, { error: 'expected a 12-digit AWS account id' });
+const regionSchema = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { error: 'expected an AWS region like eu-west-1' });
+
+/** An OAM sink's ARN: `arn:aws:oam:REGION:ACCOUNT:sink/ID` (OAM API Reference, CreateSink). */
+export const SINK_ARN = /^arn:aws[a-z-]*:oam:([a-z]{2}(?:-[a-z]+)+-\d):(\d{12}):sink\/[A-Za-z0-9-]+$/;
+export const sinkArnSchema = z.string().regex(SINK_ARN, {
+  error: 'expected an OAM sink ARN like arn:aws:oam:eu-west-1:111122223333:sink/0123abcd-...',
+});
+
+/** The Region and account of an OAM sink ARN, or undefined when the text is not one. */
+export function parseSinkArn(arn: string): { readonly region: string; readonly account: string } | undefined {
+  const match = SINK_ARN.exec(arn);
+  return match?.[1] && match[2] ? { region: match[1], account: match[2] } : undefined;
+}
+
+/**
+ * Where the OpsStack goes. Named, it pins the stacks to that account and Region whatever credentials run cdk: the
+ * workload accounts synthesize the app with their own credentials, and their stacks must still know the ops account
+ * and Region (the sink is there). Required as soon as a cluster names an `accountId`.
+ */
+export const opsSchema = z
+  .strictObject({
+    accountId: accountIdSchema.optional().meta({ description: 'The ops account: the OpsStack deploys only there.' }),
+    region: regionSchema.optional().meta({ description: "The ops stack's Region." }),
+    existingSinks: z.array(sinkArnSchema).default([]).meta({
+      description:
+        'OAM sinks the ops account already has, one per Region at most: the workload accounts link to these instead of a sink the stacks would create (an account can have one sink per Region).',
+    }),
+  })
+  .prefault({});
+
 export const clusterSchema = z.strictObject({
   name: clusterNameSchema,
-  accountId: z
-    .string()
-    .regex(/^\d{12}$/, { error: 'expected a 12-digit AWS account id' })
-    .optional(),
-  region: z
-    .string()
-    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { error: 'expected an AWS region like eu-west-1' })
-    .optional(),
+  accountId: accountIdSchema.optional(),
+  region: regionSchema.optional(),
   source: z
     .strictObject({
       /** `eks`: AWS/EKS vended control-plane metrics and Container Insights; `custom`: only the metrics listed below. */
@@ -167,6 +192,7 @@ export const pollSchema = z
 
 export const deploymentConfigSchema = z.strictObject({
   $schema: z.string().optional(),
+  ops: opsSchema,
   poll: pollSchema,
   notifications: z
     .strictObject({

@@ -51,6 +51,7 @@ export function pipelineHealth(input: PipelineInput): PipelineHealth {
   const clusterReads = polls.reduce((sum, p) => sum + p.polled, 0);
   const unreadableClusters = polls.reduce((sum, p) => sum + p.unreadableClusters, 0);
   const failed = polls.filter((p) => p.error !== undefined).length;
+  const blind = [...new Set(polls.flatMap((p) => p.blindTripwires ?? []))].sort();
   const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
   const problems = input.wholeWeek
     ? [
@@ -65,6 +66,12 @@ export function pipelineHealth(input: PipelineInput): PipelineHealth {
           : undefined,
       ].filter((problem) => problem !== undefined)
     : [];
+  // Not degraded (every cluster is still read, every minute), but it costs tenfold: say so whatever the week.
+  if (blind.length > 0) {
+    problems.push(
+      `the tripwire of ${blind.join(', ')} kept its cluster armed though its metric read fine: the alarm cannot read it (docs/deploy.md, Cross-account tripwire alarms), so the cluster is read every minute at ten times the cost`,
+    );
+  }
   return {
     polls: polls.length,
     expectedPolls,

@@ -24,7 +24,10 @@ export function activityOf(all: Activity, from: number, to: number): Activity {
 
 /** A period's activity: incidents and notifications from the ports that hold them, polls from the log's own. */
 export async function readActivity(
-  sources: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
+  sources: {
+    readonly incidents: Pick<IncidentRepository, 'overlapping'>;
+    readonly outbox: Pick<Outbox, 'raisedBetween'>;
+  },
   polls: Promise<readonly PollRecord[]>,
   from: number,
   to: number,

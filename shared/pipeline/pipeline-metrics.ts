@@ -28,6 +28,8 @@ export const PIPELINE_METRICS = {
   NotificationsSent: { unit: 'Count', failure: false },
   NotificationFailures: { unit: 'Count', failure: true },
   UnreadableClusters: { unit: 'Count', failure: true },
+  /** Tripwires that keep their cluster armed though its metric reads fine: ten times the reads, nothing failing. */
+  BlindTripwires: { unit: 'Count', failure: false },
   PollDurationMs: { unit: 'Milliseconds', failure: false },
   Heartbeat: { unit: 'Count', failure: false },
 } as const satisfies Record<string, PipelineMetricSpec>;

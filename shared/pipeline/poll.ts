@@ -5,6 +5,7 @@ import type { Notification } from '../engine/notification.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
 import { SIGNAL_NAMES } from '../engine/signals.ts';
 import { type Finding, step } from '../engine/step.ts';
+import { blindTripwires } from './blind-tripwires.ts';
 import { dueClusters } from './cadence.ts';
 import type {
   MetricReading,
@@ -49,6 +50,8 @@ export interface PollReport {
   readonly unreadableClusters: number;
   /** Clusters read at this step whose window has a sample at the step itself, not only older history. */
   readonly freshClusters: number;
+  /** Armed clusters whose tripwire evidently cannot read its metric (see blind-tripwires.ts). */
+  readonly blindTripwires: readonly string[];
   readonly findings: readonly Finding[];
   /** Rules that ran without some of their signals (partial) or not at all (skipped) on the clusters read. */
   readonly coverage: readonly RuleCoverage[];
@@ -75,14 +78,14 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   let metricsRequested = 0;
   let unreadable: MetricReading['unreadable'] = [];
   let freshClusters = 0;
+  let blind: readonly string[] = [];
   let stepError: unknown;
   try {
     claim = await deps.ledger.claimStep(at, deps.owner, startedAt + deps.leaseMs);
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
-      polled = deps.pollEveryCluster
-        ? plan.clusters.map((c) => c.name)
-        : dueClusters(plan, at, await deps.tripwires.armed(at), incidents);
+      const armed = deps.pollEveryCluster ? new Set<string>() : await deps.tripwires.armed(at);
+      polled = deps.pollEveryCluster ? plan.clusters.map((c) => c.name) : dueClusters(plan, at, armed, incidents);
       const reading = await deps.metrics.read({
         clusters: polled,
         end: at,
@@ -92,6 +95,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       metricsRequested = reading.metricsRequested;
       unreadable = reading.unreadable;
       freshClusters = [...reading.windows.values()].filter(hasSampleAtStep).length;
+      blind = blindTripwires(armed, reading.windows, plan.cadence.tripwire);
       const outcome = step({
         at,
         ruleSet: plan.ruleSet,
@@ -139,6 +143,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     delivered: delivered.length,
     deliveryFailures: failed.length,
     unreadableClusters,
+    ...(blind.length > 0 && { blindTripwires: blind }),
     nearMisses: nearMisses(findings, plan.nearMissMargin),
     // A failed poll is recorded too, so that the digest can count it; the error still fails the invocation.
     ...(stepError !== undefined && {
@@ -156,6 +161,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     unreadable,
     unreadableClusters,
     freshClusters,
+    blindTripwires: blind,
     findings,
     coverage,
     coverageCounts: {

@@ -129,6 +129,8 @@ export interface PollRecord {
   readonly delivered: number;
   readonly deliveryFailures: number;
   readonly unreadableClusters: number;
+  /** Armed clusters whose tripwire evidently cannot read its metric; absent when none. */
+  readonly blindTripwires?: readonly string[];
   /** Rules that came within the digest's margin of firing at this step. */
   readonly nearMisses: readonly NearMiss[];
   readonly error?: string;

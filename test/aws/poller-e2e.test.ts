@@ -185,6 +185,7 @@ describe('the poller over the real wire', () => {
       { Name: 'NotificationsSent', Unit: 'Count' },
       { Name: 'NotificationFailures', Unit: 'Count' },
       { Name: 'UnreadableClusters', Unit: 'Count' },
+      { Name: 'BlindTripwires', Unit: 'Count' },
       { Name: 'PollDurationMs', Unit: 'Milliseconds' },
       { Name: 'Heartbeat', Unit: 'Count' },
     ]);

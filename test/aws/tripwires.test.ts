@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
+import { DynamoDbTripwireRecorder } from '../../aws/dynamodb-tripwire-recorder.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { recordTripwire } from '../../functions/tripwire/tripwire-event.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../support/aws-harness.ts';
@@ -8,12 +9,13 @@ import { alarmEventFor } from '../support/poller-harness.ts';
 describe('tripwires in DynamoDB', () => {
   let harness: AwsHarness;
   let tripwires: DynamoDbTripwires;
+  let recorder: DynamoDbTripwireRecorder;
   const warnings: unknown[] = [];
   /** The change as EventBridge delivers it, `delay` ms after the alarm changed state. */
   const record = (cluster: string, state: 'ALARM' | 'OK', at: number, delay = 5_000) =>
     recordTripwire(
       {
-        tripwires,
+        tripwires: recorder,
         deployment: 'test',
         clusters: new Set(['dev-a', 'dev-b']),
         now: () => at + delay,
@@ -25,6 +27,7 @@ describe('tripwires in DynamoDB', () => {
   beforeAll(async () => {
     harness = await startAwsHarness();
     tripwires = new DynamoDbTripwires(documentClient(), TABLE);
+    recorder = new DynamoDbTripwireRecorder(documentClient(), TABLE);
   });
 
   beforeEach(async () => {
@@ -56,7 +59,7 @@ describe('tripwires in DynamoDB', () => {
     const wedge = alarmEventFor('dev-a', 'OK', Date.parse('2099-01-01T00:00:00Z')).detail;
     const attempt = recordTripwire(
       {
-        tripwires,
+        tripwires: recorder,
         deployment: 'test',
         clusters: new Set(['dev-a']),
         now: () => now,
@@ -78,7 +81,13 @@ describe('tripwires in DynamoDB', () => {
       state: { value: 'ALARM' as const, timestamp: 'yesterday-ish' },
     };
     const attempt = recordTripwire(
-      { tripwires, deployment: 'test', clusters: new Set(['dev-a']), now: Date.now, logger: { warn: () => undefined } },
+      {
+        tripwires: recorder,
+        deployment: 'test',
+        clusters: new Set(['dev-a']),
+        now: Date.now,
+        logger: { warn: () => undefined },
+      },
       garbage,
     );
 
@@ -86,7 +95,7 @@ describe('tripwires in DynamoDB', () => {
   });
 
   it('overwrites a state an earlier version recorded from the future, instead of ignoring every real change', async () => {
-    await tripwires.record('dev-a', 'OK', Date.parse('2099-01-01T00:00:00Z'), Date.parse('2099-01-01T00:00:00Z'));
+    await recorder.record('dev-a', 'OK', Date.parse('2099-01-01T00:00:00Z'), Date.parse('2099-01-01T00:00:00Z'));
     const now = Date.parse('2026-11-23T09:00:00Z');
 
     const outcome = await record('dev-a', 'ALARM', now - 10_000);

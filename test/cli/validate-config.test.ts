@@ -100,17 +100,28 @@ describe('sentinel validate-config', () => {
   });
 
   it('warns about a cluster outside the region given with --region', async () => {
-    const file = write(
-      'elsewhere.json',
-      heard({ clusters: [{ name: 'a', accountId: '222233334444', region: 'us-east-1' }] }),
-    );
+    const file = write('elsewhere.json', heard({ clusters: [{ name: 'a', region: 'us-east-1' }] }));
 
     const { output } = await run('validate-config', '--region=eu-west-1', file);
 
-    expect(output.stderrLines[0]).toBe(`sentinel: ${file} has 2 warning(s):`);
+    expect(output.stderrLines[0]).toBe(`sentinel: ${file} has 1 warning(s):`);
     expect(output.stderrText).toContain(
-      '$.clusters[0].region: cluster "a" is in account 222233334444, region us-east-1',
+      '$.clusters[0].region: cluster "a" is in us-east-1, but alarms can only watch metrics of their own region (eu-west-1)',
     );
+  });
+
+  it('refuses clusters of other accounts without the ops account and Region, with exit code 2', async () => {
+    const file = write('unplaced.json', heard({ clusters: [{ name: 'a', accountId: '222233334444' }] }));
+
+    const { code, output } = await run('validate-config', file);
+
+    expect([code, output.stderrLines[0], output.stderrLines[1]]).toEqual([
+      2,
+      `sentinel: ${file} is not valid:`,
+      expect.stringContaining(
+        '  - $.ops: clusters in other accounts (a in 222233334444) need the ops account and Region named',
+      ),
+    ]);
   });
 
   it('refuses a region that is not one', async () => {

@@ -135,8 +135,9 @@ describe('configVerdict', () => {
     ]);
   });
 
-  it('warns about clusters that a stack in another region reads without a tripwire or cannot read at all', () => {
+  it('warns about clusters in another Region than the ops stack, which no tripwire alarm can watch', () => {
     const config = configWith({
+      ops: { accountId: '111122223333', region: 'eu-west-1' },
       clusters: [
         { name: 'a' },
         { name: 'b', region: 'us-east-1' },
@@ -145,7 +146,7 @@ describe('configVerdict', () => {
       ],
     });
 
-    expect(configVerdict(config, { opsRegion: 'eu-west-1' }).warnings.map((w) => [w.path, w.message])).toEqual([
+    expect(configVerdict(config).warnings.map((w) => [w.path, w.message])).toEqual([
       [
         '$.clusters[1].region',
         'cluster "b" is in us-east-1, but alarms can only watch metrics of their own region (eu-west-1): it has no tripwire and is read on the slow cadence only.',
@@ -154,17 +155,75 @@ describe('configVerdict', () => {
         '$.clusters[2].region',
         'cluster "c" is in us-east-1, but alarms can only watch metrics of their own region (eu-west-1): it has no tripwire and is read on the slow cadence only.',
       ],
-      [
-        '$.clusters[2].region',
-        'cluster "c" is in account 222233334444, region us-east-1, but the OAM sink is in eu-west-1: OAM links are regional, so its metrics cannot be read through this sink.',
-      ],
     ]);
   });
 
   it('leaves the regional checks out when the region of the ops stack is not known', () => {
-    const config = configWith({ clusters: [{ name: 'c', accountId: '222233334444', region: 'us-east-1' }] });
+    const config = configWith({ clusters: [{ name: 'c', region: 'us-east-1' }] });
 
     expect(configVerdict(config).warnings).toEqual([]);
+  });
+
+  it('warns about an existing sink that no cluster of another account needs', () => {
+    const config = configWith({
+      ops: {
+        accountId: '111122223333',
+        region: 'eu-west-1',
+        existingSinks: ['arn:aws:oam:us-east-1:111122223333:sink/abc'],
+      },
+      clusters: [{ name: 'a', accountId: '222233334444' }],
+    });
+
+    expect(configVerdict(config).warnings.map((w) => [w.code, w.path])).toEqual([
+      ['sentinel:unusedSink', '$.ops.existingSinks[0]'],
+    ]);
+  });
+});
+
+describe('configVerdict on the ops account', () => {
+  it('refuses clusters of other accounts when the file names no ops account and Region', () => {
+    const config = configWith({ clusters: [{ name: 'd', accountId: '222233334444' }] });
+
+    expect(configVerdict(config).errors).toEqual([
+      {
+        path: '$.ops',
+        message:
+          'clusters in other accounts (d in 222233334444) need the ops account and Region named: add "ops": { "accountId": "OPS_ACCOUNT_ID", "region": "REGION" }. The workload accounts run cdk with their own credentials, so the stacks cannot learn the ops account from them.',
+      },
+    ]);
+  });
+
+  it('accepts a cluster that names the ops account itself without "ops"', () => {
+    const config = configWith({
+      ops: { accountId: '111122223333' },
+      clusters: [{ name: 'a', accountId: '111122223333' }],
+    });
+
+    expect(configVerdict(config).errors).toEqual([]);
+  });
+
+  it('refuses an existing sink of another account, and two sinks in one Region', () => {
+    const config = configWith({
+      ops: {
+        accountId: '111122223333',
+        region: 'eu-west-1',
+        existingSinks: ['arn:aws:oam:eu-west-1:999988887777:sink/abc', 'arn:aws:oam:eu-west-1:111122223333:sink/def'],
+      },
+      clusters: [{ name: 'a', accountId: '222233334444' }],
+    });
+
+    expect(configVerdict(config).errors).toEqual([
+      {
+        path: '$.ops.existingSinks[0]',
+        message:
+          'this sink is in account 999988887777, not in the ops account 111122223333: the poller reads linked metrics through a sink of its own account',
+      },
+      {
+        path: '$.ops.existingSinks[1]',
+        message:
+          '$.ops.existingSinks[0] already names the sink of eu-west-1: an account has at most one sink per Region',
+      },
+    ]);
   });
 });
 

@@ -20,7 +20,7 @@ beforeAll(() => {
   apps.push(['the test configuration', synthSentinelApp({ bundle: false, validation: true })]);
   apps.push([
     'the example configuration',
-    synthSentinelApp({ bundle: false, validation: true, configFile: EXAMPLE_CONFIG, opsEnv: {} }),
+    synthSentinelApp({ bundle: false, validation: true, configFile: EXAMPLE_CONFIG, credentials: {} }),
   ]);
 });
 

@@ -158,6 +158,7 @@ describe('SourceAccountStack', () => {
     const stack = new SourceAccountStack(newApp({ bundle: false, parent: outdir }), 'SourceAccountStack', {
       namespaces: ['AWS/EKS', 'ContainerInsights'],
       sinkArn: SINK_ARN,
+      crossAccountAlarms: true,
       synthesizer: new BootstraplessSynthesizer(),
     });
 

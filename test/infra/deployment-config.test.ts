@@ -65,7 +65,7 @@ describe('buildSentinelApp', () => {
       },
     });
     const error = inputErrorOf(() =>
-      buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV }),
+      buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, credentials: TEST_ENV }),
     );
     expect(error.problems).toEqual([
       {
@@ -89,7 +89,7 @@ describe('buildSentinelApp', () => {
       },
     });
     const error = inputErrorOf(() =>
-      buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV }),
+      buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, credentials: TEST_ENV }),
     );
     expect(error.problems.map((p) => p.path)).toEqual(['$.subscriptions.paging[1].clusters']);
   });
@@ -101,7 +101,7 @@ describe('buildSentinelApp', () => {
       digest: { recipients: ['lead@example.com', 'lead@example.com'] },
     });
     const error = inputErrorOf(() =>
-      buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV }),
+      buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, credentials: TEST_ENV }),
     );
     expect(error.problems.map((p) => p.path)).toEqual(['$.digest.recipients[1]']);
   });
@@ -120,7 +120,10 @@ describe('synth', () => {
       clusters: [{ name: 'a' }],
       subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }] },
     });
-    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV });
+    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), {
+      configFile: file,
+      credentials: TEST_ENV,
+    });
     Annotations.fromStack(ops).hasWarning('/OpsStack', Match.stringLikeRegexp('no one receives the pipeline alarms'));
   });
 
@@ -129,7 +132,10 @@ describe('synth', () => {
       clusters: [{ name: 'a' }],
       subscriptions: { notice: [{ subscribers: [oncall] }] },
     });
-    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV });
+    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), {
+      configFile: file,
+      credentials: TEST_ENV,
+    });
     Annotations.fromStack(ops).hasWarning('/OpsStack', Match.stringLikeRegexp('no paging subscriber'));
   });
 
@@ -138,9 +144,12 @@ describe('synth', () => {
       clusters: [{ name: 'a', region: 'us-east-1' }],
       subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }] },
     });
-    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV });
+    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), {
+      configFile: file,
+      credentials: TEST_ENV,
+    });
     const { config } = readConfigFile(file);
-    const expected = configVerdict(config, { opsRegion: TEST_ENV.region, opsAccount: TEST_ENV.account }).warnings;
+    const expected = configVerdict(config, { opsRegion: TEST_ENV.region }).warnings;
 
     const warnings = Annotations.fromStack(ops)
       .findWarning('*', Match.stringLikeRegexp('\\[ack: sentinel:'))
@@ -155,17 +164,19 @@ describe('synth', () => {
     expect(warnings).toEqual(expected.map((w) => `${file} ${w.path}: ${w.message}`));
   });
 
-  it('warns about a linked cluster outside the region of the OAM sink', () => {
-    const file = writeConfig('elsewhere.json', {
-      clusters: [{ name: 'a', accountId: '222233334444', region: 'us-east-1' }],
+  it('refuses clusters of other accounts until the ops account and Region are named, whatever the credentials', () => {
+    const file = writeConfig('unplaced.json', {
+      clusters: [{ name: 'a', accountId: '222233334444' }],
       subscriptions: { paging: [{ subscribers: [oncall] }] },
     });
-    const { ops } = buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, opsEnv: TEST_ENV });
-    Annotations.fromStack(ops).hasWarning(
-      '/OpsStack',
-      Match.stringLikeRegexp(
-        'cluster "a" is in account 222233334444, region us-east-1, but the OAM sink is in eu-west-1',
-      ),
+    const error = inputErrorOf(() =>
+      buildSentinelApp(newApp({ bundle: false, parent: dir }), { configFile: file, credentials: TEST_ENV }),
     );
+    expect(error.problems).toEqual([
+      {
+        path: '$.ops',
+        message: expect.stringContaining('add "ops": { "accountId": "OPS_ACCOUNT_ID", "region": "REGION" }'),
+      },
+    ]);
   });
 });

@@ -33,7 +33,7 @@ describe('a subscriber URL that carries a credential', () => {
     try {
       let error: unknown;
       try {
-        buildSentinelApp(app, { configFile, opsEnv: TEST_ENV });
+        buildSentinelApp(app, { configFile, credentials: TEST_ENV });
         app.synth();
       } catch (caught) {
         error = caught;

@@ -36,6 +36,7 @@ describe('SourceAccountStack', () => {
   it('asks for the sink ARN as a parameter when the context names none', () => {
     const stack = new SourceAccountStack(new App({ builtinCloudFormationValidation: false }), 'SourceAccountStack', {
       namespaces: ['AWS/EKS'],
+      crossAccountAlarms: false,
     });
     Template.fromStack(stack).hasParameter('SinkArn', {
       Type: 'String',
@@ -45,7 +46,7 @@ describe('SourceAccountStack', () => {
   });
 
   it('needs no cdk bootstrap in the workload account', () => {
-    expect(Object.keys(template.toJSON().Parameters)).toEqual(['SinkArn']);
+    expect(Object.keys(template.toJSON().Parameters)).toEqual(['SinkArn', 'CreateSharingRole']);
     expect(template.toJSON().Rules).toBeUndefined();
   });
 

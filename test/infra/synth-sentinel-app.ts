@@ -61,7 +61,7 @@ export function newApp(options: AppOptions & { parent?: string } = {}): App {
 export function synthSentinelApp(options: SynthOptions = {}): SynthesizedSentinelApp {
   const { bundle, validation, ...appOptions } = options;
   const app = newApp({ bundle, validation });
-  const stacks = buildSentinelApp(app, { configFile: TEST_CONFIG, opsEnv: TEST_ENV, ...appOptions });
+  const stacks = buildSentinelApp(app, { configFile: TEST_CONFIG, credentials: TEST_ENV, ...appOptions });
   const assembly = app.synth();
   return { app, assembly, ...stacks, dispose: () => rmSync(assembly.directory, { recursive: true, force: true }) };
 }

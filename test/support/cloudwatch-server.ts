@@ -1,5 +1,6 @@
 /**
- * A loopback fake of CloudWatch metrics (PutMetricData, GetMetricData) that the real @aws-sdk/client-cloudwatch
+ * A loopback fake of CloudWatch metrics (PutMetricData, GetMetricData, ListMetrics) and alarms (DescribeAlarms, of
+ * alarms a test sets with `setAlarm`) that the real @aws-sdk/client-cloudwatch
  * talks to unmodified. The installed client speaks AWS JSON 1.0 in query-compatible mode: it POSTs to `/` with
  * `X-Amz-Target: GraniteServiceVersion20100801.<Operation>`, writes timestamps as epoch seconds and non-finite
  * numbers as the strings "NaN"/"Infinity", and names an error by the `x-amzn-query-error: <Code>;<Sender|Receiver>`
@@ -12,10 +13,16 @@
  */
 import { createHash } from 'node:crypto';
 import type {
+  DescribeAlarmsInput,
+  DescribeAlarmsOutput,
   Dimension,
+  DimensionFilter,
   GetMetricDataInput,
   GetMetricDataOutput,
+  ListMetricsInput,
+  ListMetricsOutput,
   MessageData,
+  MetricAlarm,
   MetricDataQuery,
   MetricDataResult,
   MetricDatum,
@@ -43,6 +50,15 @@ const MAX_METRIC_DATA = 1000;
 const MAX_VALUES = 150;
 const MAX_DIMENSIONS = 30;
 const DEFAULT_MAX_DATAPOINTS = 100_800;
+/** "Up to 500 results are returned for any one call" (ListMetrics). */
+const LIST_METRICS_PAGE = 500;
+/** ListMetrics leaves out metrics that "haven't reported data in the past two weeks". */
+const LIST_METRICS_HORIZON_MS = 14 * 24 * 3_600_000;
+/** RecentlyActive's only valid value, PT3H: data points published in the past three hours. */
+const RECENTLY_ACTIVE_MS = 3 * 3_600_000;
+/** DescribeAlarms: at most 100 names, and MaxRecords from 1 to 100 (50 when not given). */
+const MAX_ALARM_NAMES = 100;
+const DEFAULT_ALARM_RECORDS = 50;
 const QUERY_ID = /^[a-z][a-zA-Z0-9_]*$/;
 
 /** The `__type` CloudWatch sends with each error code; modelled ones let the SDK build its named error classes. */
@@ -112,6 +128,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   /** Every GetMetricData request received, as the caller passed it to the SDK, rejected ones included. */
   readonly getMetricDataRequests: GetMetricDataInput[] = [];
   readonly #series = new Map<string, Series>();
+  readonly #alarms = new Map<string, MetricAlarm>();
   #visibleUntilMs = Number.POSITIVE_INFINITY;
   #partialKeep: number | undefined;
   readonly #acceptVendedNamespaces: boolean;
@@ -146,6 +163,15 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
     }
   }
 
+  /**
+   * Adds or replaces a metric alarm as DescribeAlarms reports it (name, state, reason, ...): alarms are not evaluated
+   * here, so a test sets the state the alarm would be in.
+   */
+  setAlarm(alarm: MetricAlarm): void {
+    if (!alarm.AlarmName) throw new RangeError('an alarm needs a name');
+    this.#alarms.set(alarm.AlarmName, { ...alarm });
+  }
+
   /** Hides datapoints at or after `until`, as if they were not ingested yet; `undefined` shows everything again. */
   setVisibleUntil(until: Date | undefined): void {
     this.#visibleUntilMs = until?.getTime() ?? Number.POSITIVE_INFINITY;
@@ -166,6 +192,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   override reset(): void {
     super.reset();
     this.#series.clear();
+    this.#alarms.clear();
     this.getMetricDataRequests.length = 0;
     this.#visibleUntilMs = Number.POSITIVE_INFINITY;
     this.#partialKeep = undefined;
@@ -196,6 +223,10 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
         this.getMetricDataRequests.push(request);
         return jsonReply(encodeGetMetricDataOutput(this.#getMetricData(request)));
       }
+      case 'ListMetrics':
+        return jsonReply(this.#listMetrics(input as ListMetricsInput));
+      case 'DescribeAlarms':
+        return jsonReply(encodeDescribeAlarmsOutput(this.#describeAlarms(input as Wire<DescribeAlarmsInput>)));
       default:
         throw new ServiceError(
           'UnknownOperationException',
@@ -235,6 +266,91 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
       );
     }
     this.put(input);
+  }
+
+  /**
+   * ListMetrics as CloudWatch answers it: exact namespace and name filters, dimension filters that a metric matches
+   * when it has each named dimension (with the value, when one is given), only metrics with data in the past two weeks
+   * (three hours with RecentlyActive PT3H), the monitoring account's own unless IncludeLinkedAccounts, 500 a page.
+   */
+  #listMetrics(input: ListMetricsInput): ListMetricsOutput {
+    if (input.RecentlyActive !== undefined && input.RecentlyActive !== 'PT3H') {
+      throw invalidValue('RecentlyActive', input.RecentlyActive);
+    }
+    if (input.OwningAccount !== undefined && input.IncludeLinkedAccounts !== true) {
+      throw new ServiceError(
+        'InvalidParameterCombination',
+        'The parameter OwningAccount requires IncludeLinkedAccounts to be true.',
+      );
+    }
+    if ((input.Dimensions?.length ?? 0) > 10) {
+      throw invalidValue('Dimensions', `a list of ${input.Dimensions?.length} dimension filters`);
+    }
+    const since = Date.now() - (input.RecentlyActive ? RECENTLY_ACTIVE_MS : LIST_METRICS_HORIZON_MS);
+    const found: { account: string; metric: { Namespace: string; MetricName: string; Dimensions: Dimension[] } }[] = [];
+    for (const [key, series] of this.#series) {
+      const [account, namespace, metricName, pairs] = JSON.parse(key) as [string, string, string, [string, string][]];
+      if (
+        input.IncludeLinkedAccounts
+          ? input.OwningAccount && account !== input.OwningAccount
+          : account !== this.accountId
+      ) {
+        continue;
+      }
+      if (input.Namespace !== undefined && namespace !== input.Namespace) continue;
+      if (input.MetricName !== undefined && metricName !== input.MetricName) continue;
+      if (!matchesFilters(pairs, input.Dimensions ?? [])) continue;
+      if (series.newest() < since) continue;
+      found.push({
+        account,
+        metric: {
+          Namespace: namespace,
+          MetricName: metricName,
+          Dimensions: pairs.map(([Name, Value]) => ({ Name, Value })),
+        },
+      });
+    }
+    const offset = input.NextToken === undefined ? 0 : listOffset(input.NextToken, found.length);
+    const pageOf = found.slice(offset, offset + LIST_METRICS_PAGE);
+    const next = offset + LIST_METRICS_PAGE;
+    return {
+      Metrics: pageOf.map((entry) => entry.metric),
+      ...(input.IncludeLinkedAccounts && { OwningAccounts: pageOf.map((entry) => entry.account) }),
+      ...(next < found.length && { NextToken: Buffer.from(JSON.stringify({ list: next })).toString('base64url') }),
+    };
+  }
+
+  /** DescribeAlarms over the alarms set with `setAlarm`: metric alarms only (no composite alarm is ever set). */
+  #describeAlarms(input: Wire<DescribeAlarmsInput>): DescribeAlarmsOutput {
+    if (input.AlarmNames !== undefined && input.AlarmNamePrefix !== undefined) {
+      throw new ServiceError(
+        'InvalidParameterCombination',
+        'The parameters AlarmNames and AlarmNamePrefix are mutually exclusive and you have specified both.',
+      );
+    }
+    if ((input.AlarmNames?.length ?? 0) > MAX_ALARM_NAMES) {
+      throw new ServiceError(
+        'ValidationError',
+        `The collection AlarmNames must not have a size greater than ${MAX_ALARM_NAMES}.`,
+      );
+    }
+    const records = toNumber(input.MaxRecords) ?? DEFAULT_ALARM_RECORDS;
+    if (!(Number.isInteger(records) && records >= 1 && records <= 100)) throw invalidValue('MaxRecords', records);
+    const metricAlarms = input.AlarmTypes === undefined || input.AlarmTypes.includes('MetricAlarm');
+    const names = input.AlarmNames === undefined ? undefined : new Set(input.AlarmNames);
+    const matching = [...this.#alarms.values()]
+      .filter(() => metricAlarms)
+      .filter((alarm) => names === undefined || names.has(alarm.AlarmName ?? ''))
+      .filter((alarm) => input.AlarmNamePrefix === undefined || alarm.AlarmName?.startsWith(input.AlarmNamePrefix))
+      .filter((alarm) => input.StateValue === undefined || alarm.StateValue === input.StateValue)
+      .sort((a, b) => (a.AlarmName ?? '').localeCompare(b.AlarmName ?? ''));
+    const offset = input.NextToken === undefined ? 0 : listOffset(input.NextToken, matching.length);
+    const next = offset + records;
+    return {
+      MetricAlarms: matching.slice(offset, next),
+      CompositeAlarms: [],
+      ...(next < matching.length && { NextToken: Buffer.from(JSON.stringify({ list: next })).toString('base64url') }),
+    };
   }
 
   #getMetricData(input: GetMetricDataInput): GetMetricDataOutput {
@@ -319,6 +435,11 @@ class Series {
     // Data nearly always arrives in time order, which makes this an append.
     const at = last === undefined || last < minute ? this.#minutes.length : lowerBound(this.#minutes, minute);
     this.#minutes.splice(at, 0, minute);
+  }
+
+  /** The start of the newest minute with data, or -Infinity for a series without any. */
+  newest(): number {
+    return this.#minutes.at(-1) ?? Number.NEGATIVE_INFINITY;
   }
 
   /** The buckets whose minute starts in [fromMs, toMs), oldest first. */
@@ -567,6 +688,27 @@ function readNextToken(token: string, fingerprint: string, total: number): numbe
   return offset;
 }
 
+/** Whether a metric's dimensions satisfy ListMetrics' filters: each named dimension present, with its value if given. */
+function matchesFilters(pairs: readonly (readonly [string, string])[], filters: readonly DimensionFilter[]): boolean {
+  return filters.every(({ Name, Value }) =>
+    pairs.some(([name, value]) => name === Name && (Value === undefined || value === Value)),
+  );
+}
+
+/** The offset a list operation's NextToken carries. */
+function listOffset(token: string, total: number): number {
+  let offset: unknown;
+  try {
+    offset = (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { list?: unknown }).list;
+  } catch {
+    offset = undefined;
+  }
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset <= 0 || offset >= total) {
+    throw new ServiceError('InvalidNextToken', 'The service returned an invalid NextToken or the request changed.');
+  }
+  return offset;
+}
+
 /** The same key whatever order the dimensions are given in. */
 function seriesKey(accountId: string, namespace: string, metricName: string, dimensions: Dimension[]): string {
   const pairs = dimensions
@@ -683,6 +825,20 @@ function encodeGetMetricDataOutput(output: GetMetricDataOutput): Wire<GetMetricD
     MetricDataResults: output.MetricDataResults?.map((result) => ({
       ...result,
       Timestamps: result.Timestamps?.map((timestamp) => timestamp.getTime() / 1000),
+    })),
+  };
+}
+
+/** Alarm timestamps go on the wire as epoch seconds, like every timestamp of the JSON 1.0 codec. */
+function encodeDescribeAlarmsOutput(output: DescribeAlarmsOutput): unknown {
+  const seconds = (date: Date | undefined) => (date === undefined ? undefined : date.getTime() / 1000);
+  return {
+    ...output,
+    MetricAlarms: output.MetricAlarms?.map((alarm) => ({
+      ...alarm,
+      AlarmConfigurationUpdatedTimestamp: seconds(alarm.AlarmConfigurationUpdatedTimestamp),
+      StateUpdatedTimestamp: seconds(alarm.StateUpdatedTimestamp),
+      StateTransitionedTimestamp: seconds(alarm.StateTransitionedTimestamp),
     })),
   };
 }

@@ -47,6 +47,8 @@ export interface HttpReply {
 export interface RawRequest {
   headers: IncomingHttpHeaders;
   body: string;
+  /** The request's path, which REST protocols name the operation by. */
+  path: string;
 }
 
 export interface ServiceCall<Input> {
@@ -129,7 +131,7 @@ export abstract class LoopbackServer<Input> {
       if (this.faults.latencyMs > 0) {
         await sleep(this.faults.latencyMs);
       }
-      const call = this.decode({ headers: request.headers, body });
+      const call = this.decode({ headers: request.headers, body, path: request.url ?? '/' });
       this.#calls.set(call.operation, (this.#calls.get(call.operation) ?? 0) + 1);
       const fault = this.faults.take(call.operation, sdkAttempt(request.headers['amz-sdk-request']));
       if (fault?.kind === 'drop') {

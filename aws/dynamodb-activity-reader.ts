@@ -1,0 +1,42 @@
+import { readActivity, within } from '../shared/pipeline/activity.ts';
+import type { Activity, ActivityLog, IncidentRepository, Outbox, PollRecord } from '../shared/pipeline/ports.ts';
+import { DynamoDbIncidentReader } from './dynamodb-incident-reader.ts';
+import { DynamoDbOutboxReader } from './dynamodb-outbox-reader.ts';
+import { DynamoDbTable, type DynamoDbTableOptions } from './dynamodb-table.ts';
+import { decodeItem, pollLogItem } from './table-items.ts';
+import { DAY_INDEX, daysFrom } from './table-keys.ts';
+
+/** Where a period's activity comes from besides the poll log: the incidents' and the outbox's own reads. */
+export interface ActivitySources {
+  readonly incidents: Pick<IncidentRepository, 'overlapping'>;
+  readonly outbox: Pick<Outbox, 'raisedBetween'>;
+}
+
+/** The reading half of the poll log: a period's activity, read a day at a time from the `byDay` index. */
+export class DynamoDbActivityReader implements Pick<ActivityLog, 'activityBetween'> {
+  constructor(
+    protected readonly table: DynamoDbTable,
+    private readonly sources: ActivitySources,
+  ) {}
+
+  activityBetween(from: number, to: number): Promise<Activity> {
+    return readActivity(this.sources, this.pollsBetween(from, to), from, to);
+  }
+
+  private async pollsBetween(from: number, to: number): Promise<PollRecord[]> {
+    const items = await this.table.days(daysFrom(from, to).map(DAY_INDEX.polledOn));
+    return items.map((item) => decodeItem(pollLogItem, item).record).filter((p) => within(p.at, from, to));
+  }
+}
+
+/**
+ * The weekly digest's view of the table: reads only (queries), so that a function that only reports on the past
+ * (the digest) is given nothing that writes.
+ */
+export function dynamoDbActivityReader(options: DynamoDbTableOptions): Pick<ActivityLog, 'activityBetween'> {
+  const table = new DynamoDbTable(options);
+  return new DynamoDbActivityReader(table, {
+    incidents: new DynamoDbIncidentReader(table),
+    outbox: new DynamoDbOutboxReader(table),
+  });
+}

@@ -1,0 +1,180 @@
+import { cloudWatchClients } from '../aws/clients.ts';
+import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch-inventory.ts';
+import { attachedLinks } from '../aws/oam-links.ts';
+import { signalSources } from '../aws/query-plan.ts';
+import { readConfigFile } from '../io/input-files.ts';
+import { parseSinkArn } from '../shared/config/deployment-config.ts';
+import {
+  hasTripwireSignal,
+  isLinked,
+  metricsSinkStackName,
+  OPS_STACK,
+  opsPlacement,
+} from '../shared/config/deployment-shape.ts';
+import { type ClusterObservation, diagnose, renderDiagnosis } from '../shared/doctor/diagnosis.ts';
+import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
+import { configuredPlan } from '../shared/pipeline/build-plan.ts';
+import { type CommandOutput, UsageError } from './command.ts';
+import { defineCommand } from './command-line.ts';
+import { stackOutput } from './stack-outputs.ts';
+
+/** The metrics' newest datapoint is looked for this far back; a signal is fresh within the poller's look-back. */
+const HISTORY_MS = 86_400_000;
+
+export const DOCTOR_COMMAND = defineCommand({
+  name: 'doctor',
+  summary: 'say what each cluster really reports: metrics, Container Insights, node groups, links, tripwires, coverage',
+  usage: ['sentinel doctor --config FILE [--stack NAME] [--sink-identifier SINK_ARN]'],
+  options: {
+    config: { type: 'string', value: 'FILE', description: 'the deployment configuration whose clusters to check' },
+    stack: {
+      type: 'string',
+      value: 'NAME',
+      description: `the deployed ops stack (default ${OPS_STACK}): its tripwire alarms, and the SinkArn of its stacks`,
+    },
+    'sink-identifier': {
+      type: 'string',
+      value: 'SINK_ARN',
+      description: 'a sink of the ops account, to check the workload accounts linked to it (OAM ListAttachedLinks)',
+    },
+  },
+  notes: [
+    'Read-only, with the default AWS credential chain of the ops account (AWS_PROFILE, AWS_REGION, ...): it needs',
+    'cloudwatch:ListMetrics, GetMetricData and DescribeAlarms, oam:ListAttachedLinks and cloudformation:DescribeStacks.',
+    'Exit codes: 0 every page-level rule runs with all its signals on every cluster, 1 some do not (the fixes follow).',
+  ],
+  run: (values, _, out) => doctorCommand(values, out),
+});
+
+export interface DoctorOptions {
+  readonly config?: string;
+  readonly stack?: string;
+  readonly 'sink-identifier'?: string;
+}
+
+/** `sentinel doctor`: observe every cluster of the configuration in the real accounts, then diagnose. */
+export async function doctorCommand(options: DoctorOptions, out: CommandOutput, now = Date.now()): Promise<number> {
+  if (!options.config) throw new UsageError('--config is required');
+  const loaded = readConfigFile(options.config);
+  const { config } = loaded;
+  const plan = configuredPlan(loaded);
+  const ops = opsPlacement(config, { ...(process.env.AWS_REGION && { region: process.env.AWS_REGION }) });
+  const opsRegion = ops.region ?? 'us-east-1';
+  const clientFor = cloudWatchClients(opsRegion);
+  const deployment = options.stack ?? OPS_STACK;
+  const sinks = await sinksByRegion(config.ops.existingSinks, options, deployment, config.clusters, ops);
+  const links = new Map<string, Promise<Set<string>>>();
+  const linkedTo = (sink: string, region: string) => {
+    let accounts = links.get(sink);
+    if (!accounts) {
+      accounts = attachedLinks(sink, region).then((found) => new Set(found.map((link) => link.account)));
+      links.set(sink, accounts);
+    }
+    return accounts;
+  };
+  const tripwired = config.clusters.filter(
+    (cluster) => hasTripwireSignal(cluster) && (cluster.region ?? opsRegion) === opsRegion,
+  );
+  const alarms = new Map(
+    (
+      await alarmStates(
+        clientFor(opsRegion),
+        tripwired.map((c) => tripwireAlarmName(deployment, c.name)),
+      )
+    ).map((alarm) => [alarm.name, alarm]),
+  );
+  out.stderr(
+    `Checking ${config.clusters.length} cluster(s) in CloudWatch${ops.account ? ` (ops account ${ops.account})` : ''}...`,
+  );
+  const observations = await Promise.all(
+    config.clusters.map(async (cluster): Promise<ClusterObservation> => {
+      const region = cluster.region ?? opsRegion;
+      const linked = isLinked(cluster, ops) ? cluster.accountId : undefined;
+      const owner = { client: clientFor(region), ...(cluster.accountId && { accountId: cluster.accountId }) };
+      const sources = signalSources(cluster);
+      const presence = await metricPresence(
+        owner,
+        sources.flatMap((s) => s.metrics),
+        now - HISTORY_MS,
+        now,
+      );
+      const presenceOf = (metric: (typeof presence)[number]['spec']) => presence.find((p) => p.spec === metric);
+      const sink = sinks.get(region);
+      const alarmName = tripwireAlarmName(deployment, cluster.name);
+      const alarm = alarms.get(alarmName);
+      return {
+        cluster: cluster.name,
+        region,
+        ...(linked && { linkedAccount: linked }),
+        signals: sources.map(({ signal, metrics }) => ({
+          signal,
+          metrics: metrics.map((spec) => {
+            const found = presenceOf(spec);
+            return {
+              namespace: spec.namespace,
+              metricName: spec.metricName,
+              dimensions: spec.dimensions,
+              listed: found?.listed ?? false,
+              ...(found?.newestAt !== undefined && { newestAt: found.newestAt }),
+            };
+          }),
+        })),
+        containerInsights: await namespaceReports(owner, 'ContainerInsights', cluster.name),
+        nodeGroups: cluster.source.nodeGroups.map((name) => ({
+          name,
+          found: presence.some((p) => p.spec.dimensions.AutoScalingGroupName === name && p.listed),
+        })),
+        ...(linked && {
+          link: sink
+            ? { status: (await linkedTo(sink, region)).has(linked) ? 'present' : 'missing', sink }
+            : { status: 'unknown' },
+        }),
+        ...(tripwired.includes(cluster) && {
+          tripwire: { alarm: alarmName, ...(alarm && { state: alarm.state, reason: alarm.reason }) },
+        }),
+      };
+    }),
+  );
+  const diagnosis = diagnose(plan.clusters, observations, {
+    now,
+    freshMs: plan.lookback * plan.stepSeconds * 1000,
+    stepSeconds: plan.stepSeconds,
+  });
+  for (const line of renderDiagnosis(diagnosis, now)) out.stdout(line);
+  return diagnosis.healthy ? 0 : 1;
+}
+
+/**
+ * The ops account's sink of each Region with linked clusters: named in the configuration, given on the command line,
+ * or the SinkArn output of the stack that holds it (the ops stack in its Region, MetricsSinkStack-REGION elsewhere).
+ */
+async function sinksByRegion(
+  existing: readonly string[],
+  options: DoctorOptions,
+  deployment: string,
+  clusters: readonly { readonly region?: string; readonly accountId?: string }[],
+  ops: { readonly account?: string; readonly region?: string },
+): Promise<Map<string, string>> {
+  const sinks = new Map<string, string>();
+  const add = (arn: string | undefined) => {
+    const region = arn === undefined ? undefined : parseSinkArn(arn)?.region;
+    if (arn && region && !sinks.has(region)) sinks.set(region, arn);
+  };
+  for (const arn of existing) add(arn);
+  const given = options['sink-identifier'];
+  if (given !== undefined) {
+    if (!parseSinkArn(given)) throw new UsageError(`--sink-identifier "${given}" is not an OAM sink ARN`);
+    add(given);
+  }
+  if (options.stack === undefined) return sinks;
+  const regions = new Set(clusters.filter((c) => isLinked(c, ops)).map((c) => c.region ?? ops.region ?? ''));
+  for (const region of regions) {
+    if (sinks.has(region)) continue;
+    add(
+      region === ops.region || ops.region === undefined
+        ? await stackOutput(deployment, 'SinkArn')
+        : await stackOutput(metricsSinkStackName(region), 'SinkArn', region),
+    );
+  }
+  return sinks;
+}

@@ -1,0 +1,27 @@
+import { BootstraplessSynthesizer, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { MetricsSink } from './metrics-sink.ts';
+
+export interface MetricsSinkStackProps extends StackProps {
+  readonly sinkName: string;
+  /** Workload accounts with clusters in this stack's Region. */
+  readonly accounts: readonly string[];
+}
+
+/**
+ * The ops account's OAM sink in a Region other than the ops stack's. OAM is regional: a workload account's cluster in
+ * us-east-1 can only be read by the poller through a sink of the ops account in us-east-1. No assets, so the Region
+ * needs no `cdk bootstrap`.
+ */
+export class MetricsSinkStack extends Stack {
+  readonly sink: MetricsSink;
+
+  constructor(scope: Construct, id: string, props: MetricsSinkStackProps) {
+    super(scope, id, { ...props, synthesizer: new BootstraplessSynthesizer() });
+    this.sink = new MetricsSink(this, 'MetricsSink', { sinkName: props.sinkName, accounts: props.accounts });
+    new CfnOutput(this, 'SinkArn', {
+      value: this.sink.sinkArn,
+      description: `Deploy ${id.replace('MetricsSinkStack', 'SourceAccountStack')} into each workload account of this Region with this ARN (-c sinkArn=...)`,
+    });
+  }
+}

@@ -1,0 +1,152 @@
+import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { signalSources } from '../../aws/query-plan.ts';
+import { doctorCommand } from '../../cli/doctor-command.ts';
+import { readConfigFile } from '../../io/input-files.ts';
+import { type AwsHarness, startAwsHarness, writeConfig } from '../support/aws-harness.ts';
+import { DEFAULT_ACCOUNT_ID } from '../support/cloudwatch-server.ts';
+import { CapturedCommandOutput } from '../support/command-output.ts';
+import { type OamServer, startOamServer } from '../support/oam-server.ts';
+
+/**
+ * `sentinel doctor` against loopback CloudWatch and OAM: prod-use1, in the ops account, reports every signal of its
+ * profile and the custom webhook.failures; dev-use1, in a linked workload account, has no Container Insights and no
+ * webhook.failures, and its tripwire reads nothing.
+ */
+const WORKLOAD = '222233334444';
+const SINK = `arn:aws:oam:us-east-1:${DEFAULT_ACCOUNT_ID}:sink/0f0e0d0c-0000-4000-8000-000000000001`;
+const NOW = Date.parse('2026-11-23T09:00:00Z');
+const MINUTE = 60_000;
+
+const CONFIG = {
+  ops: { accountId: DEFAULT_ACCOUNT_ID, region: 'us-east-1', existingSinks: [SINK] },
+  clusters: [
+    {
+      name: 'prod-use1',
+      source: {
+        nodeGroups: ['eks-prod-general'],
+        custom: {
+          'webhook.failures': {
+            namespace: 'Sentinel/Prometheus',
+            metricName: 'apiserver_admission_webhook_failures',
+            dimensions: { ClusterName: 'prod-use1' },
+            stat: 'Sum',
+          },
+        },
+      },
+    },
+    { name: 'dev-use1', accountId: WORKLOAD, source: { nodeGroups: ['eks-dev-default'] } },
+  ],
+  subscriptions: { paging: [{ subscribers: [{ protocol: 'email', endpoint: 'oncall@example.com' }] }] },
+};
+
+describe('sentinel doctor', () => {
+  let harness: AwsHarness;
+  let oam: OamServer;
+  let file: string;
+  let code: number;
+  let report: string;
+
+  beforeAll(async () => {
+    harness = await startAwsHarness();
+    oam = await startOamServer();
+    process.env.AWS_ENDPOINT_URL_OAM = oam.endpoint;
+    file = writeConfig(CONFIG);
+    const { config } = readConfigFile(file);
+    // Every metric of each cluster's profile reports, a minute apart, until two minutes ago; none of ContainerInsights
+    // for dev-use1, which has Container Insights off.
+    for (const cluster of config.clusters) {
+      const account = cluster.accountId ?? DEFAULT_ACCOUNT_ID;
+      for (const { metrics } of signalSources(cluster)) {
+        for (const metric of metrics) {
+          if (cluster.name === 'dev-use1' && metric.namespace === 'ContainerInsights') continue;
+          const data: MetricDatum[] = Array.from({ length: 10 }, (_, i) => ({
+            MetricName: metric.metricName,
+            Dimensions: Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value })),
+            Timestamp: new Date(NOW - (11 - i) * MINUTE),
+            Value: 1,
+          }));
+          harness.cloudwatch.put({ Namespace: metric.namespace, MetricData: data }, account);
+        }
+      }
+    }
+    oam.addSink(SINK, [{ account: WORKLOAD, label: 'workload-a', resourceTypes: ['AWS::CloudWatch::Metric'] }]);
+    harness.cloudwatch.setAlarm({ AlarmName: 'OpsStack-tripwire-prod-use1', StateValue: 'OK', StateReason: 'fine' });
+    harness.cloudwatch.setAlarm({
+      AlarmName: 'OpsStack-tripwire-dev-use1',
+      StateValue: 'ALARM',
+      StateReason:
+        'Threshold Crossed: no datapoints were received for 1 period and 1 missing datapoint was treated as [Breaching].',
+    });
+    const output = new CapturedCommandOutput();
+    code = await doctorCommand({ config: file }, output, NOW);
+    report = output.stdoutText;
+  }, 60_000);
+
+  afterAll(async () => {
+    delete process.env.AWS_ENDPOINT_URL_OAM;
+    await Promise.all([harness.close(), oam.close()]);
+  });
+
+  it('exits 1 while a page-level rule runs without some of its signals', () => {
+    expect(code).toBe(1);
+  });
+
+  it('reports the cluster with every signal as it is: every metric fresh, Container Insights on, full coverage', () => {
+    const prod = section(report, 'prod-use1');
+
+    expect(prod).toMatch(/metrics: (\d+) of \1 found, newest datapoint 2 min old/);
+    expect(prod).toContain('Container Insights: on');
+    expect(prod).toContain('node groups: eks-prod-general found');
+    expect(prod).toContain('tripwire OpsStack-tripwire-prod-use1: OK');
+    expect(prod).toMatch(/coverage: \d+ full, 0 partial, 0 skipped/);
+  });
+
+  it('reports the cluster without Container Insights and webhook.failures, with the rules they leave blind', () => {
+    const dev = section(report, 'dev-use1');
+
+    expect(dev).toContain('dev-use1 (account 222233334444, us-east-1)');
+    expect(dev).toContain('signals without fresh data: nodes.total, nodes.notready');
+    expect(dev).toContain('Container Insights: off');
+    expect(dev).toContain(`link to ${SINK}: present`);
+    expect(dev).toMatch(/skipped, no [^\n]*webhook\.failures|partial, runs without [^\n]*webhook\.failures/);
+    expect(dev).toMatch(/nodes\.(total|notready)/);
+  });
+
+  it('names the fix for each gap: the setting to turn on and the metric to publish', () => {
+    const fixes = report.slice(report.indexOf('To fix:'));
+
+    expect(fixes).toContain(
+      '- dev-use1: turn on Container Insights for dev-use1 (nodes.total, nodes.notready), with the credentials of account 222233334444: aws eks create-addon --cluster-name dev-use1 --addon-name amazon-cloudwatch-observability --region us-east-1',
+    );
+    expect(fixes).toMatch(/- dev-use1: [^\n]*webhook\.failures/);
+    expect(fixes).not.toContain('prod-use1:');
+  });
+
+  it('notices a tripwire in ALARM on missing data while the metrics are fresh', () => {
+    expect(section(report, 'dev-use1')).toContain(
+      'note: tripwire OpsStack-tripwire-dev-use1 is ALARM on missing data while the cluster’s metrics are fresh'.replace(
+        '’',
+        "'",
+      ),
+    );
+  });
+
+  it('reports a workload account whose link to the sink is missing, and the stack that creates it', async () => {
+    oam.addSink(SINK, []);
+    const output = new CapturedCommandOutput();
+    await doctorCommand({ config: file }, output, NOW);
+
+    expect(output.stdoutText).toContain(`link to ${SINK}: missing`);
+    expect(output.stdoutText).toContain(
+      `- dev-use1: link account 222233334444 to the sink ${SINK}: deploy the SourceAccountStack of us-east-1 there`,
+    );
+  });
+});
+
+/** The lines of one cluster's part of the report. */
+function section(report: string, cluster: string): string {
+  const start = report.indexOf(`${cluster} (`);
+  const end = report.indexOf('\n\n', start);
+  return report.slice(start, end < 0 ? undefined : end);
+}

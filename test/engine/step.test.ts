@@ -2,6 +2,7 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import { SeriesWindow } from '../../shared/engine/signal-window.ts';
 import { type StepInput, step } from '../../shared/engine/step.ts';
 import {
+  engineSettings,
   expandSignals,
   flagRule,
   minuteIso,
@@ -426,14 +427,14 @@ describe('step', () => {
       const output = step({
         at: minuteMs(3),
         ruleSet: ruleSetOf(flagRule('other', 'nodes.total')),
-        settings: { renotifyMs: 4 * 3_600_000, runbookBaseUrl: '' },
+        settings: engineSettings(),
+        mutes: [],
         incidents: first.incidents,
         clusters: [
           {
             cluster: 'dev-a',
             window: new SeriesWindow(expandSignals({ 'nodes.total': '0*4' }), 60, 3),
             rules: ruleSetOf(flagRule('other', 'nodes.total')).forCluster([]),
-            inMaintenance: false,
           },
         ],
       });
@@ -461,13 +462,16 @@ describe('step', () => {
       ]);
     });
 
-    it('sends separate notifications for the same rule firing on two clusters in different steps', () => {
+    it('announces a cluster that starts firing the same rule a minute later as an update, not a second page', () => {
       const run = runEngine({
         rules: [flagRule('outage', 'webhook.p99')],
-        clusters: { 'dev-a': { 'webhook.p99': '0 1*3' }, 'dev-b': { 'webhook.p99': '0*2 1*2' } },
+        clusters: { 'dev-a': { 'webhook.p99': '0 1*6' }, 'dev-b': { 'webhook.p99': '0*2 1*5' } },
       });
 
-      expect(run.notifications.map((n) => n.clusters)).toEqual([['dev-a'], ['dev-b']]);
+      expect(run.notifications.map((n) => [n.kind, n.reason, n.clusters])).toEqual([
+        ['page', 'opened', ['dev-a']],
+        ['update', 'joined', ['dev-a', 'dev-b']],
+      ]);
     });
 
     it('carries the evidence, hints and runbook of the rule in a page', () => {
@@ -494,13 +498,13 @@ describe('step', () => {
       const input = (): StepInput => ({
         at: minuteMs(2),
         ruleSet,
-        settings: { renotifyMs: 4 * 3_600_000, runbookBaseUrl: '' },
+        settings: engineSettings(),
+        mutes: [],
         incidents: [],
         clusters: ['dev-a', 'dev-b'].map((cluster) => ({
           cluster,
           window: new SeriesWindow(series, 60, 2),
           rules: ruleSet.forCluster([]),
-          inMaintenance: false,
         })),
       });
 

@@ -145,7 +145,9 @@ const GROUPING_BOUNDS = {
  * How clusters that fire the same rule become one fleet incident, paged once. Defaults: no wait before the first page
  * (a rule's m-of-n condition has already waited for evidence, and detection latency is the product's promise), joiners
  * announced at most every five minutes (Alertmanager's `group_interval` default), and a fleet incident takes in
- * clusters for its first 30 minutes (the window in which a late cause takes over its symptoms, too).
+ * clusters for its first hour: ten clusters breaking one to six minutes apart, read on a staggered ten-minute cycle,
+ * take up to that long to all show it. Alertmanager's groups take in alerts for as long as they live; a bound keeps an
+ * unrelated outage of the same rule, hours later, a page of its own.
  */
 export const groupingSchema = z
   .strictObject({
@@ -154,7 +156,7 @@ export const groupingSchema = z
     /** Alertmanager's `group_interval`: how long after its last notification clusters that joined are announced. */
     interval: wholeMinutesSchema(GROUPING_BOUNDS.interval).default('5m'),
     /** How long after it opened a fleet incident takes in clusters that start firing its rule, as an update. */
-    joinWithin: wholeMinutesSchema(GROUPING_BOUNDS.joinWithin).default('30m'),
+    joinWithin: wholeMinutesSchema(GROUPING_BOUNDS.joinWithin).default('1h'),
   })
   .prefault({});
 export type GroupingConfig = z.output<typeof groupingSchema>;

@@ -91,7 +91,7 @@ export interface EngineRunOptions {
   readonly maintenance?: readonly { readonly cluster?: string; readonly from: number; readonly to: number }[];
   readonly overrides?: readonly RuleOverrides[];
   readonly renotify?: Duration;
-  /** Grouping times; unset, the configuration's defaults (no wait, 5 m interval, joins within 30 m). */
+  /** Grouping times; unset, the configuration's defaults (no wait, 5 m interval, joins within 1 h). */
   readonly grouping?: { readonly wait?: Duration; readonly interval?: Duration; readonly joinWithin?: Duration };
   /** Which clusters are read at each minute; unset, every cluster at every minute. */
   readonly reads?: (cluster: string, minute: number) => boolean;
@@ -105,7 +105,7 @@ export function engineSettings(options: Pick<EngineRunOptions, 'renotify' | 'gro
     grouping: {
       waitMs: durationMs(options.grouping?.wait ?? '0m'),
       intervalMs: durationMs(options.grouping?.interval ?? '5m'),
-      joinWithinMs: durationMs(options.grouping?.joinWithin ?? '30m'),
+      joinWithinMs: durationMs(options.grouping?.joinWithin ?? '1h'),
     },
   };
 }

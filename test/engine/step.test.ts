@@ -403,6 +403,53 @@ describe('step', () => {
       expect(run.notifications.map(said)).toEqual([`${minuteIso(2)} page opened storm`]);
     });
 
+    /** Degraded pages inside a window after 20 minutes of firing, or at once while 5xx reach 5 a minute. */
+    const degraded = () =>
+      flagRule('degraded', 'apiserver.write.p99', {
+        maintenance: { notifyAfter: '20m', notifyWhen: { kind: 'threshold', of: 'apiserver.5xx', op: '>=', value: 5 } },
+      });
+
+    it('keeps muting short, mild blips inside the window', () => {
+      const run = runEngine({
+        rules: [degraded()],
+        clusters: {
+          'dev-a': { 'apiserver.write.p99': '0*5 1*3 0*5 1*3 0*40', 'apiserver.5xx': '0*5 2*3 0*5 2*3 0*40' },
+        },
+        maintenance: [{ cluster: 'dev-a', from: 0, to: 50 }],
+      });
+
+      expect([run.notifications, run.incidents.map((i) => [i.status, i.mutedBy?.reason])]).toEqual([
+        [],
+        [['resolved', 'test maintenance']],
+      ]);
+    });
+
+    it('pages inside the window once the rule has fired without a clear for longer than its grace period', () => {
+      const run = runEngine({
+        rules: [degraded()],
+        clusters: { 'dev-a': { 'apiserver.write.p99': '0*5 1*30', 'apiserver.5xx': '0*35' } },
+        maintenance: [{ cluster: 'dev-a', from: 0, to: 60 }],
+      });
+
+      expect(run.notifications.map(said)).toEqual([`${minuteIso(25)} page maintenance-override degraded`]);
+    });
+
+    it('pages inside the window as soon as the outage is severe, saying why', () => {
+      const run = runEngine({
+        rules: [degraded()],
+        clusters: { 'dev-a': { 'apiserver.write.p99': '0*5 1*30', 'apiserver.5xx': '0*10 9*25' } },
+        maintenance: [{ cluster: 'dev-a', from: 0, to: 60 }],
+      });
+      const page = only(run.notifications);
+
+      expect([said(page), page.changes]).toEqual([
+        `${minuteIso(10)} page maintenance-override degraded`,
+        [
+          `dev-a: paging despite maintenance "test maintenance" (engine fixtures, until ${minuteIso(60).slice(11, 16)}Z): degraded is severe: apiserver.5xx (latest sample) = 9 >= 5`,
+        ],
+      ]);
+    });
+
     it('says maintenance overrode the mute when the named rule starts firing inside the window', () => {
       const run = runEngine({
         rules: [
@@ -414,6 +461,96 @@ describe('step', () => {
       });
 
       expect(run.notifications.map(said)).toEqual([`${minuteIso(6)} page maintenance-override storm`]);
+    });
+  });
+
+  describe('fleet incidents', () => {
+    /** One backend behind four clusters: each fires from its own minute on, for 30 minutes, then clears. */
+    const staggered = {
+      'dev-a': { 'webhook.p99': '0*2 1*30 0*40' },
+      'dev-b': { 'webhook.p99': '0*4 1*30 0*38' },
+      'dev-c': { 'webhook.p99': '0*7 1*30 0*35' },
+      'dev-d': { 'webhook.p99': '0*9 1*30 0*33' },
+    };
+    const pagesAndJoins = (notifications: readonly Notification[]) =>
+      notifications.filter((n) => n.kind === 'page' || n.reason === 'joined');
+
+    it('pages once for a rule that starts firing on four clusters minutes apart, then announces them as they join', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99')], clusters: staggered });
+
+      expect(pagesAndJoins(run.notifications).map((n) => [n.at, n.kind, n.changes])).toEqual([
+        [minuteIso(2), 'page', []],
+        [minuteIso(7), 'update', ['joined: dev-b, dev-c']],
+        [minuteIso(12), 'update', ['joined: dev-d']],
+      ]);
+    });
+
+    it('resolves the fleet incident once, when its last cluster has recovered, naming every cluster', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99', { holdDown: '5m' })], clusters: staggered });
+      const resolve = only(run.notifications.filter((n) => n.kind === 'resolve'));
+
+      expect([resolve.at, resolve.clusters]).toEqual([minuteIso(44), ['dev-a', 'dev-b', 'dev-c', 'dev-d']]);
+    });
+
+    it('groups the same when the clusters are read on a staggered five-minute cycle as when all are read every minute', () => {
+      const rules = [flagRule('outage', 'webhook.p99', { holdDown: '5m' })];
+      const offsets: Record<string, number> = { 'dev-a': 0, 'dev-b': 1, 'dev-c': 2, 'dev-d': 3 };
+      const everyMinute = runEngine({ rules, clusters: staggered });
+      const staggeredReads = runEngine({
+        rules,
+        clusters: staggered,
+        reads: (c, m) => (m + (offsets[c] ?? 0)) % 5 === 0,
+      });
+      const shape = (run: typeof everyMinute) => [
+        run.notifications.filter((n) => n.kind === 'page').length,
+        [...new Set(pagesAndJoins(run.notifications).flatMap((n) => n.clusters))].sort(),
+        run.notifications.filter((n) => n.kind === 'resolve').map((n) => [...n.clusters].sort()),
+      ];
+
+      expect(shape(staggeredReads)).toEqual(shape(everyMinute));
+    });
+
+    it('pages separately for two rules that start firing on two clusters minutes apart', () => {
+      const run = runEngine({
+        rules: [flagRule('blackhole', 'webhook.p99'), flagRule('overload', 'apiserver.write.p99')],
+        clusters: { 'dev-a': { 'webhook.p99': '0 1*9' }, 'dev-b': { 'apiserver.write.p99': '0*4 1*6' } },
+      });
+
+      expect(run.notifications.map((n) => [n.kind, n.rule, n.clusters])).toEqual([
+        ['page', 'blackhole', ['dev-a']],
+        ['page', 'overload', ['dev-b']],
+      ]);
+    });
+
+    it('pages again for a cluster that starts firing once the fleet incident is older than the join window', () => {
+      const run = runEngine({
+        rules: [flagRule('outage', 'webhook.p99')],
+        clusters: { 'dev-a': { 'webhook.p99': '1*20' }, 'dev-b': { 'webhook.p99': '0*12 1*8' } },
+        grouping: { joinWithin: '10m' },
+      });
+
+      expect(run.notifications.map((n) => [n.at, n.kind, n.clusters])).toEqual([
+        [minuteIso(0), 'page', ['dev-a']],
+        [minuteIso(12), 'page', ['dev-b']],
+      ]);
+    });
+
+    it('waits group_wait before the first page, so that clusters that break soon after are in it', () => {
+      const run = runEngine({
+        rules: [flagRule('outage', 'webhook.p99')],
+        clusters: { 'dev-a': { 'webhook.p99': '0 1*9' }, 'dev-b': { 'webhook.p99': '0*2 1*8' } },
+        grouping: { wait: '2m' },
+      });
+
+      expect(run.notifications.map((n) => [n.at, n.kind, n.clusters])).toEqual([
+        [minuteIso(3), 'page', ['dev-a', 'dev-b']],
+      ]);
+    });
+
+    it('records on every cluster the fleet incident it belongs to', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99')], clusters: staggered });
+
+      expect(new Set(run.incidents.map((i) => i.group?.id))).toEqual(new Set([`dev-a/outage/${minuteIso(2)}`]));
     });
   });
 

@@ -59,7 +59,10 @@ export function needsUpdate(input: DedupInput): Decision {
   const shown = group.members.filter((m) => m.notifiedAt !== undefined);
   const lastSent = Math.max(
     Number.NEGATIVE_INFINITY,
-    ...shown.map((m) => Date.parse(m.lastNotifiedAt ?? (m.notifiedAt as string))),
+    ...shown.flatMap((m) => {
+      const sent = m.lastNotifiedAt ?? m.notifiedAt;
+      return sent === undefined ? [] : [Date.parse(sent)];
+    }),
   );
   if (group.resolved) {
     if (shown.length === 0) return hold('never-shown');

@@ -27,7 +27,7 @@ export interface MuteInput {
 }
 
 export interface MuteOutput {
-  /** The group's members, each held back one recording the mute that holds it. */
+  /** The group's members; each one held back records the mute that holds it. */
   readonly group: FleetGroup;
   /** A verdict for each open member that on-call has not been shown and that has not recovered; others have none. */
   readonly verdicts: ReadonlyMap<string, MuteVerdict>;
@@ -41,44 +41,44 @@ export interface MuteOutput {
  */
 export function muteStage(input: MuteInput): MuteOutput {
   const verdicts = new Map<string, MuteVerdict>();
-  const record = (mute: Mute): MuteRecord => ({ reason: mute.reason, author: mute.author, until: isoSeconds(mute.to) });
-  const decide = (incident: Incident): MuteVerdict | undefined => {
-    if (incident.status !== 'open' || incident.notifiedAt !== undefined || incident.recoveredAt !== undefined) {
-      return undefined;
-    }
-    const reading = input.readings.get(incident.cluster);
-    const firing = reading !== undefined && members(incident).some((id) => reading.firing.has(id));
-    // A rule that is never muted is not covered by any mute; otherwise the one that ends last holds it longest.
-    const neverMuted = members(incident).some((id) => input.policyOf(id) === 'notify');
-    const covering = neverMuted
-      ? undefined
-      : activeMutes(input.mutes, incident.cluster, incident.rule, input.at).sort((a, b) => b.to - a.to)[0];
-    if (!covering) {
-      if (!incident.mutedBy) return { shown: true };
-      return firing ? { shown: true, ended: incident.mutedBy } : { shown: false, mute: incident.mutedBy };
-    }
-    const mute = record(covering);
-    if (reading && firing) {
-      const context = {
-        firing: reading.firing,
-        severe: reading.severe,
-        firingForMs: input.at - Date.parse(incident.firingSince ?? incident.openedAt),
-      };
-      for (const rule of members(incident)) {
-        const policy = input.policyOf(rule);
-        const why = policy === undefined ? undefined : policyRelease(rule, policy, context);
-        if (why !== undefined) return { shown: true, released: { mute, why } };
-      }
-    }
-    return { shown: false, mute };
-  };
-  const members_ = input.group.members.map((incident) => {
-    const verdict = decide(incident);
+  const marked = input.group.members.map((incident) => {
+    const verdict = verdictOf(incident, input);
     if (verdict) verdicts.set(incident.id, verdict);
     if (verdict?.shown !== false || sameMute(incident.mutedBy, verdict.mute)) return incident;
     return { ...incident, mutedBy: verdict.mute };
   });
-  return { group: { ...input.group, members: members_ }, verdicts };
+  return { group: { ...input.group, members: marked }, verdicts };
+}
+
+function verdictOf(incident: Incident, input: MuteInput): MuteVerdict | undefined {
+  if (incident.status !== 'open' || incident.notifiedAt !== undefined || incident.recoveredAt !== undefined) {
+    return undefined;
+  }
+  const reading = input.readings.get(incident.cluster);
+  const firing = reading !== undefined && members(incident).some((id) => reading.firing.has(id));
+  // A rule that is never muted is not covered by any mute; otherwise the one that ends last holds it longest.
+  const neverMuted = members(incident).some((id) => input.policyOf(id) === 'notify');
+  const covering = neverMuted
+    ? undefined
+    : activeMutes(input.mutes, incident.cluster, incident.rule, input.at).sort((a, b) => b.to - a.to)[0];
+  if (!covering) {
+    if (!incident.mutedBy) return { shown: true };
+    return firing ? { shown: true, ended: incident.mutedBy } : { shown: false, mute: incident.mutedBy };
+  }
+  const mute: MuteRecord = { reason: covering.reason, author: covering.author, until: isoSeconds(covering.to) };
+  if (reading && firing) {
+    const context = {
+      firing: reading.firing,
+      severe: reading.severe,
+      firingForMs: input.at - Date.parse(incident.firingSince ?? incident.openedAt),
+    };
+    for (const rule of members(incident)) {
+      const policy = input.policyOf(rule);
+      const why = policy === undefined ? undefined : policyRelease(rule, policy, context);
+      if (why !== undefined) return { shown: true, released: { mute, why } };
+    }
+  }
+  return { shown: false, mute };
 }
 
 function sameMute(a: MuteRecord | undefined, b: MuteRecord): boolean {

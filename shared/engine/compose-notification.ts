@@ -13,15 +13,10 @@ import {
 import type { Rule } from './rule.ts';
 import type { RuleSet } from './rule-set.ts';
 
-export interface ComposeInput {
-  readonly at: string;
-  readonly kind: NotificationKind;
-  readonly reason: NotificationReason;
-  /** The root rule of the fleet incident. */
-  readonly rule: string;
+/** What the dedup stage decided to send (`rule` is the fleet incident's root), and what the text is made from. */
+export interface ComposeInput extends Pick<Notification, 'at' | 'kind' | 'reason' | 'rule' | 'changes'> {
   /** The incidents the notification is about, one per cluster. */
   readonly about: readonly Incident[];
-  readonly changes: readonly string[];
   readonly ruleSet: RuleSet;
   readonly runbookBaseUrl: string;
   readonly factsOf: (cluster: string) => ClusterFacts | undefined;

@@ -65,6 +65,25 @@ export function incidentId(cluster: string, rule: string, openedAt: string): str
   return `${cluster}/${rule}/${openedAt}`;
 }
 
+/** An incident as it opens: firing from now on, nothing attached, nothing sent. */
+export function newIncident(cluster: string, rule: string, severity: Severity, openedAt: string): Incident {
+  return {
+    id: incidentId(cluster, rule, openedAt),
+    cluster,
+    rule,
+    severity,
+    status: 'open',
+    openedAt,
+    firingSince: openedAt,
+    symptoms: [],
+    flaps: 0,
+    paged: false,
+    notifications: 0,
+    reminders: 0,
+    evidence: {},
+  };
+}
+
 export function members(incident: Incident): readonly string[] {
   return [incident.rule, ...incident.symptoms];
 }

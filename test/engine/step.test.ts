@@ -2,6 +2,7 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import { SeriesWindow } from '../../shared/engine/signal-window.ts';
 import { type StepInput, step } from '../../shared/engine/step.ts';
 import {
+  type EngineRunOptions,
   engineSettings,
   expandSignals,
   flagRule,
@@ -522,29 +523,23 @@ describe('step', () => {
       ]);
     });
 
-    it('pages again for a cluster that starts firing once the fleet incident is older than the join window', () => {
-      const run = runEngine({
+    /** When, what and about which clusters on-call hears of one rule firing on dev-a and dev-b as the series say. */
+    const twoClusters = (a: string, b: string, grouping: EngineRunOptions['grouping']) =>
+      runEngine({
         rules: [flagRule('outage', 'webhook.p99')],
-        clusters: { 'dev-a': { 'webhook.p99': '1*20' }, 'dev-b': { 'webhook.p99': '0*12 1*8' } },
-        grouping: { joinWithin: '10m' },
-      });
+        clusters: { 'dev-a': { 'webhook.p99': a }, 'dev-b': { 'webhook.p99': b } },
+        grouping,
+      }).notifications.map((n) => [n.at, n.kind, n.clusters]);
 
-      expect(run.notifications.map((n) => [n.at, n.kind, n.clusters])).toEqual([
+    it('pages again for a cluster that starts firing once the fleet incident is older than the join window', () => {
+      expect(twoClusters('1*20', '0*12 1*8', { joinWithin: '10m' })).toEqual([
         [minuteIso(0), 'page', ['dev-a']],
         [minuteIso(12), 'page', ['dev-b']],
       ]);
     });
 
     it('waits group_wait before the first page, so that clusters that break soon after are in it', () => {
-      const run = runEngine({
-        rules: [flagRule('outage', 'webhook.p99')],
-        clusters: { 'dev-a': { 'webhook.p99': '0 1*9' }, 'dev-b': { 'webhook.p99': '0*2 1*8' } },
-        grouping: { wait: '2m' },
-      });
-
-      expect(run.notifications.map((n) => [n.at, n.kind, n.clusters])).toEqual([
-        [minuteIso(3), 'page', ['dev-a', 'dev-b']],
-      ]);
+      expect(twoClusters('0 1*9', '0*2 1*8', { wait: '2m' })).toEqual([[minuteIso(3), 'page', ['dev-a', 'dev-b']]]);
     });
 
     it('records on every cluster the fleet incident it belongs to', () => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { compileRuleSet } from '../../shared/config/deployment-config.ts';
 import type { Condition } from '../../shared/engine/condition.ts';
 import { type Duration, durationMs } from '../../shared/engine/duration.ts';
-import { type Incident, incidentId } from '../../shared/engine/incident.ts';
+import { type Incident, newIncident } from '../../shared/engine/incident.ts';
 import { type Mute, windowMute } from '../../shared/engine/maintenance.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { type Rule, type RuleOverrides, ruleSchema } from '../../shared/engine/rule.ts';
@@ -170,23 +170,7 @@ export function runEngine(options: EngineRunOptions): EngineRun {
 
 /** An open page-level incident of `rule` on `cluster`, opened at `minute`, with what a test does not care about filled in. */
 export function openIncident(cluster: string, rule: string, minute: number, fields: Partial<Incident> = {}): Incident {
-  const openedAt = minuteIso(minute);
-  return {
-    id: incidentId(cluster, rule, openedAt),
-    cluster,
-    rule,
-    severity: 'page',
-    status: 'open',
-    openedAt,
-    firingSince: openedAt,
-    symptoms: [],
-    flaps: 0,
-    paged: false,
-    notifications: 0,
-    reminders: 0,
-    evidence: {},
-    ...fields,
-  };
+  return { ...newIncident(cluster, rule, 'page', minuteIso(minute)), ...fields };
 }
 
 /** An incident as it is once on-call has been paged about it at `minute`. */

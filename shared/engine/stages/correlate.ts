@@ -1,5 +1,5 @@
 import { isoSeconds } from '../../time.ts';
-import { type Incident, incidentId, maxSeverity, members } from '../incident.ts';
+import { type Incident, maxSeverity, members, newIncident } from '../incident.ts';
 import type { NotificationReason } from '../notification.ts';
 import type { ClusterRule, RuleSet } from '../rule-set.ts';
 import type { Finding } from './evaluate.ts';
@@ -94,23 +94,9 @@ export function correlate(input: CorrelateInput): CorrelateOutput {
       }
       continue;
     }
-    const id = incidentId(input.cluster, finding.rule, at);
-    incidents.set(id, {
-      id,
-      cluster: input.cluster,
-      rule: finding.rule,
-      severity,
-      status: 'open',
-      openedAt: at,
-      firingSince: at,
-      symptoms: [],
-      flaps: 0,
-      paged: false,
-      notifications: 0,
-      reminders: 0,
-      evidence: {},
-    });
-    regroup.add(id);
+    const opened = newIncident(input.cluster, finding.rule, severity, at);
+    incidents.set(opened.id, opened);
+    regroup.add(opened.id);
   }
   return { incidents: [...incidents.values()], changes, regroup };
 }

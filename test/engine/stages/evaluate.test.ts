@@ -7,14 +7,13 @@ const degraded = flagRule('degraded', 'apiserver.write.p99', {
 });
 const rules = ruleSetOf(flagRule('storm', 'nodes.replaced'), degraded).forCluster([]);
 
+/** Read dev-a with nodes replaced and writes as the two-sample series say, `muted` or not. */
+const read = (replaced: string, writeP99: string, muted = false) =>
+  evaluateCluster('dev-a', windowOf({ 'nodes.replaced': replaced, 'apiserver.write.p99': writeP99 }), rules, muted);
+
 describe('the evaluate stage', () => {
   it('gives every rule of the cluster a finding, in the rule set order', () => {
-    const reading = evaluateCluster(
-      'dev-a',
-      windowOf({ 'nodes.replaced': '0 1', 'apiserver.write.p99': '0 0' }),
-      rules,
-      false,
-    );
+    const reading = read('0 1', '0 0');
 
     expect(reading.findings.map((f) => [f.cluster, f.rule, f.verdict])).toEqual([
       ['dev-a', 'storm', 'met'],
@@ -23,34 +22,19 @@ describe('the evaluate stage', () => {
   });
 
   it('lists the rules whose condition is met as firing', () => {
-    const reading = evaluateCluster(
-      'dev-a',
-      windowOf({ 'nodes.replaced': '0 1', 'apiserver.write.p99': '0 2' }),
-      rules,
-      false,
-    );
+    const reading = read('0 1', '0 2');
 
     expect([...reading.firing]).toEqual(['storm', 'degraded']);
   });
 
   it('leaves a maintenance condition unevaluated while no mute covers the cluster', () => {
-    const reading = evaluateCluster(
-      'dev-a',
-      windowOf({ 'nodes.replaced': '0 0', 'apiserver.write.p99': '0 5' }),
-      rules,
-      false,
-    );
+    const reading = read('0 0', '0 5');
 
     expect([...reading.severe.keys()]).toEqual([]);
   });
 
   it('says what a maintenance condition observed while it holds under a mute', () => {
-    const reading = evaluateCluster(
-      'dev-a',
-      windowOf({ 'nodes.replaced': '0 0', 'apiserver.write.p99': '0 5' }),
-      rules,
-      true,
-    );
+    const reading = read('0 0', '0 5', true);
 
     expect([...reading.severe]).toEqual([['degraded', 'apiserver.write.p99 (latest sample) = 5 s >= 4 s']]);
   });

@@ -486,6 +486,15 @@ describe('step', () => {
       ]);
     });
 
+    it('titles the update about clusters that joined as the outage spreading', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99')], clusters: staggered });
+
+      expect(run.notifications.filter((n) => n.reason === 'joined').map((n) => n.title)).toEqual([
+        'Spreading: Rule outage fires on 3 clusters',
+        'Spreading: Rule outage fires on 4 clusters',
+      ]);
+    });
+
     it('resolves the fleet incident once, when its last cluster has recovered, naming every cluster', () => {
       const run = runEngine({ rules: [flagRule('outage', 'webhook.p99', { holdDown: '5m' })], clusters: staggered });
       const resolve = only(run.notifications.filter((n) => n.kind === 'resolve'));

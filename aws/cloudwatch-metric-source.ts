@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import { type SeriesBySignal, SeriesWindow, type SignalWindow } from '../shared/engine/signal-window.ts';
+import type { SignalName } from '../shared/engine/signals.ts';
 import { SentinelError } from '../shared/errors.ts';
 import type { MetricReading, MetricRequest, MetricSource } from '../shared/pipeline/ports.ts';
 import { mapPaced } from './concurrency.ts';
@@ -31,6 +32,8 @@ export interface CloudWatchMetricSourceOptions {
   /** A client for a region; clusters without a region use the key `default`. */
   readonly clientFor: (region: string) => CloudWatchClient;
   readonly clusters: readonly ClusterConfig[];
+  /** Only these signals (those the rule set reads, for the poller); every signal of the profile without it. */
+  readonly signals?: ReadonlySet<SignalName>;
   /**
    * Calls in flight at once (default 4: each answer page decodes to tens of megabytes, and four keep a 1,000-cluster
    * poll's reads within seconds), and calls started per second (default 40, under the account's 50 TPS quota).
@@ -57,7 +60,7 @@ export class CloudWatchMetricSource implements MetricSource {
     const { series, metricsRequested, unreadable } = await this.readSeries(request);
     const windows = new Map<string, SignalWindow>();
     for (const [cluster, bySignal] of series) {
-      windows.set(cluster, new SeriesWindow(bySignal, request.stepSeconds, request.samples - 1));
+      windows.set(cluster, new SeriesWindow(withoutSilentSignals(bySignal), request.stepSeconds, request.samples - 1));
     }
     return { windows, metricsRequested, unreadable };
   }
@@ -125,7 +128,7 @@ export class CloudWatchMetricSource implements MetricSource {
     for (const name of clusters) {
       const cluster = this.clusters.get(name);
       if (!cluster) throw new MetricReadError(`cluster "${name}" is not in the configuration`);
-      for (const source of signalSources(cluster)) {
+      for (const source of signalSources(cluster, this.options.signals)) {
         source.metrics.forEach((metric, index) => {
           const id = `q${planned.length}`;
           planned.push({
@@ -215,4 +218,19 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
     group.push(item);
   }
   return groups;
+}
+
+/**
+ * A signal of which CloudWatch returned not one datapoint over the whole look-back, while the cluster's other signals
+ * have data, is one the cluster does not publish (a 429 series EKS never wrote, webhook latency on a cluster without
+ * webhooks): it is left out, so that rules treat it as absent, as replay treats a signal a scenario does not list,
+ * instead of reading it as "unknown" at every step, which would keep every incident that reads it open. A cluster
+ * with no datapoint at all keeps its signals: that is a cluster gone dark, which signals-missing must see.
+ */
+export function withoutSilentSignals(bySignal: SeriesBySignal): SeriesBySignal {
+  const speaks = (values: ArrayLike<number | null>) =>
+    Array.prototype.some.call(values, (v) => v !== null && !Number.isNaN(v));
+  const entries = Object.entries(bySignal) as [keyof SeriesBySignal, ArrayLike<number | null>][];
+  if (!entries.some(([, values]) => speaks(values))) return bySignal;
+  return Object.fromEntries(entries.filter(([, values]) => speaks(values))) as SeriesBySignal;
 }

@@ -22,15 +22,27 @@ const eks = (cluster: string, metricName: string, stat: MetricSpec['stat']): Met
   dimensions: { ClusterName: cluster },
   stat,
 });
+/**
+ * EKS publishes each `_P99` metric once a minute, already a percentile over all API servers, and documents Average as
+ * its valid statistic (https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html). Over a one-minute period
+ * Average is that one value; over longer periods it is the mean of the minutes' p99s, where Maximum would be the worst
+ * minute.
+ */
 const p99 = (cluster: string, prefix: string, parts: readonly string[]) =>
-  parts.map((part) => eks(cluster, `${prefix}_${part}_P99`, 'Maximum'));
+  parts.map((part) => eks(cluster, `${prefix}_${part}_P99`, 'Average'));
 
 /**
- * The metrics a poll reads for one cluster, from its source profile (scenario-format.md names the mapping): EKS
+ * The metrics a poll reads for one cluster, from its source profile (docs/scenarios.md names the mapping): EKS
  * vended control-plane metrics, Container Insights node counts, Auto Scaling terminations summed over the node
- * groups, and custom metrics that replace or complete any of them.
+ * groups, and custom metrics that replace or complete any of them. With `needed`, only the signals some rule reads:
+ * GetMetricData bills every metric requested, and a signal no rule reads is paid for nothing.
  */
-export function signalSources(cluster: ClusterConfig): SignalSource[] {
+export function signalSources(cluster: ClusterConfig, needed?: ReadonlySet<SignalName>): SignalSource[] {
+  const sources = profileSources(cluster);
+  return needed ? sources.filter((source) => needed.has(source.signal)) : sources;
+}
+
+function profileSources(cluster: ClusterConfig): SignalSource[] {
   const name = cluster.name;
   const sources: SignalSource[] = [];
   if (cluster.source.profile === 'eks') {
@@ -103,9 +115,9 @@ export function signalSources(cluster: ClusterConfig): SignalSource[] {
 }
 
 /** Metrics requested per poll for a fleet: what CloudWatch bills GetMetricData by. */
-export function metricsPerPoll(clusters: readonly ClusterConfig[]): number {
+export function metricsPerPoll(clusters: readonly ClusterConfig[], needed?: ReadonlySet<SignalName>): number {
   return clusters.reduce(
-    (total, cluster) => total + signalSources(cluster).reduce((n, s) => n + s.metrics.length, 0),
+    (total, cluster) => total + signalSources(cluster, needed).reduce((n, s) => n + s.metrics.length, 0),
     0,
   );
 }

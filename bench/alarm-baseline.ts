@@ -86,6 +86,17 @@ export function baselineAlarms(ruleSet: RuleSet): AlarmSpec[] {
       metric: { kind: 'ratio', numerator: ['webhook.failures'], denominator: 'webhook.requests', minDenominator: 10 },
       ...param('webhook-blackhole', 'webhookFailureRatio'),
     },
+    // What EKS vends for webhooks that fail: rejections, policy denials included (the user cannot tell them apart).
+    {
+      id: 'webhook-rejection-share',
+      metric: {
+        kind: 'ratio',
+        numerator: ['webhook.rejections'],
+        denominator: 'webhook.requests',
+        minDenominator: 10,
+      },
+      ...param('webhook-blackhole', 'rejectionRatio'),
+    },
     {
       id: '5xx-share',
       metric: { kind: 'ratio', numerator: ['apiserver.5xx'], denominator: 'apiserver.requests', minDenominator: 50 },

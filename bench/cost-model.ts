@@ -1,5 +1,12 @@
 import { metricsPerPoll } from '../aws/query-plan.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
+import type { SignalName } from '../shared/engine/signals.ts';
+import {
+  type TripwireSettings,
+  tripwireBreaches,
+  tripwireDefinition,
+  tripwireValues,
+} from '../shared/pipeline/tripwire-alarm.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedStack } from './deployed-stack.ts';
@@ -15,6 +22,8 @@ export interface CostInputs {
   readonly stack: DeployedStack;
   /** The example configuration's clusters: the reference cluster is the one that reads the most metrics. */
   readonly exampleClusters: readonly ClusterConfig[];
+  /** The signals the rule set reads: the poller requests only their metrics. */
+  readonly signals: ReadonlySet<SignalName>;
   /** Share of cluster-minutes read under the cadence in a quiet week (replay of healthy-noisy-week). */
   readonly quietPolledShare: number;
   /** Tripwire alarm state changes per cluster and month, each one an event and an invocation. */
@@ -64,7 +73,10 @@ export interface CostModel {
  * per invocation, tracing, the key, the dashboard, the pipeline's own alarms).
  */
 export function costModel(inputs: CostInputs): CostModel {
-  const metricsPerCluster = Object.fromEntries(inputs.exampleClusters.map((c) => [c.name, metricsPerPoll([c])]));
+  const metricsPerCluster = Object.fromEntries(
+    inputs.exampleClusters.map((c) => [c.name, metricsPerPoll([c], inputs.signals)]),
+  );
+  const tripwireMetricsPerCluster = inputs.stack.tripwireAlarmMetrics / inputs.exampleClusters.length;
   const [referenceCluster, metricsPerClusterPoll] = Object.entries(metricsPerCluster).reduce((a, b) =>
     b[1] > a[1] ? b : a,
   );
@@ -84,7 +96,7 @@ export function costModel(inputs: CostInputs): CostModel {
       ...option,
       cloudWatchPerClusterMonth:
         option.quietPolledShare * MINUTES_PER_MONTH * metricsPerClusterPoll * PRICES.getMetricDataPerMetric +
-        (option.tripwire ? PRICES.alarmMetricMonth : 0),
+        (option.tripwire ? tripwireMetricsPerCluster * PRICES.alarmMetricMonth : 0),
     })),
   };
 }
@@ -92,8 +104,8 @@ export function costModel(inputs: CostInputs): CostModel {
 function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invocations: number): FleetCost {
   const { stack, footprint } = inputs;
   const share = inputs.quietPolledShare;
-  // The stack synthesized for the example configuration has one tripwire per cluster in its region.
-  const tripwiresPerCluster = stack.tripwireAlarms / inputs.exampleClusters.length;
+  // The stack synthesized for the example configuration has one tripwire per cluster in its region, billed per metric.
+  const tripwiresPerCluster = stack.tripwireAlarmMetrics / inputs.exampleClusters.length;
   const clusterPolls = clusters * MINUTES_PER_MONTH * share;
   const tripwireEvents = clusters * inputs.tripwireChangesPerClusterMonth;
   const allInvocations = invocations + tripwireEvents;
@@ -113,7 +125,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     line(
       'Tripwire alarms',
       clusters * tripwiresPerCluster * PRICES.alarmMetricMonth,
-      `${tripwiresPerCluster} alarm metric per cluster`,
+      `${tripwiresPerCluster} alarm metrics per cluster (one metric-math alarm)`,
     ),
     line(
       'Lambda compute',
@@ -154,17 +166,21 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
 }
 
 /**
- * Tripwire alarm state changes per cluster-month in a scenario: the alarm (write p99 at or above the threshold, or no
- * datapoint, 1 of 1) changes state whenever that condition flips, and each change is one EventBridge event.
+ * Tripwire alarm state changes per cluster-month in a scenario: the deployed alarm's definition, evaluated on the
+ * scenario's signals as replay evaluates it, changes state whenever its breaching flips, and each change is one
+ * EventBridge event.
  */
-export function tripwireChangesPerMonth(scenario: Scenario, threshold: number): number {
+export function tripwireChangesPerMonth(scenario: Scenario, settings: TripwireSettings): number {
   let changes = 0;
   for (const series of scenario.clusters.values()) {
-    const written = series['apiserver.write.p99'] ?? [];
-    written.forEach((value, i) => {
-      const breaching = (v: number | null | undefined) => v === null || v === undefined || v >= threshold;
-      if (i > 0 && breaching(value) !== breaching(written[i - 1])) changes++;
-    });
+    const definition = tripwireDefinition(settings, (signal) => series[signal] !== undefined);
+    if (!definition) continue;
+    const breaching = (index: number) =>
+      tripwireBreaches(
+        definition,
+        tripwireValues((signal) => series[signal]?.[index] ?? null),
+      );
+    for (let i = 1; i < scenario.steps; i++) if (breaching(i) !== breaching(i - 1)) changes++;
   }
   return (changes / scenario.clusters.size) * (MINUTES_PER_MONTH / scenario.steps);
 }

@@ -18,8 +18,10 @@ export interface DeployedStack {
   readonly configFile: string;
   readonly poller: DeployedFunction;
   readonly digest: DeployedFunction;
-  /** Alarm metrics: one tripwire per cluster, and the pipeline's own alarms whatever the fleet size. */
+  /** Tripwire alarms (one per cluster) and the alarm metrics they read, which is what CloudWatch bills. */
   readonly tripwireAlarms: number;
+  readonly tripwireAlarmMetrics: number;
+  /** The pipeline's own alarm metrics, whatever the fleet size. */
   readonly pipelineAlarmMetrics: number;
   readonly dashboards: number;
   readonly keys: number;
@@ -65,7 +67,8 @@ export function synthesizeDeployedStack(): DeployedStack {
   };
   const alarms = resources.filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
   const isTripwire = (alarm: CfnResource) => String(alarm.Properties?.AlarmName ?? '').includes('-tripwire-');
-  // A metric-math alarm is billed per metric it reads.
+  // A metric alarm is billed per metric it references ("Analyzing, optimizing, and reducing CloudWatch costs":
+  // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html).
   const alarmMetrics = (alarm: CfnResource) =>
     Array.isArray(alarm.Properties?.Metrics)
       ? (alarm.Properties.Metrics as { MetricStat?: unknown }[]).filter((m) => m.MetricStat).length
@@ -78,6 +81,7 @@ export function synthesizeDeployedStack(): DeployedStack {
     poller: deployed(synth.ops.poller),
     digest: deployed(synth.ops.digest),
     tripwireAlarms: alarms.filter(isTripwire).length,
+    tripwireAlarmMetrics: alarms.filter(isTripwire).reduce((n, a) => n + alarmMetrics(a), 0),
     pipelineAlarmMetrics: alarms.filter((a) => !isTripwire(a)).reduce((n, a) => n + alarmMetrics(a), 0),
     dashboards: resources.filter((r) => r.Type === 'AWS::CloudWatch::Dashboard').length,
     keys: resources.filter((r) => r.Type === 'AWS::KMS::Key').length,

@@ -93,6 +93,8 @@ export interface BaselineSummary extends BaselineTotals {
   readonly worstLatencyMin: number;
   /** Ours over the baseline: the issue asks for at most 0.5 on latency and at most 1 on notifications. */
   readonly latencyRatio: number;
+  /** Page-level incidents on which this pipeline paged later than the baseline, or not at all while it did. */
+  readonly laterThanBaseline: readonly string[];
   readonly notificationRatio: number;
 }
 
@@ -229,6 +231,13 @@ function totals(
       medianLatencyMin: baselineMedian,
       worstLatencyMin: Math.max(...theirs),
       latencyRatio: medianLatencyMin / baselineMedian,
+      laterThanBaseline: paged
+        .filter((i) => {
+          const theirsAt = i.baseline?.[variant].latencyMin;
+          if (theirsAt === null || theirsAt === undefined) return false;
+          return i.latencyMin === null ? !i.detected || i.onset !== undefined : i.latencyMin > theirsAt;
+        })
+        .map((i) => `${i.scenario} ${i.cluster}`),
       notificationRatio: pages / sum('notifications'),
     };
   };

@@ -66,6 +66,12 @@ export function evaluateGoals(results: {
       baseline.latencyRatio <= 0.5,
     ),
     goal(
+      'baseline.never-later',
+      'never later than the alarm baseline on the same incident',
+      baseline.laterThanBaseline.length === 0 ? 'on none' : `later on ${baseline.laterThanBaseline.join(', ')}`,
+      baseline.laterThanBaseline.length === 0,
+    ),
+    goal(
       'baseline.notifications',
       'no more notifications than the alarm baseline',
       `${totals.pages} vs ${baseline.notifications} (ratio ${baseline.notificationRatio.toFixed(2)})`,

@@ -1,9 +1,13 @@
+import { pollSchema } from '../shared/config/deployment-config.ts';
 import type { BundleFigures } from './bundles.ts';
 import type { CostModel } from './cost-model.ts';
 import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
 import type { Goal } from './goals.ts';
 import type { PollFootprint } from './poll-footprint.ts';
+
+/** The cadence a deployment gets by default, which the corpus is replayed with. */
+const DEFAULT_POLL = pollSchema.parse(undefined);
 
 export interface BenchResults {
   readonly generatedAt: string;
@@ -56,7 +60,7 @@ export function renderResults(results: BenchResults): string {
     '',
     '## 1. Detection quality on the scenario corpus',
     '',
-    'Replayed through `runPoll` with the default cadence (slow every 10 min, tripwire, every minute while paging). Latency is the first page minus the onset, in minutes of sample time.',
+    `Replayed through \`runPoll\` with the default cadence (slow every ${DEFAULT_POLL.every}, the tripwire alarms, every minute while paging). Latency is the first page minus the onset, in minutes of sample time.`,
     '',
     table(
       [
@@ -208,7 +212,7 @@ export function renderResults(results: BenchResults): string {
       ]),
     ),
     '',
-    'The cadence trade-off: what a quiet cluster is read for (CloudWatch reads at the quiet week’s polled share, plus its tripwire alarm) against how late the corpus’s pages come, with the tripwire and as if it never fired (an incident that does not slow writes):',
+    'The cadence trade-off: what a quiet cluster is read for (CloudWatch reads at the quiet week’s polled share, plus its tripwire alarm) against how late the corpus’s pages come, with the tripwires and without them (`poll.tripwire.enabled: false`):',
     '',
     table(
       [
@@ -223,7 +227,7 @@ export function renderResults(results: BenchResults): string {
       ],
       cost.cadences.map((c) => [
         c.every,
-        c.tripwire ? 'yes' : 'never fires',
+        c.tripwire ? 'yes' : 'none',
         `${(c.quietPolledShare * 100).toFixed(1)} %`,
         dollars(c.cloudWatchPerClusterMonth),
         `${c.detected} of ${c.incidents}`,

@@ -58,8 +58,9 @@ try {
   const cost = costModel({
     stack,
     exampleClusters: config.clusters,
+    signals: ruleSet.signals(),
     quietPolledShare: quiet.polledShare,
-    tripwireChangesPerClusterMonth: tripwireChangesPerMonth(quietWeek, config.poll.tripwire.writeP99Seconds),
+    tripwireChangesPerClusterMonth: tripwireChangesPerMonth(quietWeek, config.poll.tripwire),
     footprint,
     cadenceOptions,
     pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),

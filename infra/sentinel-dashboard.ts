@@ -73,7 +73,8 @@ function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
 
   const widgets: cloudwatch.IWidget[] = [header];
   if (cluster.source.profile === 'eks') {
-    const p99 = (verb: string) => eks(`apiserver_request_duration_seconds_${verb}_P99`);
+    // EKS documents Average as the statistic of its `_P99` metrics (https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html).
+    const p99 = (verb: string) => eks(`apiserver_request_duration_seconds_${verb}_P99`, cloudwatch.Stats.AVERAGE);
     widgets.push(
       new cloudwatch.GraphWidget({
         title: `${cluster.name}: API request p99 (s)`,
@@ -93,8 +94,11 @@ function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
         title: `${cluster.name}: admission webhook p99 (s)`,
         left: [
           maxOf('webhook p99', {
-            admit: eks('apiserver_admission_webhook_admission_duration_seconds_ADMIT_P99'),
-            validating: eks('apiserver_admission_webhook_admission_duration_seconds_VALIDATING_P99'),
+            admit: eks('apiserver_admission_webhook_admission_duration_seconds_ADMIT_P99', cloudwatch.Stats.AVERAGE),
+            validating: eks(
+              'apiserver_admission_webhook_admission_duration_seconds_VALIDATING_P99',
+              cloudwatch.Stats.AVERAGE,
+            ),
           }),
         ],
         width: QUARTER,

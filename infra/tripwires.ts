@@ -5,8 +5,14 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
+import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
+import {
+  configuredTripwire,
+  renderTripwireExpression,
+  TRIPWIRE_METRICS,
+  tripwireMetricSources,
+} from '../shared/pipeline/tripwire-alarm.ts';
 
 export interface TripwiresProps {
   readonly config: DeploymentConfig;
@@ -17,33 +23,56 @@ export interface TripwiresProps {
 }
 
 /**
- * One alarm per cluster on the metric a stalled write path moves first: the PATCH p99 that kubelets and controllers
- * pay on every status update. It costs one alarm metric ($0.10 a month) and watches every minute for free; its state
- * changes reach the tripwire function through EventBridge, which switches that cluster between the slow cadence and
- * every minute for the next polls.
- * Missing data is breaching, so a cluster that goes dark is polled every minute too, and signals-missing can page.
+ * One metric-math alarm per cluster, built from the definition in shared/pipeline/tripwire-alarm.ts that replay
+ * emulates: slow writes, a share of 5xx and 429, or a webhook failing closed, with missing data breaching. It costs one
+ * alarm metric per metric it reads ($0.10 a month each) and watches every minute; its state changes reach the tripwire
+ * function through EventBridge, which switches that cluster between the slow cadence and every minute for the next
+ * polls.
  */
 export class Tripwires extends Construct {
   readonly alarms: cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: TripwiresProps) {
     super(scope, id);
-    const threshold = props.config.poll.tripwire.writeP99Seconds;
+    const { tripwire } = props.config.poll;
     const region = Stack.of(this).region;
     this.alarms = props.config.clusters.flatMap((cluster) => {
-      const metric = tripwireMetric(cluster);
-      if (!metric) return [];
+      const definition = configuredTripwire(cluster, tripwire);
+      if (!definition) return [];
+      const sources = tripwireMetricSources(cluster);
       // Alarms watch only their own region's metrics; configVerdict warns about such a cluster.
       if (cluster.region && !Token.isUnresolved(region) && cluster.region !== region) return [];
+      const usingMetrics = Object.fromEntries(
+        definition.metrics.map((metricId) => {
+          const spec = sources.get(TRIPWIRE_METRICS[metricId].signal);
+          if (!spec) throw new Error(`tripwire of ${cluster.name}: no source for ${metricId}`);
+          return [
+            metricId,
+            new cloudwatch.Metric({
+              namespace: spec.namespace,
+              metricName: spec.metricName,
+              dimensionsMap: { ...spec.dimensions },
+              statistic: spec.statistic,
+              period: Duration.seconds(definition.periodSeconds),
+              ...(cluster.accountId && { account: cluster.accountId }),
+            }),
+          ];
+        }),
+      );
       return [
         new cloudwatch.Alarm(this, `Tripwire-${cluster.name}`, {
           alarmName: tripwireAlarmName(props.deployment, cluster.name),
-          alarmDescription: `k8s-incident-sentinel tripwire for ${cluster.name}: polls it every minute while writes are slow or its metrics are missing. It pages no one by itself.`,
-          metric,
-          threshold,
+          alarmDescription: `k8s-incident-sentinel tripwire for ${cluster.name}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong. It pages no one by itself.`,
+          metric: new cloudwatch.MathExpression({
+            expression: renderTripwireExpression(definition.expression),
+            usingMetrics,
+            period: Duration.seconds(definition.periodSeconds),
+            label: `tripwire ${cluster.name}`,
+          }),
+          threshold: definition.threshold,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 1,
-          datapointsToAlarm: 1,
+          evaluationPeriods: definition.evaluationPeriods,
+          datapointsToAlarm: definition.datapointsToAlarm,
           treatMissingData: cloudwatch.TreatMissingData.BREACHING,
           actionsEnabled: false,
         }),
@@ -66,25 +95,4 @@ export class Tripwires extends Construct {
       ],
     });
   }
-}
-
-/** The PATCH p99 of an EKS cluster, or the custom metric a cluster configured for its write p99; none otherwise. */
-function tripwireMetric(cluster: ClusterConfig): cloudwatch.Metric | undefined {
-  const custom = cluster.source.custom['apiserver.write.p99'];
-  const spec = custom
-    ? { namespace: custom.namespace, metricName: custom.metricName, dimensionsMap: custom.dimensions }
-    : cluster.source.profile === 'eks'
-      ? {
-          namespace: 'AWS/EKS',
-          metricName: 'apiserver_request_duration_seconds_PATCH_P99',
-          dimensionsMap: { ClusterName: cluster.name },
-        }
-      : undefined;
-  if (!spec) return undefined;
-  return new cloudwatch.Metric({
-    ...spec,
-    statistic: 'Maximum',
-    period: Duration.minutes(1),
-    ...(cluster.accountId && { account: cluster.accountId }),
-  });
 }

@@ -24,6 +24,7 @@ const db = documentClient();
 const metricSource = new CloudWatchMetricSource({
   clientFor: cloudWatchClients(process.env.AWS_REGION),
   clusters: config.clusters,
+  signals: plan.ruleSet.signals(),
 });
 const stores = dynamoDbStores({ client: db, table, now: Date.now });
 const tripwires = new DynamoDbTripwires(db, table);

@@ -39,7 +39,7 @@ export interface PollSummary {
 
 export interface ScheduledPollDependencies extends PollDependencies {
   readonly ingestionLag: string;
-  readonly logger: Pick<Logger, 'error'>;
+  readonly logger: Pick<Logger, 'error' | 'info'>;
   /** Where the poll reports on itself; `logMetrics` flushes it after the invocation. */
   readonly pipelineMetrics: PipelineMetricsRecorder;
 }
@@ -56,10 +56,13 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   const report = await runPoll(deps, at, scheduledAt);
   for (const failure of report.failed) deps.logger.error('publish failed, kept for retry', { ...failure });
   for (const unreadable of report.unreadable) deps.logger.error('metrics unreadable', { ...unreadable });
+  if (report.coverage.length > 0) deps.logger.info('rules without all their signals', { rules: report.coverage });
   const record = (name: PipelineMetricName, value: number) => recordPipelineMetric(deps.pipelineMetrics, name, value);
   record('ClustersPolled', report.polled.length - report.unreadableClusters);
   record('MetricsRequested', report.metricsRequested);
   record('Findings', report.findings.filter((f) => f.verdict === 'met').length);
+  record('RulesPartial', report.coverageCounts.partial);
+  record('RulesSkipped', report.coverageCounts.skipped);
   record('NotificationsSent', report.delivered.length);
   record('NotificationFailures', report.failed.length);
   record('UnreadableClusters', report.unreadableClusters);

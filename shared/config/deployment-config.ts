@@ -145,9 +145,9 @@ const GROUPING_BOUNDS = {
  * How clusters that fire the same rule become one fleet incident, paged once. Defaults: no wait before the first page
  * (a rule's m-of-n condition has already waited for evidence, and detection latency is the product's promise), joiners
  * announced at most every five minutes (Alertmanager's `group_interval` default), and a fleet incident takes in
- * clusters for its first hour: ten clusters breaking one to six minutes apart, read on a staggered ten-minute cycle,
- * take up to that long to all show it. Alertmanager's groups take in alerts for as long as they live; a bound keeps an
- * unrelated outage of the same rule, hours later, a page of its own.
+ * clusters for its first 30 minutes, the window in which a late cause also takes over its symptoms' incident.
+ * Alertmanager's groups take in alerts for as long as they live; a bound keeps the same rule failing on another cluster
+ * later, which is as likely a second outage (the corpus has such pairs 35 to 50 minutes apart), a page of its own.
  */
 export const groupingSchema = z
   .strictObject({
@@ -156,7 +156,7 @@ export const groupingSchema = z
     /** Alertmanager's `group_interval`: how long after its last notification clusters that joined are announced. */
     interval: wholeMinutesSchema(GROUPING_BOUNDS.interval).default('5m'),
     /** How long after it opened a fleet incident takes in clusters that start firing its rule, as an update. */
-    joinWithin: wholeMinutesSchema(GROUPING_BOUNDS.joinWithin).default('1h'),
+    joinWithin: wholeMinutesSchema(GROUPING_BOUNDS.joinWithin).default('30m'),
   })
   .prefault({});
 export type GroupingConfig = z.output<typeof groupingSchema>;
@@ -169,29 +169,40 @@ const subscriptionSchema = z.strictObject({
   subscribers: z.array(subscriberSchema).min(1),
 });
 
+/** How often clusters are read, and what arms minute-by-minute reads. */
+export const pollSchema = z
+  .strictObject({
+    /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
+    ingestionLag: wholeMinutesSchema(POLL_BOUNDS.ingestionLag).default('2m'),
+    /** The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost). */
+    every: wholeMinutesSchema(POLL_BOUNDS.every).default('20m'),
+    /**
+     * One CloudWatch metric-math alarm per cluster (shared/pipeline/tripwire-alarm.ts) arms minute-by-minute polling
+     * of that cluster until it and its pages clear: slow writes, a share of 5xx and 429, or a webhook failing closed,
+     * and missing data.
+     */
+    tripwire: z
+      .strictObject({
+        /** Without the alarms, every cluster is read on the slow cadence only (and every minute while it pages). */
+        enabled: z.boolean().default(true),
+        writeP99Seconds: z
+          .number()
+          .positive()
+          .max(60, { error: "expected at most 60 seconds: the apiserver's own request timeout" })
+          .default(1),
+        errorRatio: z
+          .number()
+          .positive({ error: 'expected a share above 0 (0.05 for 5 %)' })
+          .max(1, { error: 'expected a share of at most 1 (0.05 for 5 %), not a percentage' })
+          .default(0.05),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
 export const deploymentConfigSchema = z.strictObject({
   $schema: z.string().optional(),
-  poll: z
-    .strictObject({
-      /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
-      ingestionLag: wholeMinutesSchema(POLL_BOUNDS.ingestionLag).default('2m'),
-      /** The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost). */
-      every: wholeMinutesSchema(POLL_BOUNDS.every).default('10m'),
-      /**
-       * One CloudWatch alarm per cluster on the PATCH p99 (missing data breaching) arms minute-by-minute polling
-       * of that cluster until it and its pages clear.
-       */
-      tripwire: z
-        .strictObject({
-          writeP99Seconds: z
-            .number()
-            .positive()
-            .max(60, { error: "expected at most 60 seconds: the apiserver's own request timeout" })
-            .default(1),
-        })
-        .prefault({}),
-    })
-    .prefault({}),
+  poll: pollSchema,
   notifications: z
     .strictObject({
       renotify: wholeMinutesSchema(POLL_BOUNDS.renotify).default('4h'),

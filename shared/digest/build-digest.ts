@@ -3,6 +3,7 @@ import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
 import type { Activity } from '../pipeline/ports.ts';
+import { tripwireAlarmMetrics } from '../pipeline/tripwire-alarm.ts';
 import { type CostModel, estimateCost } from './cost-model.ts';
 import { DIGEST_FORMAT, type Digest, type DigestSource, type WeekFigures, type WeekSpan } from './digest.ts';
 import { digestIncidents } from './digest-incidents.ts';
@@ -38,7 +39,8 @@ export interface DigestInput {
   readonly previous: Activity;
   readonly week: DigestWeek;
   readonly ruleSet: RuleSet;
-  readonly config?: Pick<DeploymentConfig, 'rules' | 'clusters' | 'digest' | 'notifications'>;
+  readonly config?: Pick<DeploymentConfig, 'rules' | 'clusters' | 'digest' | 'notifications'> &
+    Partial<Pick<DeploymentConfig, 'poll'>>;
   readonly costModel: CostModel;
   readonly source: DigestSource;
   /** The watched clusters, so that a quiet one still has its row; the configuration's by default. */
@@ -114,7 +116,10 @@ export function buildDigest(input: DigestInput): Digest {
       lateMs: thresholds.lateMs,
       wholeWeek: input.source.kind === 'deployment',
     }),
-    cost: estimateCost(activity.polls, input.costModel),
+    cost: estimateCost(activity.polls, input.costModel, {
+      alarmMetrics: config?.poll ? tripwireAlarmMetrics(config.clusters, config.poll.tripwire) : 0,
+      periodMs: week.to - week.from,
+    }),
     settings: {
       nearMissMargin: margin,
       shortLivedMinutes: thresholds.shortLivedMs / 60_000,

@@ -1,8 +1,10 @@
-/** What the week's polls cost, priced as AWS lists it (us-east-1, before the free tier). */
+/** What the week's polls and tripwire alarms cost, priced as AWS lists it (us-east-1, before the free tier). */
 export interface CostModel {
   /** The poller's memory: Lambda bills GB-seconds of it. */
   readonly pollerMemoryMb: number;
   readonly cloudWatchUsdPer1000Metrics: number;
+  /** A standard-resolution alarm, per metric it references and month (30 days). */
+  readonly cloudWatchUsdPerAlarmMetricMonth: number;
   /** arm64, which is what the project's functions run on. */
   readonly lambdaUsdPerGbSecond: number;
   readonly lambdaUsdPerMillionRequests: number;
@@ -11,6 +13,9 @@ export interface CostModel {
 export interface CostEstimate {
   readonly metricsRequested: number;
   readonly cloudWatchUsd: number;
+  /** Metrics the deployment's tripwire alarms reference, and what they cost over the period. */
+  readonly alarmMetrics: number;
+  readonly alarmUsd: number;
   readonly lambdaRequests: number;
   readonly lambdaGbSeconds: number;
   readonly lambdaUsd: number;
@@ -22,6 +27,7 @@ export interface CostEstimate {
 /** GetMetricData, Lambda arm64 duration and Lambda requests, from the AWS price pages. */
 const AWS_PRICES = {
   cloudWatchUsdPer1000Metrics: 0.01,
+  cloudWatchUsdPerAlarmMetricMonth: 0.1,
   lambdaUsdPerGbSecond: 0.0000133334,
   lambdaUsdPerMillionRequests: 0.2,
 } as const;
@@ -33,10 +39,22 @@ export function costModel(pollerMemoryMb: number): CostModel {
   return { pollerMemoryMb, ...AWS_PRICES };
 }
 
-/** One Lambda request per poll; duration as the polls measured it, which leaves out start-up and billing rounding. */
+/** The tripwire alarms over a period: their alarm metrics, billed per month of 30 days, pro rata. */
+export interface AlarmUsage {
+  readonly alarmMetrics: number;
+  readonly periodMs: number;
+}
+
+const MONTH_MS = 30 * 86_400_000;
+
+/**
+ * One Lambda request per poll; duration as the polls measured it, which leaves out start-up and billing rounding; and
+ * the tripwire alarms, which watch every minute whatever the polls do.
+ */
 export function estimateCost(
   polls: readonly { readonly metricsRequested: number; readonly durationMs: number }[],
   model: CostModel,
+  alarms: AlarmUsage = { alarmMetrics: 0, periodMs: 0 },
 ): CostEstimate {
   const metricsRequested = polls.reduce((sum, poll) => sum + poll.metricsRequested, 0);
   const seconds = polls.reduce((sum, poll) => sum + poll.durationMs, 0) / 1000;
@@ -44,13 +62,16 @@ export function estimateCost(
   const cloudWatchUsd = (metricsRequested / 1000) * model.cloudWatchUsdPer1000Metrics;
   const lambdaUsd =
     lambdaGbSeconds * model.lambdaUsdPerGbSecond + (polls.length / 1_000_000) * model.lambdaUsdPerMillionRequests;
+  const alarmUsd = alarms.alarmMetrics * model.cloudWatchUsdPerAlarmMetricMonth * (alarms.periodMs / MONTH_MS);
   return {
     metricsRequested,
     cloudWatchUsd,
+    alarmMetrics: alarms.alarmMetrics,
+    alarmUsd,
     lambdaRequests: polls.length,
     lambdaGbSeconds,
     lambdaUsd,
-    totalUsd: cloudWatchUsd + lambdaUsd,
+    totalUsd: cloudWatchUsd + lambdaUsd + alarmUsd,
     model,
   };
 }

@@ -346,8 +346,15 @@ function cost(digest: Digest): string[] {
       INDENT,
       DETAIL,
     ),
+    ...(cost.alarmMetrics > 0
+      ? wrap(
+          `Tripwire alarms: ${usd(cost.alarmUsd)} for ${count(cost.alarmMetrics)} alarm metrics over the week at $${model.cloudWatchUsdPerAlarmMetricMonth.toFixed(2)} per alarm metric-month.`,
+          INDENT,
+          DETAIL,
+        )
+      : []),
     ...wrap(
-      `Total of the poller's reads and runs: ${usd(cost.totalUsd)}, before the free tier, from the durations the polls measured (start-up time not included). Alarms, DynamoDB, SNS, logs and the dashboard are not in it: docs/benchmarks.md prices a whole cluster-month.`,
+      `Total of the poller's reads and runs and the tripwire alarms: ${usd(cost.totalUsd)}, before the free tier, from the durations the polls measured (start-up time not included). The pipeline's own alarms, DynamoDB, SNS, logs and the dashboard are not in it: docs/benchmarks.md prices a whole cluster-month.`,
       INDENT,
       DETAIL,
     ),

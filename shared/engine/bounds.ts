@@ -20,7 +20,7 @@ export const MAX_HOLD_DOWN_SECONDS = 86_400;
 
 /**
  * Datapoints one cluster-read may ask for, counted per signal (every signal the rule set reads, over its longest
- * window): the default rules read 10 signals × 390 samples = 3,900, about 7,000 CloudWatch datapoints since some
+ * window): the default rules read 11 signals × 390 samples = 4,290, about 6,600 CloudWatch datapoints since some
  * signals combine several metrics. GetMetricData's account-wide quota is 180,000 datapoints per second for recent data and
  * cannot be raised, so a rule that makes every read several times larger slows the whole fleet
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html).

@@ -6,9 +6,14 @@ export type Comparator = '>' | '>=' | '<' | '<=';
 /** A number, or `$name`: a rule parameter that a cluster can override. */
 export type Threshold = number | `$${string}`;
 
-/** What a condition reads at each step: one signal, a sum of signals, or the ratio of two such values. */
+/**
+ * What a condition reads at each step: one signal, a sum of signals, the ratio of two such values, or the difference
+ * of two (what is left of the first once the second is taken out, never below zero).
+ */
 export type Term = SignalName | { readonly sum: readonly SignalName[] };
-export type Operand = Term | { readonly ratio: readonly [Term, Term]; readonly minDenominator?: number };
+export type RatioOperand = { readonly ratio: readonly [Term, Term]; readonly minDenominator?: number };
+export type DifferenceOperand = { readonly difference: readonly [Term, Term] };
+export type Operand = Term | RatioOperand | DifferenceOperand;
 
 export type Aggregate = 'sum' | 'avg' | 'max' | 'min' | 'count' | 'episodes';
 
@@ -99,7 +104,41 @@ export function operandSignals(operand: Operand): readonly SignalName[] {
   if (typeof operand === 'object' && 'ratio' in operand) {
     return [...termSignals(operand.ratio[0]), ...termSignals(operand.ratio[1])];
   }
+  if (typeof operand === 'object' && 'difference' in operand) {
+    return [...termSignals(operand.difference[0]), ...termSignals(operand.difference[1])];
+  }
   return termSignals(operand);
+}
+
+/** Which signals a condition can do without, and whether it can run at all, on a cluster that provides `has`. */
+export interface OperandCoverage {
+  readonly runnable: boolean;
+  readonly missing: readonly SignalName[];
+}
+
+/**
+ * A sum runs on the signals the cluster provides (a cluster that publishes no 429 series still has its 5xx counted),
+ * and so does the subtracted term of a difference; a ratio needs something on both sides, and a single signal needs
+ * itself. What is left out is `missing`: the condition runs with partial coverage.
+ */
+export function operandCoverage(operand: Operand, has: (signal: SignalName) => boolean): OperandCoverage {
+  const termCoverage = (term: Term): OperandCoverage => {
+    const missing = termSignals(term).filter((signal) => !has(signal));
+    return { runnable: missing.length < termSignals(term).length, missing };
+  };
+  const both = (a: OperandCoverage, b: OperandCoverage, runnable: boolean): OperandCoverage => ({
+    runnable,
+    missing: [...a.missing, ...b.missing],
+  });
+  if (typeof operand === 'object' && 'ratio' in operand) {
+    const [top, bottom] = [termCoverage(operand.ratio[0]), termCoverage(operand.ratio[1])];
+    return both(top, bottom, top.runnable && bottom.runnable);
+  }
+  if (typeof operand === 'object' && 'difference' in operand) {
+    const [from, taken] = [termCoverage(operand.difference[0]), termCoverage(operand.difference[1])];
+    return both(from, taken, from.runnable);
+  }
+  return termCoverage(operand);
 }
 
 export function conditionSignals(condition: Condition): readonly SignalName[] {
@@ -139,6 +178,9 @@ export function describeTerm(term: Term): string {
 export function describeOperand(operand: Operand): string {
   if (typeof operand === 'object' && 'ratio' in operand) {
     return `${describeTerm(operand.ratio[0])} / ${describeTerm(operand.ratio[1])}`;
+  }
+  if (typeof operand === 'object' && 'difference' in operand) {
+    return `${describeTerm(operand.difference[0])} - ${describeTerm(operand.difference[1])}`;
   }
   return describeTerm(operand);
 }

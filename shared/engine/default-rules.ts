@@ -33,6 +33,12 @@ const OAM_DOCS =
   'CloudWatch cross-account observability, https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch-Unified-Cross-Account.html; OAM API Reference: ListAttachedLinks (SinkIdentifier is required), https://docs.aws.amazon.com/OAM/latest/APIReference/API_ListAttachedLinks.html';
 const EKS_VENDED_METRICS =
   'Amazon EKS User Guide: Monitor cluster data with Amazon CloudWatch (AWS/EKS metrics), https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html';
+const K8S_NODES =
+  'Kubernetes docs: Nodes, "Node heartbeats" and "Rate limits on eviction", https://kubernetes.io/docs/concepts/architecture/nodes/';
+const EKS_NODES =
+  'Amazon EKS User Guide: cluster security group requirements, https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html; troubleshooting nodes that are NotReady, https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html';
+const EKS_VPC_CNI =
+  'Amazon EKS User Guide: Assign IPs to Pods with the Amazon VPC CNI, https://docs.aws.amazon.com/eks/latest/userguide/managing-vpc-cni.html';
 
 const webhookFailureShare = { ratio: ['webhook.failures', 'webhook.requests'], minDenominator: 10 } as const;
 const errorShare = { ratio: ['apiserver.5xx', 'apiserver.requests'], minDenominator: 50 } as const;
@@ -41,6 +47,21 @@ const shedShare = {
   ratio: [{ sum: ['apiserver.5xx', 'apiserver.429'] }, 'apiserver.requests'],
   minDenominator: 50,
 } as const;
+/**
+ * Rejections among webhook calls: policy denials and, under `failurePolicy: Fail`, calling errors (EKS publishes one
+ * `apiserver_admission_webhook_rejection_count` for both).
+ */
+const rejectionShare = { ratio: ['webhook.rejections', 'webhook.requests'], minDenominator: 10 } as const;
+/**
+ * 5xx per rejected (or failed) webhook call. A call that fails closed answers 500 (`apierrors.NewInternalError` in the
+ * apiserver's webhook dispatchers), so this is about 1 when a webhook fails closed; a denial answers 4xx, so policy
+ * denials keep it near 0.
+ */
+const errorsPerRejection = { ratio: ['apiserver.5xx', 'webhook.rejections'], minDenominator: 10 } as const;
+const errorsPerFailure = { ratio: ['apiserver.5xx', 'webhook.failures'], minDenominator: 10 } as const;
+const rejectionsPerRequest = { ratio: ['webhook.rejections', 'apiserver.requests'], minDenominator: 50 } as const;
+/** Write p99 net of the webhook p99: the apiserver's own share, as the upstream request SLI leaves webhook time out. */
+const netWriteP99 = { difference: ['apiserver.write.p99', 'webhook.p99'] } as const;
 const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDenominator: 1 } as const;
 const replacedShare = { ratio: ['nodes.replaced', 'nodes.total'], minDenominator: 1 } as const;
 
@@ -83,12 +104,33 @@ const pauseAutoRepair: readonly Hint[] = [
   },
 ];
 
+/**
+ * "The control plane is involved": the parameters and the conditions two node rules use to leave a cluster whose
+ * apiserver is slow or failing to the rules that page on it.
+ */
+const controlPlaneInvolvedParams = {
+  writeP99Seconds: {
+    default: 1,
+    unit: 'seconds',
+    description: 'write p99 that would mean the control plane is involved',
+  },
+  errorRatio: {
+    default: 0.05,
+    unit: 'ratio',
+    description: '5xx share that would mean the control plane is involved',
+  },
+} as const;
+const controlPlaneInvolved = [
+  { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 5 },
+  { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 5 },
+] as const;
+
 export const DEFAULT_RULES: readonly Rule[] = [
   {
     id: 'webhook-blackhole',
     title: 'Admission webhook is black-holing API writes',
     summary:
-      'Admission webhook calls time out or fail while apiserver writes stall. Anything that writes through the webhook, including control-plane start-up hooks that update kube-system and kubelets reporting status, can fail.',
+      'Admission webhook calls time out or fail, and the API requests that go through them stall or are refused: calls that hang hold writes until the webhook timeout, calls that fail closed (connection refused, no endpoints) answer 500 at once. Anything that writes through the webhook, including control-plane start-up hooks that update kube-system and kubelets reporting status, can fail.',
     severity: 'page',
     params: {
       webhookP99Seconds: {
@@ -101,24 +143,65 @@ export const DEFAULT_RULES: readonly Rule[] = [
         unit: 'ratio',
         description: 'share of webhook calls that error or time out',
       },
+      rejectionRatio: {
+        default: 0.2,
+        unit: 'ratio',
+        description: 'share of webhook calls rejected, when the rejections come with 5xx (calling errors)',
+      },
+      closedShare: {
+        default: 0.5,
+        unit: 'ratio',
+        description: '5xx per rejected or failed webhook call that means the webhook fails closed',
+      },
       writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as a stall' },
       errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx' },
     },
+    // Three ways a webhook takes writes down, each with the signals a cluster may have (docs/rules.md, "How each
+    // failure shows"): calls hang (webhook p99 at its timeout), calls fail where failures are scraped, and calls fail
+    // closed on a stock EKS cluster (rejections that answer 500).
     when: {
-      kind: 'allOf',
+      kind: 'anyOf',
       conditions: [
         {
-          kind: 'anyOf',
+          kind: 'allOf',
           conditions: [
             { kind: 'sustained', of: 'webhook.p99', op: '>=', value: '$webhookP99Seconds', m: 2, n: 3 },
-            { kind: 'sustained', of: webhookFailureShare, op: '>=', value: '$webhookFailureRatio', m: 2, n: 3 },
+            {
+              kind: 'anyOf',
+              conditions: [
+                { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 2, n: 3 },
+                { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 2, n: 3 },
+              ],
+            },
           ],
         },
         {
-          kind: 'anyOf',
+          kind: 'allOf',
           conditions: [
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 2, n: 3 },
-            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 2, n: 3 },
+            { kind: 'sustained', of: webhookFailureShare, op: '>=', value: '$webhookFailureRatio', m: 2, n: 3 },
+            {
+              kind: 'anyOf',
+              conditions: [
+                { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 2, n: 3 },
+                { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 2, n: 3 },
+                { kind: 'sustained', of: errorsPerFailure, op: '>=', value: '$closedShare', m: 2, n: 3 },
+              ],
+            },
+          ],
+        },
+        {
+          kind: 'allOf',
+          conditions: [
+            {
+              // Rejections among webhook calls; on a cluster that does not report its webhook calls, among all
+              // requests, where only a webhook that sees much of the traffic can reach the error share.
+              kind: 'anyOf',
+              conditions: [
+                { kind: 'sustained', of: rejectionShare, op: '>=', value: '$rejectionRatio', m: 2, n: 3 },
+                { kind: 'sustained', of: rejectionsPerRequest, op: '>=', value: '$errorRatio', m: 2, n: 3 },
+              ],
+            },
+            { kind: 'sustained', of: errorsPerRejection, op: '>=', value: '$closedShare', m: 2, n: 3 },
           ],
         },
       ],
@@ -126,7 +209,9 @@ export const DEFAULT_RULES: readonly Rule[] = [
     explains: [
       'control-plane-degraded',
       'node-repair-storm',
+      'nodes-unreachable',
       'webhook-availability-gaps',
+      'webhook-failing-open',
       'webhook-latency-tax',
       'apiserver-restart-errors',
     ],
@@ -167,12 +252,30 @@ export const DEFAULT_RULES: readonly Rule[] = [
     id: 'control-plane-degraded',
     title: 'Kubernetes control plane is degraded',
     summary:
-      'Write latency is high, or the apiserver fails or sheds (5xx, 429) a large share of requests, and no admission webhook explains it: look at etcd, API Priority and Fairness, and clients overloading the apiserver.',
+      'The apiserver itself is slow (write latency net of admission webhook time), or fails or sheds (5xx, 429) a large share of requests, and no admission webhook explains it: look at etcd, API Priority and Fairness and clients overloading the apiserver, and for 5xx with healthy latency at the KMS plugin and aggregated APIs.',
     severity: 'page',
     params: {
-      writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as degraded when it lasts' },
-      severeWriteP99Seconds: { default: 4, unit: 'seconds', description: 'write p99 that pages within minutes' },
+      writeP99Seconds: {
+        default: 1,
+        unit: 'seconds',
+        description: 'write p99 net of webhook p99 that counts as degraded when it lasts',
+      },
+      elevatedWriteP99Seconds: {
+        default: 2,
+        unit: 'seconds',
+        description: 'write p99 net of webhook p99 that pages after three minutes of four',
+      },
+      severeWriteP99Seconds: {
+        default: 4,
+        unit: 'seconds',
+        description: 'write p99 net of webhook p99 that pages after two minutes of three',
+      },
       errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx or 429' },
+      severeErrorRatio: {
+        default: 0.25,
+        unit: 'ratio',
+        description: 'share of requests answered 5xx or 429 that pages after two minutes',
+      },
       webhookP99Seconds: {
         default: 2.5,
         unit: 'seconds',
@@ -183,15 +286,29 @@ export const DEFAULT_RULES: readonly Rule[] = [
         unit: 'ratio',
         description: 'webhook failure share that would make a webhook the cause',
       },
+      rejectionRatio: {
+        default: 0.2,
+        unit: 'ratio',
+        description: 'share of webhook calls rejected with 5xx that would make a webhook the cause',
+      },
+      closedShare: {
+        default: 0.5,
+        unit: 'ratio',
+        description: '5xx per rejected webhook call that means a webhook fails closed',
+      },
     },
+    // Latency is judged net of webhook time, as the upstream request SLI (apiserver_request_sli_duration_seconds)
+    // excludes it: a slow webhook taxes every write, but it is not the control plane.
     when: {
       kind: 'allOf',
       conditions: [
         {
           kind: 'anyOf',
           conditions: [
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$severeWriteP99Seconds', m: 3, n: 4 },
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 10, n: 12 },
+            { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 2, n: 3 },
+            { kind: 'sustained', of: netWriteP99, op: '>=', value: '$elevatedWriteP99Seconds', m: 3, n: 4 },
+            { kind: 'sustained', of: netWriteP99, op: '>=', value: '$writeP99Seconds', m: 10, n: 12 },
+            { kind: 'sustained', of: shedShare, op: '>=', value: '$severeErrorRatio', m: 2, n: 3 },
             { kind: 'sustained', of: shedShare, op: '>=', value: '$errorRatio', m: 3, n: 4 },
           ],
         },
@@ -214,11 +331,45 @@ export const DEFAULT_RULES: readonly Rule[] = [
               op: '>=',
               value: '$webhookFailureRatio',
             },
+            {
+              kind: 'allOf',
+              conditions: [
+                {
+                  kind: 'anyOf',
+                  conditions: [
+                    {
+                      kind: 'window',
+                      of: rejectionShare,
+                      aggregate: 'max',
+                      window: '5m',
+                      op: '>=',
+                      value: '$rejectionRatio',
+                    },
+                    {
+                      kind: 'window',
+                      of: rejectionsPerRequest,
+                      aggregate: 'max',
+                      window: '5m',
+                      op: '>=',
+                      value: '$errorRatio',
+                    },
+                  ],
+                },
+                {
+                  kind: 'window',
+                  of: errorsPerRejection,
+                  aggregate: 'max',
+                  window: '5m',
+                  op: '>=',
+                  value: '$closedShare',
+                },
+              ],
+            },
           ],
         },
       ],
     },
-    explains: ['node-repair-storm', 'apiserver-restart-errors'],
+    explains: ['node-repair-storm', 'nodes-unreachable', 'apiserver-restart-errors'],
     holdDown: '15m',
     // An upgrade replaces apiservers one at a time, and each restart costs minutes of errors or slow writes at most
     // (KubeCon talk): those stay muted. Half of all requests failing or shed for ten minutes, writes at the severe p99
@@ -230,7 +381,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
         kind: 'anyOf',
         conditions: [
           { kind: 'sustained', of: shedShare, op: '>=', value: 0.5, m: 10, n: 10 },
-          { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$severeWriteP99Seconds', m: 10, n: 10 },
+          { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 10, n: 10 },
         ],
       },
     },
@@ -335,7 +486,8 @@ export const DEFAULT_RULES: readonly Rule[] = [
       ],
     },
     explains: [],
-    holdDown: '1h',
+    // A tax that comes back within a few hours (a quiet spell, a brief fix) is the same tax: one ticket, not two.
+    holdDown: '3h',
     maintenance: 'mute',
     hints: [
       {
@@ -396,6 +548,11 @@ export const DEFAULT_RULES: readonly Rule[] = [
     params: {
       errorRatio: { default: 0.02, unit: 'ratio', description: 'share of 5xx plus 429 that makes a burst' },
       bursts: { default: 2, unit: 'bursts', description: 'separate bursts within an hour' },
+      maxErrorMinutes: {
+        default: 10,
+        unit: 'minutes',
+        description: 'minutes of the hour at or above the burst share: more is an outage, not restarts',
+      },
       writeP99Seconds: {
         default: 1,
         unit: 'seconds',
@@ -413,6 +570,17 @@ export const DEFAULT_RULES: readonly Rule[] = [
           where: { op: '>=', value: '$errorRatio' },
           op: '>=',
           value: '$bursts',
+        },
+        // A restart drops requests for a minute or two; an error share that hovers around the line for most of the
+        // hour is an outage (and another rule's), whose crossings must not read as bursts.
+        {
+          kind: 'window',
+          of: shedShare,
+          aggregate: 'count',
+          window: '1h',
+          where: { op: '>=', value: '$errorRatio' },
+          op: '<=',
+          value: '$maxErrorMinutes',
         },
         {
           kind: 'window',
@@ -460,16 +628,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
     params: {
       minReplaced: { default: 5, unit: 'nodes', description: 'replacements within 30 minutes' },
       changeRatio: { default: 3, unit: 'x', description: 'rate over 30 minutes against the 6-hour baseline' },
-      writeP99Seconds: {
-        default: 1,
-        unit: 'seconds',
-        description: 'write p99 that would mean the control plane is involved',
-      },
-      errorRatio: {
-        default: 0.05,
-        unit: 'ratio',
-        description: '5xx share that would mean the control plane is involved',
-      },
+      ...controlPlaneInvolvedParams,
     },
     when: {
       kind: 'allOf',
@@ -485,13 +644,7 @@ export const DEFAULT_RULES: readonly Rule[] = [
           op: '>=',
           value: '$changeRatio',
         },
-        {
-          kind: 'noneOf',
-          conditions: [
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 5 },
-            { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 3, n: 5 },
-          ],
-        },
+        { kind: 'noneOf', conditions: controlPlaneInvolved },
       ],
     },
     explains: [],
@@ -536,6 +689,126 @@ export const DEFAULT_RULES: readonly Rule[] = [
       },
     ],
     runbook: 'docs/runbooks/node-churn.md',
+  },
+  {
+    id: 'nodes-unreachable',
+    title: 'Many nodes are NotReady and nothing replaces them',
+    summary:
+      'A large share of the nodes has stopped reporting Ready for many minutes while the apiserver answers the rest of the cluster normally and no nodes are being replaced: the kubelets have lost their path to the control plane (security group, route, endpoint or DNS change), or the node network or CNI is failing. Pods on those nodes are evicted five minutes after they go NotReady, and nothing new can be scheduled there.',
+    severity: 'ticket',
+    params: {
+      notReadyShare: {
+        default: 0.25,
+        unit: 'ratio',
+        description: 'share of nodes NotReady: a quarter catches one zone of three cut off',
+      },
+      minNotReady: { default: 3, unit: 'nodes', description: 'fewest NotReady nodes that count, for small clusters' },
+      minReplaced: {
+        default: 3,
+        unit: 'nodes',
+        description: 'replacements within 30 minutes that make it node-repair-storm’s, not this rule’s',
+      },
+      ...controlPlaneInvolvedParams,
+    },
+    // Ten of twelve minutes: past the five minutes after which NotReady nodes' pods are evicted, and longer than the
+    // NotReady blips of a rolling upgrade or a spot drain.
+    when: {
+      kind: 'allOf',
+      conditions: [
+        { kind: 'sustained', of: notReadyShare, op: '>=', value: '$notReadyShare', m: 10, n: 12 },
+        { kind: 'sustained', of: 'nodes.notready', op: '>=', value: '$minNotReady', m: 10, n: 12 },
+        {
+          // Nothing visibly replaces the nodes, and the apiserver is healthy; on a cluster without a replacement
+          // signal the rule still runs, on what it has.
+          kind: 'noneOf',
+          conditions: [
+            { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
+            ...controlPlaneInvolved,
+          ],
+        },
+      ],
+    },
+    explains: [],
+    holdDown: '15m',
+    maintenance: 'mute',
+    hints: [
+      {
+        text: 'See which nodes are NotReady, since when and in which zone. A Ready condition of Unknown with "Kubelet stopped posting node status" means the kubelet cannot reach the apiserver; False means it reports a problem. Nodes that share a zone or a subnet point at that zone’s network path.',
+        commands: ['kubectl get nodes -L topology.kubernetes.io/zone -o wide', 'kubectl describe node <node-name>'],
+        source: K8S_NODES,
+      },
+      {
+        text: 'Check the path from the nodes to the control plane: the cluster security group and the node security groups still allow 443 between them, the subnets’ route tables and network ACLs let it through, and with private endpoint access the endpoint resolves inside the VPC.',
+        appliesTo: ['eks-control-plane'],
+        commands: ["aws eks describe-cluster --name {cluster} --region {region} --query 'cluster.resourcesVpcConfig'"],
+        source: EKS_NODES,
+      },
+      {
+        text: 'Check the node network: the VPC CNI (aws-node) daemon set, and its logs on an affected node, for IP allocation or ENI errors. (EKS Auto Mode runs its own pod networking, with no aws-node daemon set to look at.)',
+        commands: [
+          'kubectl -n kube-system get daemonset aws-node',
+          'kubectl -n kube-system logs -l k8s-app=aws-node -c aws-node --tail=50 --field-selector spec.nodeName=<node-name>',
+        ],
+        source: EKS_VPC_CNI,
+      },
+      ...pauseAutoRepair,
+    ],
+    runbook: 'docs/runbooks/nodes-unreachable.md',
+  },
+  {
+    id: 'webhook-failing-open',
+    title: 'Admission webhook fails open: its policy is not enforced',
+    summary:
+      'Most calls to an admission webhook with failurePolicy Ignore have been failing for many minutes. API requests still succeed, without the webhook: nothing it validates is checked and nothing it mutates is changed. Only visible with webhook.failures (a scraped custom metric).',
+    severity: 'ticket',
+    params: {
+      failureRatio: { default: 0.2, unit: 'ratio', description: 'share of webhook calls that fail' },
+      closedShare: {
+        default: 0.5,
+        unit: 'ratio',
+        description: '5xx per failed call above which the webhook fails closed instead (webhook-blackhole)',
+      },
+      webhookP99Seconds: {
+        default: 2.5,
+        unit: 'seconds',
+        description: 'webhook p99 at which calls hang and writes stall (webhook-blackhole)',
+      },
+      writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as a stall' },
+    },
+    // The quiet case: calls fail fast and the apiserver lets requests through. Failures that hang stall writes, and
+    // failures that answer 5xx refuse them: both are webhook-blackhole's.
+    when: {
+      kind: 'allOf',
+      conditions: [
+        { kind: 'sustained', of: webhookFailureShare, op: '>=', value: '$failureRatio', m: 10, n: 15 },
+        { kind: 'sustained', of: errorsPerFailure, op: '<', value: '$closedShare', m: 10, n: 15 },
+        {
+          kind: 'noneOf',
+          conditions: [
+            { kind: 'sustained', of: 'webhook.p99', op: '>=', value: '$webhookP99Seconds', m: 3, n: 5 },
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: '$writeP99Seconds', m: 3, n: 5 },
+          ],
+        },
+      ],
+    },
+    explains: [],
+    holdDown: '30m',
+    maintenance: 'mute',
+    hints: [
+      {
+        text: 'Find the webhook whose calls fail open: the apiserver counts them by webhook name; then check that webhook’s backend endpoints and pods.',
+        commands: [
+          "kubectl get --raw /metrics | grep -E '^apiserver_admission_webhook_fail_open_count'",
+          'kubectl -n <webhook-namespace> get endpoints,pods -o wide',
+        ],
+        source: K8S_METRICS,
+      },
+      {
+        text: 'Under failurePolicy Ignore every failed call skips the policy silently; the Gatekeeper reporter measured about 2% of pods escaping mutation during a few seconds of failures per rollout.',
+        source: GATEKEEPER_ISSUE,
+      },
+    ],
+    runbook: 'docs/runbooks/webhook-failing-open.md',
   },
   {
     id: 'signals-missing',

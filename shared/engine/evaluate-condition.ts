@@ -4,6 +4,7 @@ import {
   type Condition,
   describeOperand,
   type Operand,
+  operandCoverage,
   operandSignals,
   type Term,
   type Threshold,
@@ -33,7 +34,10 @@ export interface ConditionResult {
   readonly verdict: Verdict;
   /** For a met condition, what tripped it; otherwise the comparisons that fell short (for near-miss reporting). */
   readonly evidence: readonly Evidence[];
-  /** Signals the cluster does not provide, when the verdict is `skipped`. */
+  /**
+   * Signals the condition reads that the cluster does not provide. With a `skipped` verdict they are why it could
+   * not run; with any other verdict it ran without them (partial coverage): a branch of an anyOf, an addend of a sum.
+   */
   readonly lacking: readonly SignalName[];
 }
 
@@ -41,6 +45,15 @@ export type Params = Readonly<Record<string, number>>;
 
 /** Below this share of present samples, an average or an episode count is not trusted. */
 const MIN_COVERAGE = 0.5;
+
+/**
+ * A baseline is trusted once it holds present samples covering twice the recent window, or half of the baseline if
+ * that is less: two hours of quiet before a burst of node replacements are evidence enough, whatever the 6-hour
+ * baseline asks for, and a cluster watched for an hour is not judged against one minute of history.
+ */
+export function minimumBaselineSamples(recentSamples: number, baselineSamples: number): number {
+  return Math.min(2 * recentSamples, Math.ceil(baselineSamples * MIN_COVERAGE));
+}
 
 export function compare(value: number, op: Comparator, threshold: number): boolean {
   switch (op) {
@@ -63,10 +76,12 @@ function resolveThreshold(value: Threshold, params: Params): number {
   return resolved;
 }
 
+/** A sum adds the signals the cluster provides; one of them missing at this step makes the whole sum missing. */
 function termAt(window: SignalWindow, term: Term, back: number): number | null {
   if (typeof term === 'string') return window.sample(term, back);
   let total = 0;
   for (const signal of term.sum) {
+    if (!window.has(signal)) continue;
     const value = window.sample(signal, back);
     if (value === null) return null;
     total += value;
@@ -76,6 +91,16 @@ function termAt(window: SignalWindow, term: Term, back: number): number | null {
 
 export function operandAt(window: SignalWindow, operand: Operand, back: number): number | null {
   if (typeof operand === 'string' || 'sum' in operand) return termAt(window, operand, back);
+  if ('difference' in operand) {
+    const from = termAt(window, operand.difference[0], back);
+    if (from === null) return null;
+    const [, taken] = operand.difference;
+    const provided = typeof taken === 'string' ? window.has(taken) : taken.sum.some((signal) => window.has(signal));
+    // No datapoint of the subtracted term is nothing to subtract: EKS publishes no webhook latency in a minute
+    // without webhook calls, and that minute's write latency is all the apiserver's own.
+    const subtracted = provided ? (termAt(window, taken, back) ?? 0) : 0;
+    return Math.max(0, from - subtracted);
+  }
   const numerator = termAt(window, operand.ratio[0], back);
   const denominator = termAt(window, operand.ratio[1], back);
   if (numerator === null || denominator === null) return null;
@@ -88,6 +113,12 @@ function unitOf(operand: Operand): string {
   if (typeof operand === 'object' && 'ratio' in operand) return 'ratio';
   const [first] = operandSignals(operand);
   return first ? SIGNALS[first].unit : '';
+}
+
+/** Whether an operand counts events (a count signal or a sum of them): a window of it is best told as a total. */
+function countsEvents(operand: Operand): boolean {
+  if (typeof operand === 'object' && ('ratio' in operand || 'difference' in operand)) return false;
+  return operandSignals(operand).every((signal) => SIGNALS[signal].kind === 'count');
 }
 
 interface Collected {
@@ -151,29 +182,31 @@ function verdictWithGaps(how: Aggregate, op: Comparator, passed: boolean, collec
   return passed ? 'unknown' : 'unmet';
 }
 
-function lackingSignals(window: SignalWindow, signals: readonly SignalName[]): SignalName[] {
-  return signals.filter((signal) => !window.has(signal));
-}
-
 const samplesOf = (n: number) => `${n} sample${n === 1 ? '' : 's'}`;
 
 export function evaluateCondition(condition: Condition, window: SignalWindow, params: Params): ConditionResult {
-  const none: readonly SignalName[] = [];
   if (condition.kind === 'allOf' || condition.kind === 'anyOf' || condition.kind === 'noneOf') {
     return combine(condition.kind, condition.conditions, window, params);
   }
-  const lacking = lackingSignals(window, condition.kind === 'absent' ? condition.of : operandSignals(condition.of));
-  if (lacking.length > 0) return { verdict: 'skipped', evidence: [], lacking };
+  const has = (signal: SignalName) => window.has(signal);
+  // An absence is judged on the signals the cluster provides; any other condition as its operand allows.
+  const coverage =
+    condition.kind === 'absent'
+      ? { runnable: condition.of.some(has), missing: condition.of.filter((signal) => !has(signal)) }
+      : operandCoverage(condition.of, has);
+  const lacking = [...new Set(coverage.missing)];
+  if (!coverage.runnable) return { verdict: 'skipped', evidence: [], lacking };
 
   if (condition.kind === 'absent') {
     const samples = durationSamples(condition.window, window.stepSeconds);
+    const provided = condition.of.filter(has);
     let seen = 0;
-    for (const signal of condition.of) {
+    for (const signal of provided) {
       for (let back = 0; back < samples; back++) if (window.sample(signal, back) !== null) seen++;
     }
     const passed = seen === 0;
     const evidence: Evidence = {
-      what: `datapoints of ${condition.of.join(', ')}`,
+      what: `datapoints of ${provided.join(', ')}`,
       over: `last ${condition.window}`,
       observed: seen,
       op: '<=',
@@ -181,7 +214,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       unit: 'count',
       passed,
     };
-    return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking: none };
+    return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
   }
 
   const threshold = resolveThreshold(condition.value, params);
@@ -198,12 +231,12 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
   switch (condition.kind) {
     case 'threshold': {
       const value = operandAt(window, condition.of, 0);
-      if (value === null) return { verdict: 'unknown', evidence: [], lacking: none };
+      if (value === null) return { verdict: 'unknown', evidence: [], lacking };
       const passed = compare(value, condition.op, threshold);
       return {
         verdict: passed ? 'met' : 'unmet',
         evidence: [evidenceOf(value, 'latest sample', passed)],
-        lacking: none,
+        lacking,
       };
     }
     case 'sustained': {
@@ -221,12 +254,12 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       const ranked = present.sort((a, b) => (upward ? b - a : a - b));
       const observed = (verdict === 'met' ? ranked[0] : (ranked[condition.m - 1] ?? ranked.at(-1))) ?? 0;
       const over = `${passing} of last ${samplesOf(condition.n)}, needs ${condition.m}`;
-      return { verdict, evidence: [evidenceOf(observed, over, verdict === 'met')], lacking: none };
+      return { verdict, evidence: [evidenceOf(observed, over, verdict === 'met')], lacking };
     }
     case 'window': {
       const samples = durationSamples(condition.window, window.stepSeconds);
       const collected = collect(window, condition.of, 0, samples);
-      if (collected.values.length === 0) return { verdict: 'unknown', evidence: [], lacking: none };
+      if (collected.values.length === 0) return { verdict: 'unknown', evidence: [], lacking };
       const where = condition.where;
       const filter = where
         ? (value: number) => compare(value, where.op, resolveThreshold(where.value, params))
@@ -245,7 +278,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
             ? { ...evidence, unit: 'count' }
             : evidence,
         ],
-        lacking: none,
+        lacking,
       };
     }
     case 'change': {
@@ -253,28 +286,43 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
       const recent = collect(window, condition.of, 0, recentSamples);
       const baseline = collect(window, condition.of, recentSamples, baselineSamples);
-      const covered = (c: Collected) =>
-        c.values.length > 0 && c.values.length / (c.values.length + c.missing) >= MIN_COVERAGE;
-      if (!covered(recent) || !covered(baseline)) return { verdict: 'unknown', evidence: [], lacking: none };
+      const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
+      const baselineCovered =
+        baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
+      if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
       const now = aggregate(recent.values, condition.aggregate);
       const before = aggregate(baseline.values, condition.aggregate);
-      const change =
-        condition.mode === 'delta'
-          ? now - before
-          : before === 0
-            ? now === 0
-              ? 1
-              : Number.POSITIVE_INFINITY
-            : now / before;
+      if (condition.mode === 'ratio' && before === 0 && now > 0) {
+        // Any rise from nothing is an infinite ratio; the evidence says what happened instead: none before, N now.
+        const passed = compare(Number.POSITIVE_INFINITY, condition.op, threshold);
+        const total = countsEvents(condition.of) ? aggregate(recent.values, 'sum') : now;
+        const what = countsEvents(condition.of) ? '' : ` (${condition.aggregate})`;
+        const evidence: Evidence = {
+          what: describeOperand(condition.of),
+          over: `none in the ${condition.baseline} before, ${formatCount(total)}${what} in the last ${condition.window}`,
+          observed: total,
+          op: '>',
+          threshold: 0,
+          unit: countsEvents(condition.of) ? 'count' : unitOf(condition.of),
+          passed,
+        };
+        return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+      }
+      const change = condition.mode === 'delta' ? now - before : before === 0 ? 1 : now / before;
       const passed = compare(change, condition.op, threshold);
       const over = `${condition.aggregate} over ${condition.window} vs the ${condition.baseline} before (${condition.mode})`;
       const evidence = {
         ...evidenceOf(change, over, passed),
         unit: condition.mode === 'ratio' ? 'x' : unitOf(condition.of),
       };
-      return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking: none };
+      return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
     }
   }
+}
+
+/** A count for a sentence: whole numbers as they are, others to three significant digits. */
+function formatCount(value: number): string {
+  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(3)));
 }
 
 function combine(
@@ -285,29 +333,42 @@ function combine(
 ): ConditionResult {
   const results = conditions.map((condition) => evaluateCondition(condition, window, params));
   const having = (verdict: Verdict) => results.filter((r) => r.verdict === verdict);
-  const evidenceOf = (rs: readonly ConditionResult[]) => rs.flatMap((r) => r.evidence);
-  const lacking = [...new Set(having('skipped').flatMap((r) => r.lacking))];
+  // Branches can share a comparison (a stall that two ways of failing both need): each is shown once.
+  const evidenceOf = (rs: readonly ConditionResult[]) => {
+    const seen = new Set<string>();
+    return rs
+      .flatMap((r) => r.evidence)
+      .filter((e) => {
+        const key = `${e.what}|${e.over}|${e.op}|${e.threshold}|${e.observed}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+  };
+  // Every signal a branch lacks is reported, whether the branch was skipped or ran without it.
+  const lacking = [...new Set(results.flatMap((r) => r.lacking))];
 
   if (kind === 'noneOf') {
     const seen = having('met');
     // The evidence of a met noneOf is an absence, which has nothing to show; an unmet one shows what was seen.
     return seen.length > 0
-      ? { verdict: 'unmet', evidence: evidenceOf(seen), lacking: [] }
-      : { verdict: 'met', evidence: [], lacking: [] };
+      ? { verdict: 'unmet', evidence: evidenceOf(seen), lacking }
+      : { verdict: 'met', evidence: [], lacking };
   }
   if (kind === 'allOf') {
-    if (lacking.length > 0) return { verdict: 'skipped', evidence: [], lacking };
+    // Every condition of an allOf is needed: one that cannot run means the whole cannot be decided.
+    if (having('skipped').length > 0) return { verdict: 'skipped', evidence: [], lacking };
     const unmet = having('unmet');
-    if (unmet.length > 0) return { verdict: 'unmet', evidence: evidenceOf(unmet), lacking: [] };
-    if (having('unknown').length > 0) return { verdict: 'unknown', evidence: evidenceOf(having('met')), lacking: [] };
-    return { verdict: 'met', evidence: evidenceOf(results), lacking: [] };
+    if (unmet.length > 0) return { verdict: 'unmet', evidence: evidenceOf(unmet), lacking };
+    if (having('unknown').length > 0) return { verdict: 'unknown', evidence: evidenceOf(having('met')), lacking };
+    return { verdict: 'met', evidence: evidenceOf(results), lacking };
   }
   const evaluated = results.filter((r) => r.verdict !== 'skipped');
   if (evaluated.length === 0) return { verdict: 'skipped', evidence: [], lacking };
   const met = having('met');
-  if (met.length > 0) return { verdict: 'met', evidence: evidenceOf(met), lacking: [] };
-  if (having('unknown').length > 0) return { verdict: 'unknown', evidence: evidenceOf(having('unmet')), lacking: [] };
-  return { verdict: 'unmet', evidence: evidenceOf(evaluated), lacking: [] };
+  if (met.length > 0) return { verdict: 'met', evidence: evidenceOf(met), lacking };
+  if (having('unknown').length > 0) return { verdict: 'unknown', evidence: evidenceOf(having('unmet')), lacking };
+  return { verdict: 'unmet', evidence: evidenceOf(evaluated), lacking };
 }
 
 /** How many samples of history a condition reads, so that a poll fetches enough and no more. */

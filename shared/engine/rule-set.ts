@@ -5,6 +5,7 @@ import { type Condition, conditionParams, conditionSignals } from './condition.t
 import { durationMs } from './duration.ts';
 import { conditionLookback, type Params } from './evaluate-condition.ts';
 import type { Rule, RuleOverrides, Severity } from './rule.ts';
+import type { SignalName } from './signals.ts';
 
 /** The deployed poller reads one-minute samples. */
 const DEPLOYED_STEP_SECONDS = 60;
@@ -148,6 +149,11 @@ export class RuleSet {
     const path = [symptom];
     for (let at = previous.get(symptom); at !== undefined; at = previous.get(at)) path.unshift(at);
     return path[0] === cause ? path : [cause, symptom];
+  }
+
+  /** Every signal some rule of the set reads: what a poll must fetch, and nothing more. */
+  signals(): ReadonlySet<SignalName> {
+    return new Set(this.rules.flatMap((rule) => conditionSignals(rule.when)));
   }
 
   /** Samples of history the whole set reads at one step. */

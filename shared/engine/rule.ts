@@ -103,12 +103,13 @@ const operandSchema = z.union(
   [
     termSchema,
     z.strictObject({ ratio: z.tuple([termSchema, termSchema]), minDenominator: z.number().min(0).optional() }),
+    z.strictObject({ difference: z.tuple([termSchema, termSchema]) }),
   ],
   {
     error: (issue) =>
       typeof issue.input === 'string'
         ? unknownSignalMessage(issue.input)
-        : 'expected a signal name, { "sum": [...] } or { "ratio": [numerator, denominator] }',
+        : 'expected a signal name, { "sum": [...] }, { "ratio": [numerator, denominator] } or { "difference": [from, taken] }',
   },
 );
 

@@ -1,5 +1,5 @@
 import { clusterFacts } from '../config/cluster-facts.ts';
-import { type DeploymentConfig, groupingSchema } from '../config/deployment-config.ts';
+import { type DeploymentConfig, groupingSchema, pollSchema } from '../config/deployment-config.ts';
 import { durationMs } from '../engine/duration.ts';
 import { type MaintenanceWindow, windowMute } from '../engine/maintenance.ts';
 import type { RuleOverrides } from '../engine/rule.ts';
@@ -21,6 +21,9 @@ export interface PlanInput {
 /** Resolve each cluster's rules (fleet overrides, then the cluster's own) and the history a poll must read. */
 export function buildPlan(input: PlanInput): WatchPlan {
   const fleet: RuleOverrides = input.config?.rules.overrides ?? {};
+  // A scenario replayed without a configuration runs with the defaults a deployment would get.
+  const poll = input.config?.poll ?? pollSchema.parse(undefined);
+  const { tripwire } = poll;
   const clusters = input.clusters.map((name) => {
     const configured = input.config?.clusters.find((c) => c.name === name);
     const own = configured?.overrides ?? {};
@@ -38,8 +41,10 @@ export function buildPlan(input: PlanInput): WatchPlan {
     lookback: input.ruleSet.lookback(input.stepSeconds),
     nearMissMargin: input.config?.digest.nearMissMargin ?? 0.2,
     cadence: {
-      everySteps: Math.max(1, Math.round(durationMs(input.config?.poll.every ?? '10m') / (input.stepSeconds * 1000))),
-      tripwireWriteP99Seconds: input.config?.poll.tripwire.writeP99Seconds ?? 1,
+      everySteps: Math.max(1, Math.round(durationMs(poll.every) / (input.stepSeconds * 1000))),
+      ...(tripwire.enabled && {
+        tripwire: { writeP99Seconds: tripwire.writeP99Seconds, errorRatio: tripwire.errorRatio },
+      }),
     },
     settings: {
       renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),

@@ -22,6 +22,9 @@ export const PIPELINE_METRICS = {
   ClustersPolled: { unit: 'Count', failure: false },
   MetricsRequested: { unit: 'Count', failure: false },
   Findings: { unit: 'Count', failure: false },
+  /** Rule evaluations on clusters that lack some of the rule's signals (some branches skipped), and lack all of them. */
+  RulesPartial: { unit: 'Count', failure: false },
+  RulesSkipped: { unit: 'Count', failure: false },
   NotificationsSent: { unit: 'Count', failure: false },
   NotificationFailures: { unit: 'Count', failure: true },
   UnreadableClusters: { unit: 'Count', failure: true },

@@ -1,3 +1,4 @@
+import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import type { ClusterFacts } from '../engine/hint-scope.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
@@ -49,6 +50,10 @@ export interface PollReport {
   /** Clusters read at this step whose window has a sample at the step itself, not only older history. */
   readonly freshClusters: number;
   readonly findings: readonly Finding[];
+  /** Rules that ran without some of their signals (partial) or not at all (skipped) on the clusters read. */
+  readonly coverage: readonly RuleCoverage[];
+  /** How many of them ran partly, and how many not at all: the poller's RulesPartial and RulesSkipped. */
+  readonly coverageCounts: { readonly partial: number; readonly skipped: number };
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
   readonly failed: readonly DeliveryFailure[];
@@ -134,6 +139,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     }),
   });
   if (stepError !== undefined) throw stepError;
+  const coverage = findings.map(coverageOf).filter((c) => c.status !== 'full');
   return {
     at,
     claim,
@@ -144,6 +150,11 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     unreadableClusters,
     freshClusters,
     findings,
+    coverage,
+    coverageCounts: {
+      partial: coverage.filter((c) => c.status === 'partial').length,
+      skipped: coverage.filter((c) => c.status === 'skipped').length,
+    },
     created,
     delivered,
     failed,

@@ -2,6 +2,7 @@ import type { ClusterFacts } from '../engine/hint-scope.ts';
 import type { Mute } from '../engine/maintenance.ts';
 import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
 import type { EngineSettings } from '../engine/step.ts';
+import type { TripwireSettings } from './tripwire-alarm.ts';
 
 export interface WatchedCluster {
   readonly name: string;
@@ -22,6 +23,9 @@ export interface WatchPlan {
   readonly settings: EngineSettings;
   /** How close to a threshold counts as a near miss, as a share of it. */
   readonly nearMissMargin: number;
-  /** A quiet cluster is read every `everySteps` steps; an armed or paging one every step. */
-  readonly cadence: { readonly everySteps: number; readonly tripwireWriteP99Seconds: number };
+  /**
+   * A quiet cluster is read every `everySteps` steps; an armed or paging one every step. Without `tripwire` no alarm
+   * arms a cluster.
+   */
+  readonly cadence: { readonly everySteps: number; readonly tripwire?: TripwireSettings };
 }

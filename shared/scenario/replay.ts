@@ -1,4 +1,6 @@
 import type { DeploymentConfig } from '../config/deployment-config.ts';
+import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
+import { evaluateCondition } from '../engine/evaluate-condition.ts';
 import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
@@ -9,6 +11,14 @@ import { buildPlan } from '../pipeline/build-plan.ts';
 import { memoryStores } from '../pipeline/memory-stores.ts';
 import { runPoll } from '../pipeline/poll.ts';
 import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier, Tripwires } from '../pipeline/ports.ts';
+import {
+  type TripwireDefinition,
+  type TripwireSettings,
+  tripwireBreaches,
+  tripwireDefinition,
+  tripwireValues,
+} from '../pipeline/tripwire-alarm.ts';
+import type { WatchPlan } from '../pipeline/watch-plan.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -28,24 +38,39 @@ export class ScenarioMetricSource implements MetricSource {
 }
 
 /**
- * The tripwire alarm emulated on the scenario: a write p99 at or above the threshold, or no datapoint (missing data
- * is breaching), at step t arms the poll of step t + 1, as the alarm's state change reaches the poller the minute
- * after. A cluster without the signal has no tripwire.
+ * The tripwire alarms emulated on the scenario: the definition infra/tripwires.ts deploys, evaluated on the
+ * scenario's signals. A breach (or no datapoint at all: missing data is breaching) at step t arms the poll of step
+ * t + 1, as the alarm's state change reaches the poller the minute after. A cluster that provides none of what a leg
+ * needs has no tripwire, as it has no alarm when deployed.
  */
 export class ScenarioTripwires implements Tripwires {
+  private readonly definitions: ReadonlyMap<string, TripwireDefinition>;
+
   constructor(
     private readonly scenario: Scenario,
-    private readonly threshold: number,
-  ) {}
+    settings: TripwireSettings | undefined,
+  ) {
+    const definitions = new Map<string, TripwireDefinition>();
+    for (const [cluster, series] of scenario.clusters) {
+      const definition = settings && tripwireDefinition(settings, (signal) => series[signal] !== undefined);
+      if (definition) definitions.set(cluster, definition);
+    }
+    this.definitions = definitions;
+  }
 
   async armed(at: number): Promise<ReadonlySet<string>> {
     const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
     const armed = new Set<string>();
     if (index < 0) return armed;
-    for (const [cluster, series] of this.scenario.clusters) {
-      const written = series['apiserver.write.p99'];
-      const value = written?.[index] ?? null;
-      if (written && (value === null || value >= this.threshold)) armed.add(cluster);
+    for (const [cluster, definition] of this.definitions) {
+      const series = this.scenario.clusters.get(cluster) ?? {};
+      if (
+        tripwireBreaches(
+          definition,
+          tripwireValues((signal) => series[signal]?.[index] ?? null),
+        )
+      )
+        armed.add(cluster);
     }
     return armed;
   }
@@ -72,6 +97,8 @@ export interface ReplayResult {
   readonly notifications: readonly Notification[];
   readonly incidents: readonly Incident[];
   readonly skipped: readonly SkippedRule[];
+  /** Every rule on every cluster: full, partial (naming the signals it runs without) or skipped. */
+  readonly coverage: readonly RuleCoverage[];
   readonly checks: readonly CheckResult[];
   /** Everything the in-memory stores recorded (incidents, outbox, polls), as the digest reads it from DynamoDB. */
   readonly activity: Activity;
@@ -80,6 +107,19 @@ export interface ReplayResult {
 export interface ReplayOptions {
   readonly ruleSet: RuleSet;
   readonly config?: DeploymentConfig;
+}
+
+/**
+ * What each rule can read on each cluster. It depends on which signals a cluster provides, never on their values,
+ * so one evaluation per cluster and rule tells it, whether or not the cadence read the cluster at all.
+ */
+function scenarioCoverage(scenario: Scenario, plan: WatchPlan): RuleCoverage[] {
+  return plan.clusters.flatMap(({ name, rules }) => {
+    const window = new SeriesWindow(scenario.clusters.get(name) ?? {}, scenario.stepSeconds, 0);
+    return rules.map(({ rule, params }) =>
+      coverageOf({ cluster: name, rule: rule.id, ...evaluateCondition(rule.when, window, params) }),
+    );
+  });
 }
 
 /** Feed a scenario, step by step, through the poll path the deployed poller runs, with an in-memory store. */
@@ -107,30 +147,24 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     metrics: new ScenarioMetricSource(scenario),
     ...stores,
     notifier,
-    tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwireWriteP99Seconds),
+    tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwire),
     owner: 'replay',
     now: () => clock,
     leaseMs: 60_000,
   };
-  const skipped = new Map<string, SkippedRule>();
   for (let index = 0; index < scenario.steps; index++) {
     clock = scenario.start + index * scenario.stepSeconds * 1000;
-    const report = await runPoll(deps, clock);
-    for (const finding of report.findings) {
-      if (finding.verdict === 'skipped') {
-        skipped.set(`${finding.cluster}/${finding.rule}`, {
-          cluster: finding.cluster,
-          rule: finding.rule,
-          lacking: finding.lacking,
-        });
-      }
-    }
+    await runPoll(deps, clock);
   }
+  const covered = scenarioCoverage(scenario, plan);
   return {
     scenario,
     notifications: notifier.sent,
     incidents: stores.incidents.all(),
-    skipped: [...skipped.values()],
+    skipped: covered
+      .filter((c) => c.status === 'skipped')
+      .map((c) => ({ cluster: c.cluster, rule: c.rule, lacking: c.missing })),
+    coverage: covered,
     checks: checkExpectations(scenario.expect, notifier.sent),
     activity: await stores.activityLog.activityBetween(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY),
   };

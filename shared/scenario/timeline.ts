@@ -1,3 +1,4 @@
+import { describeCoverage } from '../engine/coverage.ts';
 import { evidenceLines, formatMinutes, formatTime, hintLines } from '../notify/notification-text.ts';
 import { renderNotification } from '../notify/render-notification.ts';
 import { describeExpectation } from './expectations.ts';
@@ -17,7 +18,7 @@ export function renderTimeline(result: ReplayResult): string {
     `Scenario ${scenario.name} (${scenario.file})`,
     ...(scenario.description ? [scenario.description] : []),
     `Replayed ${scenario.steps} steps of ${scenario.stepSeconds} s on ${scenario.clusters.size} cluster(s), ${formatTime(new Date(scenario.start).toISOString())} to ${formatTime(end)}.`,
-    ...result.skipped.map((s) => `Skipped ${s.rule} on ${s.cluster}: the scenario has no ${s.lacking.join(', ')}.`),
+    ...result.coverage.filter((c) => c.status !== 'full').map((c) => `Coverage: ${describeCoverage(c)}.`),
     '',
   ];
   if (result.notifications.length === 0) lines.push('Nothing would have been sent.');

@@ -21,10 +21,10 @@ describe('loadConfig', () => {
     ]).toEqual(['4h', '2m', 'UTC', 'eks']);
   });
 
-  it('groups clusters with no wait, a five-minute interval and a one-hour join window unless told otherwise', () => {
+  it('groups clusters with no wait, a five-minute interval and a 30-minute join window unless told otherwise', () => {
     const { config } = loadConfig({ clusters: [{ name: 'dev-a' }] }, FILE);
 
-    expect(config.grouping).toEqual({ wait: '0m', interval: '5m', joinWithin: '1h' });
+    expect(config.grouping).toEqual({ wait: '0m', interval: '5m', joinWithin: '30m' });
   });
 
   it('rejects a grouping interval shorter than the one-minute step, at its path', () => {

@@ -4,6 +4,8 @@ import { main } from '../../cli/main.ts';
 import { configJsonSchema } from '../../shared/config/config-json-schema.ts';
 import { compileRuleSet, parseConfigText } from '../../shared/config/deployment-config.ts';
 import { ruleSchema } from '../../shared/engine/rule.ts';
+import { replayScenario } from '../../shared/scenario/replay.ts';
+import { parseScenario } from '../../shared/scenario/scenario.ts';
 import { CapturedCommandOutput } from '../support/command-output.ts';
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
@@ -41,6 +43,14 @@ describe('documented examples', () => {
       .split(/\n\s*\n/);
 
     expect(prose.filter((paragraph) => (paragraph.match(/`/g) ?? []).length % 2 !== 0)).toEqual([]);
+  });
+
+  it('documents a scenario that parses and whose expectations pass', async () => {
+    const block = /## The file[\s\S]*?```json\n([\s\S]*?)```/.exec(read('docs/scenarios.md'))?.[1];
+    const scenario = parseScenario(JSON.parse(block ?? 'null'), 'docs/scenarios.md');
+    const result = await replayScenario(scenario, { ruleSet: compileRuleSet([], 'rules') });
+
+    expect(result.checks.map((c) => c.passed)).toEqual([true, true]);
   });
 });
 

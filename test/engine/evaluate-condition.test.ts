@@ -1,4 +1,4 @@
-import type { Condition } from '../../shared/engine/condition.ts';
+import type { ChangeCondition, Condition } from '../../shared/engine/condition.ts';
 import { type ConditionResult, evaluateCondition, type Params } from '../../shared/engine/evaluate-condition.ts';
 import { type SignalsInput, windowOf } from '../support/engine-fixtures.ts';
 
@@ -154,6 +154,88 @@ describe('evaluateCondition', () => {
       };
 
       expect(verdictOf(condition, { 'apiserver.5xx': '30', 'apiserver.429': '_' })).toBe('unknown');
+    });
+
+    it('adds the terms the cluster provides, naming the one it lacks', () => {
+      const condition: Condition = {
+        kind: 'threshold',
+        of: { ratio: [{ sum: ['apiserver.5xx', 'apiserver.429'] }, 'apiserver.requests'] },
+        op: '>=',
+        value: 0.05,
+      };
+
+      expect(evaluate(condition, { 'apiserver.5xx': '20', 'apiserver.requests': '100' })).toEqual({
+        verdict: 'met',
+        evidence: [
+          {
+            what: '(apiserver.5xx + apiserver.429) / apiserver.requests',
+            over: 'latest sample',
+            observed: 0.2,
+            op: '>=',
+            threshold: 0.05,
+            unit: 'ratio',
+            passed: true,
+          },
+        ],
+        lacking: ['apiserver.429'],
+      });
+    });
+
+    it('is skipped when the cluster provides no term of a sum', () => {
+      const condition: Condition = {
+        kind: 'threshold',
+        of: { sum: ['apiserver.5xx', 'apiserver.429'] },
+        op: '>=',
+        value: 1,
+      };
+
+      expect(evaluate(condition, { 'apiserver.requests': '100' })).toEqual({
+        verdict: 'skipped',
+        evidence: [],
+        lacking: ['apiserver.5xx', 'apiserver.429'],
+      });
+    });
+
+    describe('difference', () => {
+      const net = (value: number): Condition => ({
+        kind: 'threshold',
+        of: { difference: ['apiserver.write.p99', 'webhook.p99'] },
+        op: '>=',
+        value,
+      });
+
+      it('takes the second term out of the first, in the unit of the first', () => {
+        const result = evaluate(net(1), { 'apiserver.write.p99': '1.2', 'webhook.p99': '1.1' });
+
+        expect([
+          result.verdict,
+          result.evidence[0]?.what,
+          result.evidence[0]?.observed,
+          result.evidence[0]?.unit,
+        ]).toEqual(['unmet', 'apiserver.write.p99 - webhook.p99', expect.closeTo(0.1), 'seconds']);
+      });
+
+      it('never goes below zero', () => {
+        expect(evaluate(net(0), { 'apiserver.write.p99': '0.2', 'webhook.p99': '3' }).evidence[0]?.observed).toBe(0);
+      });
+
+      it('takes nothing out for a missing sample of the second term', () => {
+        expect(evaluate(net(1), { 'apiserver.write.p99': '4', 'webhook.p99': '_' }).evidence[0]?.observed).toBe(4);
+      });
+
+      it('runs on the first term alone when the cluster lacks the second, naming it', () => {
+        const result = evaluate(net(1), { 'apiserver.write.p99': '4' });
+
+        expect([result.verdict, result.lacking]).toEqual(['met', ['webhook.p99']]);
+      });
+
+      it('is unknown when the first term is missing', () => {
+        expect(verdictOf(net(1), { 'apiserver.write.p99': '_', 'webhook.p99': '0.1' })).toBe('unknown');
+      });
+
+      it('is skipped when the cluster lacks the first term', () => {
+        expect(verdictOf(net(1), { 'webhook.p99': '0.1' })).toBe('skipped');
+      });
     });
 
     it('divides a sum by a signal', () => {
@@ -394,7 +476,7 @@ describe('evaluateCondition', () => {
   });
 
   describe('change', () => {
-    const change = (mode: 'ratio' | 'delta', value: number): Condition => ({
+    const change = (mode: 'ratio' | 'delta', value: number): ChangeCondition => ({
       kind: 'change',
       of: 'nodes.replaced',
       aggregate: 'avg',
@@ -429,10 +511,42 @@ describe('evaluateCondition', () => {
       expect(verdictOf(change('ratio', 3), { 'nodes.replaced': '1*6 2*2' })).toBe('unmet');
     });
 
-    it('reads any rise over a zero baseline as an infinite ratio', () => {
-      const result = evaluate(change('ratio', 3), { 'nodes.replaced': '0*6 2*2' });
+    it('reads a rise over a zero baseline as none before and the count now, never as an infinite ratio', () => {
+      expect(evaluate(change('ratio', 3), { 'nodes.replaced': '0*6 2*2' })).toEqual({
+        verdict: 'met',
+        evidence: [
+          {
+            what: 'nodes.replaced',
+            over: 'none in the 6m before, 4 in the last 2m',
+            observed: 4,
+            op: '>',
+            threshold: 0,
+            unit: 'count',
+            passed: true,
+          },
+        ],
+        lacking: [],
+      });
+    });
 
-      expect([result.verdict, result.evidence[0]?.observed]).toEqual(['met', Number.POSITIVE_INFINITY]);
+    it('names the aggregate of a gauge that rose from zero', () => {
+      const gauge: ChangeCondition = { ...change('ratio', 3), of: 'nodes.notready', aggregate: 'max' };
+
+      expect(evaluate(gauge, { 'nodes.notready': '0*6 1 5' }).evidence[0]?.over).toBe(
+        'none in the 6m before, 5 (max) in the last 2m',
+      );
+    });
+
+    it('decides once the baseline holds twice the recent window, though most of the baseline is before the history', () => {
+      const long: ChangeCondition = { ...change('ratio', 3), baseline: '60m' };
+
+      expect(verdictOf(long, { 'nodes.replaced': '0*4 2*2' })).toBe('met');
+    });
+
+    it('waits while the baseline holds less than twice the recent window and less than half of itself', () => {
+      const long: ChangeCondition = { ...change('ratio', 3), baseline: '60m' };
+
+      expect(verdictOf(long, { 'nodes.replaced': '0*3 2*2' })).toBe('unknown');
     });
 
     it('reads zero over a zero baseline as no change', () => {
@@ -477,11 +591,29 @@ describe('evaluateCondition', () => {
       expect([result.verdict, result.evidence[0]?.observed, result.evidence[0]?.passed]).toEqual(['unmet', 1, false]);
     });
 
-    it('is skipped when the cluster does not provide a signal', () => {
+    it('judges the signals the cluster provides, naming the one it lacks', () => {
       expect(evaluate(dark, { 'apiserver.requests': '_*10' })).toEqual({
+        verdict: 'met',
+        evidence: [
+          {
+            what: 'datapoints of apiserver.requests',
+            over: 'last 10m',
+            observed: 0,
+            op: '<=',
+            threshold: 0,
+            unit: 'count',
+            passed: true,
+          },
+        ],
+        lacking: ['apiserver.write.p99'],
+      });
+    });
+
+    it('is skipped when the cluster provides none of the signals', () => {
+      expect(evaluate(dark, { 'webhook.p99': '_*10' })).toEqual({
         verdict: 'skipped',
         evidence: [],
-        lacking: ['apiserver.write.p99'],
+        lacking: ['apiserver.requests', 'apiserver.write.p99'],
       });
     });
   });
@@ -518,10 +650,14 @@ describe('evaluateCondition', () => {
       });
     });
 
-    it('anyOf is met when one condition is met, ignoring a skipped branch', () => {
+    it('anyOf is met when one condition is met, ignoring a skipped branch but naming what it lacks', () => {
       const result = evaluate({ kind: 'anyOf', conditions: [skipped, unmet, met] }, signals);
 
-      expect([result.verdict, result.evidence.map((e) => e.threshold)]).toEqual(['met', [1]]);
+      expect([result.verdict, result.evidence.map((e) => e.threshold), result.lacking]).toEqual([
+        'met',
+        [1],
+        ['apiserver.429'],
+      ]);
     });
 
     it('anyOf is unmet when every evaluated condition is unmet, ignoring a skipped branch', () => {
@@ -566,6 +702,40 @@ describe('evaluateCondition', () => {
       const condition: Condition = { kind: 'allOf', conditions: [met, { kind: 'noneOf', conditions: [skipped] }] };
 
       expect(verdictOf(condition, signals)).toBe('met');
+    });
+
+    it('noneOf names the signals of the branches it could not look at', () => {
+      expect(evaluate({ kind: 'noneOf', conditions: [unmet, skipped] }, signals).lacking).toEqual(['apiserver.429']);
+    });
+
+    it('allOf passes up what a partly covered child lacks, and still decides', () => {
+      const partly: Condition = { kind: 'anyOf', conditions: [met, skipped] };
+      const result = evaluate({ kind: 'allOf', conditions: [partly, p99Above(2)] }, signals);
+
+      expect([result.verdict, result.lacking]).toEqual(['met', ['apiserver.429']]);
+    });
+
+    it('reports partial coverage of an unmet combination too, so a quiet cluster shows what it cannot see', () => {
+      const partly: Condition = { kind: 'anyOf', conditions: [unmet, skipped] };
+
+      expect(evaluate({ kind: 'allOf', conditions: [partly, met] }, signals)).toEqual({
+        verdict: 'unmet',
+        evidence: [expect.objectContaining({ threshold: 5 })],
+        lacking: ['apiserver.429'],
+      });
+    });
+
+    it('shows a comparison two met branches share once', () => {
+      const shared: Condition = { kind: 'allOf', conditions: [met, p99Above(2)] };
+      const result = evaluate({ kind: 'anyOf', conditions: [shared, { kind: 'allOf', conditions: [met] }] }, signals);
+
+      expect(result.evidence.map((e) => e.threshold)).toEqual([1, 2]);
+    });
+
+    it('names each lacking signal once, however many branches lack it', () => {
+      const twice: Condition = { kind: 'anyOf', conditions: [skipped, { kind: 'noneOf', conditions: [skipped] }, met] };
+
+      expect(evaluate(twice, signals).lacking).toEqual(['apiserver.429']);
     });
   });
 });

@@ -496,14 +496,20 @@ describe('self-monitoring', () => {
 });
 
 describe('the tripwires', () => {
-  it('watch the PATCH p99 of each EKS cluster, treating missing data as breaching, and page no one', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmName: 'OpsStack-tripwire-prod-euw1',
-      Namespace: 'AWS/EKS',
-      MetricName: 'apiserver_request_duration_seconds_PATCH_P99',
-      Dimensions: [{ Name: 'ClusterName', Value: 'prod-euw1' }],
-      Statistic: 'Maximum',
-      Period: 60,
+  const tripwireOf = (cluster: string) =>
+    Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
+      (alarm) => alarm.Properties.AlarmName === `OpsStack-tripwire-${cluster}`,
+    )?.Properties as {
+      Metrics: {
+        Id: string;
+        Expression?: string;
+        AccountId?: string;
+        MetricStat?: { Metric: { MetricName: string }; Stat: string; Period: number };
+      }[];
+    } & Record<string, unknown>;
+
+  it('are one metric-math alarm per cluster, 1 of 1 a minute, missing data breaching, paging no one', () => {
+    expect(tripwireOf('prod-euw1')).toMatchObject({
       EvaluationPeriods: 1,
       DatapointsToAlarm: 1,
       Threshold: 1,
@@ -513,19 +519,30 @@ describe('the tripwires', () => {
     });
   });
 
-  it('read a linked cluster’s metric in its own account', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmName: 'OpsStack-tripwire-dev-euw1',
-      TreatMissingData: 'breaching',
-      Metrics: [
-        Match.objectLike({
-          AccountId: '222233334444',
-          MetricStat: Match.objectLike({
-            Metric: Match.objectLike({ MetricName: 'apiserver_request_duration_seconds_PATCH_P99' }),
-          }),
-        }),
-      ],
-    });
+  it('read the PATCH p99 as its Average, and the request, 5xx, 429 and webhook rejection counts as Sums', () => {
+    const read = tripwireOf('prod-euw1').Metrics.flatMap((m) =>
+      m.MetricStat ? [`${m.Id}: ${m.MetricStat.Metric.MetricName} ${m.MetricStat.Stat} ${m.MetricStat.Period}`] : [],
+    );
+
+    expect(read).toEqual([
+      'write: apiserver_request_duration_seconds_PATCH_P99 Average 60',
+      'requests: apiserver_request_total Sum 60',
+      'errors: apiserver_request_total_5XX Sum 60',
+      'shed: apiserver_request_total_429 Sum 60',
+      'rejections: apiserver_admission_webhook_rejection_count Sum 60',
+    ]);
+  });
+
+  it('arm on slow writes, on a share of 5xx and 429, and on webhook calls failing closed', () => {
+    expect(tripwireOf('prod-euw1').Metrics.find((m) => m.Expression)?.Expression).toBe(
+      '((write >= 1) OR ((requests >= 50) AND ((errors + shed) >= (0.05 * requests))) OR ((rejections >= 10) AND (errors >= (0.5 * rejections))))',
+    );
+  });
+
+  it('read a linked cluster’s metrics in its own account', () => {
+    const accounts = tripwireOf('dev-euw1').Metrics.flatMap((m) => (m.MetricStat ? [m.AccountId] : []));
+
+    expect(new Set(accounts)).toEqual(new Set(['222233334444']));
   });
 
   it('let EventBridge put the events it gives up on into the encrypted dead-letter queue', () => {
@@ -540,7 +557,7 @@ describe('the tripwires', () => {
     });
   });
 
-  it('exist only for clusters that have a write p99 metric', () => {
+  it('exist for every cluster whose profile gives them something to watch', () => {
     const names = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
       .map((alarm) => alarm.Properties.AlarmName as string)
       .filter((name) => name.includes('-tripwire-'));

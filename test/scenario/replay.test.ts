@@ -3,7 +3,14 @@ import { loadConfig } from '../../shared/config/deployment-config.ts';
 import { InputError } from '../../shared/errors.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
-import { defaultRuleSet, replayShipped, repoPath, scenarioJson } from '../support/engine-fixtures.ts';
+import {
+  defaultRuleSet,
+  ERRORS_ONLY_SIGNALS,
+  replayShipped,
+  replaySignals,
+  repoPath,
+  scenarioJson,
+} from '../support/engine-fixtures.ts';
 
 const SHIPPED = readdirSync(repoPath('scenarios'))
   .filter((file) => file.endsWith('.json'))
@@ -47,11 +54,28 @@ describe('replayScenario', () => {
       {
         cluster: 'prod-euw2',
         rule: 'webhook-blackhole',
-        lacking: ['webhook.p99', 'webhook.failures', 'webhook.requests'],
+        lacking: ['webhook.p99', 'webhook.failures', 'webhook.requests', 'webhook.rejections'],
       },
       { cluster: 'prod-euw2', rule: 'webhook-latency-tax', lacking: ['webhook.p99'] },
       { cluster: 'prod-euw2', rule: 'webhook-availability-gaps', lacking: ['webhook.failures', 'webhook.requests'] },
+      {
+        cluster: 'prod-euw2',
+        rule: 'webhook-failing-open',
+        lacking: ['webhook.failures', 'webhook.requests', 'webhook.p99'],
+      },
     ]);
+  });
+
+  it('reports every rule on every cluster as full, partial with what it lacks, or skipped', async () => {
+    const { coverage } = await replaySignals(ERRORS_ONLY_SIGNALS);
+    const of = (rule: string) => coverage.find((c) => c.rule === rule);
+
+    expect([of('signals-missing')?.status, of('control-plane-degraded')?.status, of('node-churn')?.status]).toEqual([
+      'full',
+      'partial',
+      'skipped',
+    ]);
+    expect(of('control-plane-degraded')?.missing).toContain('apiserver.429');
   });
 
   it('still pages the control plane itself on a cluster without webhooks', async () => {

@@ -91,7 +91,7 @@ export interface EngineRunOptions {
   readonly maintenance?: readonly { readonly cluster?: string; readonly from: number; readonly to: number }[];
   readonly overrides?: readonly RuleOverrides[];
   readonly renotify?: Duration;
-  /** Grouping times; unset, the configuration's defaults (no wait, 5 m interval, joins within 1 h). */
+  /** Grouping times; unset, the configuration's defaults (no wait, 5 m interval, joins within 30 m). */
   readonly grouping?: { readonly wait?: Duration; readonly interval?: Duration; readonly joinWithin?: Duration };
   /** Which clusters are read at each minute; unset, every cluster at every minute. */
   readonly reads?: (cluster: string, minute: number) => boolean;
@@ -105,7 +105,7 @@ export function engineSettings(options: Pick<EngineRunOptions, 'renotify' | 'gro
     grouping: {
       waitMs: durationMs(options.grouping?.wait ?? '0m'),
       intervalMs: durationMs(options.grouping?.interval ?? '5m'),
-      joinWithinMs: durationMs(options.grouping?.joinWithin ?? '1h'),
+      joinWithinMs: durationMs(options.grouping?.joinWithin ?? '30m'),
     },
   };
 }
@@ -217,6 +217,19 @@ export function scenarioJson(fields: Record<string, unknown> = {}): Record<strin
     ...fields,
   };
 }
+
+/** Replays one cluster's signals, written as a scenario would write them, with the default rules and cadence. */
+export function replaySignals(signals: Record<string, string>, cluster = 'dev-a'): Promise<ReplayResult> {
+  const scenario = parseScenario(scenarioJson({ clusters: { [cluster]: { signals } } }), `${cluster}.json`);
+  return replayScenario(scenario, { ruleSet: defaultRuleSet() });
+}
+
+/** A cluster that reports only write latency, requests and 5xx: no 429, no webhooks, no nodes. */
+export const ERRORS_ONLY_SIGNALS = {
+  'apiserver.write.p99': '0.2*5',
+  'apiserver.requests': '900*5',
+  'apiserver.5xx': '1*5',
+} as const;
 
 export function scenarioFile(name: string): string {
   return repoPath(`scenarios/${name}.json`);

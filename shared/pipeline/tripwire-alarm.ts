@@ -1,0 +1,252 @@
+import type { ClusterConfig } from '../config/deployment-config.ts';
+import type { Sample, SignalName } from '../engine/signals.ts';
+
+/**
+ * The tripwire: one CloudWatch alarm per cluster that arms minute-by-minute polling. This module is its only
+ * definition. infra/tripwires.ts renders it into the deployed metric-math alarm, replay and the benchmark evaluate the
+ * very same expression on a scenario's signals, so the replayed cadence arms where the deployed one would.
+ *
+ * Three legs, each the first sample of an outage shape a page rule models:
+ * - writes stall: the PATCH p99 (what kubelets and controllers pay on every status update) at or above
+ *   `writeP99Seconds`;
+ * - the apiserver fails or sheds: 5xx plus 429 at or above `errorRatio` of all requests, with enough requests to judge;
+ * - a webhook fails closed: calling errors under `failurePolicy: Fail` count as rejections and answer 500
+ *   (`apierrors.NewInternalError` in the apiserver's webhook dispatchers), so at least `MIN_REJECTIONS` rejections with
+ *   at least half as many 5xx. A policy that denies on purpose answers 4xx and leaves this leg quiet.
+ * Missing data is breaching: a cluster that goes dark is read every minute, so signals-missing can page.
+ */
+
+/** Settings a deployment chooses (`poll.tripwire` in the configuration). */
+export interface TripwireSettings {
+  readonly writeP99Seconds: number;
+  readonly errorRatio: number;
+}
+
+/** Below this many requests a minute, an error share is noise (the rules' own floor for the 5xx share). */
+export const MIN_REQUESTS = 50;
+/** Fewer rejections a minute than this do not arm: a trickle of denials or a single failed call. */
+export const MIN_REJECTIONS = 10;
+/** Rejections that come with 5xx: at least this share of them means calls fail closed, not policy denials. */
+export const CLOSED_SHARE = 0.5;
+
+/**
+ * The metrics the alarm reads, each named by the canonical signal it stands for. The EKS names and statistics are the
+ * ones "Monitor cluster data with Amazon CloudWatch" lists for the AWS/EKS namespace
+ * (https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html): Average for a `_P99` metric, Sum for a count.
+ */
+export const TRIPWIRE_METRICS = {
+  write: {
+    signal: 'apiserver.write.p99',
+    eksMetric: 'apiserver_request_duration_seconds_PATCH_P99',
+    statistic: 'Average',
+  },
+  requests: { signal: 'apiserver.requests', eksMetric: 'apiserver_request_total', statistic: 'Sum' },
+  errors: { signal: 'apiserver.5xx', eksMetric: 'apiserver_request_total_5XX', statistic: 'Sum' },
+  shed: { signal: 'apiserver.429', eksMetric: 'apiserver_request_total_429', statistic: 'Sum' },
+  rejections: {
+    signal: 'webhook.rejections',
+    eksMetric: 'apiserver_admission_webhook_rejection_count',
+    statistic: 'Sum',
+  },
+} as const satisfies Record<string, { signal: SignalName; eksMetric: string; statistic: 'Average' | 'Sum' }>;
+
+export type TripwireMetricId = keyof typeof TRIPWIRE_METRICS;
+
+/** A metric-math expression as data, so that it can be both rendered for CloudWatch and evaluated here. */
+export type TripwireExpression =
+  | { readonly metric: TripwireMetricId }
+  | { readonly constant: number }
+  | { readonly op: '+' | '*' | '>='; readonly of: readonly [TripwireExpression, TripwireExpression] }
+  | { readonly op: 'AND' | 'OR'; readonly of: readonly TripwireExpression[] };
+
+export interface TripwireLeg {
+  readonly name: 'write latency' | 'error share' | 'webhook calling errors';
+  readonly expression: TripwireExpression;
+}
+
+/** What the alarm is, whatever renders it: one datapoint a minute, breaching at 1 (the expression is 0 or 1). */
+export interface TripwireDefinition {
+  readonly legs: readonly TripwireLeg[];
+  /** The legs joined with OR: 1 when any leg holds. */
+  readonly expression: TripwireExpression;
+  readonly metrics: readonly TripwireMetricId[];
+  readonly periodSeconds: 60;
+  readonly threshold: 1;
+  readonly evaluationPeriods: 1;
+  readonly datapointsToAlarm: 1;
+  readonly treatMissingData: 'breaching';
+}
+
+const metric = (id: TripwireMetricId): TripwireExpression => ({ metric: id });
+const constant = (value: number): TripwireExpression => ({ constant: value });
+const atLeast = (a: TripwireExpression, b: TripwireExpression): TripwireExpression => ({ op: '>=', of: [a, b] });
+const times = (value: number, id: TripwireMetricId): TripwireExpression => ({
+  op: '*',
+  of: [constant(value), metric(id)],
+});
+
+/**
+ * The alarm for a cluster that provides the signals `provides` says it does (its source profile when deployed, the
+ * scenario's series in replay), or none when it provides none of what a leg needs. An addend the cluster lacks is
+ * left out of a sum, as the rules leave it out.
+ */
+export function tripwireDefinition(
+  settings: TripwireSettings,
+  provides: (signal: SignalName) => boolean,
+): TripwireDefinition | undefined {
+  const has = (id: TripwireMetricId) => provides(TRIPWIRE_METRICS[id].signal);
+  const legs: TripwireLeg[] = [];
+  if (has('write')) {
+    legs.push({ name: 'write latency', expression: atLeast(metric('write'), constant(settings.writeP99Seconds)) });
+  }
+  const failing = (['errors', 'shed'] as const).filter(has).map(metric);
+  const [first, second] = failing;
+  if (has('requests') && first) {
+    const failed = second ? { op: '+' as const, of: [first, second] as const } : first;
+    legs.push({
+      name: 'error share',
+      expression: {
+        op: 'AND',
+        of: [
+          atLeast(metric('requests'), constant(MIN_REQUESTS)),
+          atLeast(failed, times(settings.errorRatio, 'requests')),
+        ],
+      },
+    });
+  }
+  if (has('rejections') && has('errors')) {
+    legs.push({
+      name: 'webhook calling errors',
+      expression: {
+        op: 'AND',
+        of: [
+          atLeast(metric('rejections'), constant(MIN_REJECTIONS)),
+          atLeast(metric('errors'), times(CLOSED_SHARE, 'rejections')),
+        ],
+      },
+    });
+  }
+  if (legs.length === 0) return undefined;
+  const [only] = legs;
+  const expression: TripwireExpression =
+    legs.length === 1 && only ? only.expression : { op: 'OR', of: legs.map((leg) => leg.expression) };
+  return {
+    legs,
+    expression,
+    metrics: (Object.keys(TRIPWIRE_METRICS) as TripwireMetricId[]).filter((id) => mentions(expression, id)),
+    periodSeconds: 60,
+    threshold: 1,
+    evaluationPeriods: 1,
+    datapointsToAlarm: 1,
+    treatMissingData: 'breaching',
+  };
+}
+
+function mentions(expression: TripwireExpression, id: TripwireMetricId): boolean {
+  if ('metric' in expression) return expression.metric === id;
+  if ('constant' in expression) return false;
+  return expression.of.some((e) => mentions(e, id));
+}
+
+/** CloudWatch metric-math syntax; every operation in parentheses, so that no precedence rule is needed. */
+export function renderTripwireExpression(expression: TripwireExpression): string {
+  if ('metric' in expression) return expression.metric;
+  if ('constant' in expression) return String(expression.constant);
+  return `(${expression.of.map(renderTripwireExpression).join(` ${expression.op} `)})`;
+}
+
+/**
+ * The expression's value at one minute, as CloudWatch computes it ("Using metric math": missing values are treated
+ * as 0 by arithmetic, and by a comparison whose other side has a value;
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html). The result has a datapoint
+ * when at least one metric has one; otherwise it is null, which the alarm treats as breaching.
+ */
+export function evaluateTripwireExpression(
+  expression: TripwireExpression,
+  sampleOf: (id: TripwireMetricId) => Sample,
+): number | null {
+  const ids = (Object.keys(TRIPWIRE_METRICS) as TripwireMetricId[]).filter((id) => mentions(expression, id));
+  if (ids.every((id) => sampleOf(id) === null)) return null;
+  const value = (e: TripwireExpression): number => {
+    if ('metric' in e) return sampleOf(e.metric) ?? 0;
+    if ('constant' in e) return e.constant;
+    const operands = e.of.map(value);
+    switch (e.op) {
+      case '+':
+        return operands.reduce((a, b) => a + b, 0);
+      case '*':
+        return operands.reduce((a, b) => a * b, 1);
+      case '>=':
+        return (operands[0] ?? 0) >= (operands[1] ?? 0) ? 1 : 0;
+      case 'AND':
+        return operands.every((o) => o !== 0) ? 1 : 0;
+      case 'OR':
+        return operands.some((o) => o !== 0) ? 1 : 0;
+    }
+  };
+  return value(expression);
+}
+
+/** Whether the alarm's datapoint at one minute breaches: at or above the threshold, or missing. */
+export function tripwireBreaches(definition: TripwireDefinition, sampleOf: (id: TripwireMetricId) => Sample): boolean {
+  const value = evaluateTripwireExpression(definition.expression, sampleOf);
+  return value === null || value >= definition.threshold;
+}
+
+/** The series a scenario or a window offers, read as the tripwire's metrics at one index. */
+export function tripwireValues(sampleOf: (signal: SignalName) => Sample): (id: TripwireMetricId) => Sample {
+  return (id) => sampleOf(TRIPWIRE_METRICS[id].signal);
+}
+
+/** One CloudWatch metric the alarm reads, as a deployment names it. */
+export interface TripwireMetricSpec {
+  readonly namespace: string;
+  readonly metricName: string;
+  readonly dimensions: Readonly<Record<string, string>>;
+  readonly statistic: string;
+}
+
+/**
+ * Where each signal the tripwire may read comes from for a configured cluster: the custom metric it configured for
+ * that signal, or the EKS vended metric of the definition; a `custom` profile cluster has only its custom metrics.
+ */
+export function tripwireMetricSources(cluster: ClusterConfig): ReadonlyMap<SignalName, TripwireMetricSpec> {
+  const sources = new Map<SignalName, TripwireMetricSpec>();
+  for (const { signal, eksMetric, statistic } of Object.values(TRIPWIRE_METRICS)) {
+    const custom = cluster.source.custom[signal];
+    if (custom) {
+      sources.set(signal, {
+        namespace: custom.namespace,
+        metricName: custom.metricName,
+        dimensions: custom.dimensions,
+        statistic: custom.stat,
+      });
+    } else if (cluster.source.profile === 'eks') {
+      sources.set(signal, {
+        namespace: 'AWS/EKS',
+        metricName: eksMetric,
+        dimensions: { ClusterName: cluster.name },
+        statistic,
+      });
+    }
+  }
+  return sources;
+}
+
+/** The alarm of a configured cluster, or none (tripwires disabled, or nothing a leg needs). */
+export function configuredTripwire(
+  cluster: ClusterConfig,
+  tripwire: TripwireSettings & { readonly enabled: boolean },
+): TripwireDefinition | undefined {
+  if (!tripwire.enabled) return undefined;
+  const sources = tripwireMetricSources(cluster);
+  return tripwireDefinition(tripwire, (signal) => sources.has(signal));
+}
+
+/** Alarm metrics a deployment's tripwires reference: what CloudWatch bills them by. */
+export function tripwireAlarmMetrics(
+  clusters: readonly ClusterConfig[],
+  tripwire: TripwireSettings & { readonly enabled: boolean },
+): number {
+  return clusters.reduce((n, cluster) => n + (configuredTripwire(cluster, tripwire)?.metrics.length ?? 0), 0);
+}

@@ -1,0 +1,144 @@
+import { type ClusterConfig, deploymentConfigSchema } from '../../shared/config/deployment-config.ts';
+import type { Sample, SignalName } from '../../shared/engine/signals.ts';
+import {
+  evaluateTripwireExpression,
+  renderTripwireExpression,
+  type TripwireMetricId,
+  tripwireAlarmMetrics,
+  tripwireBreaches,
+  tripwireDefinition,
+  tripwireValues,
+} from '../../shared/pipeline/tripwire-alarm.ts';
+
+const SETTINGS = { writeP99Seconds: 1, errorRatio: 0.05 };
+const EVERY_SIGNAL = () => true;
+
+/** The stock EKS tripwire, and whether one minute of these values breaches it (a missing value is null). */
+const breaches = (values: Partial<Record<SignalName, Sample>>) => {
+  const definition = tripwireDefinition(SETTINGS, EVERY_SIGNAL);
+  if (!definition) throw new Error('no tripwire');
+  return tripwireBreaches(
+    definition,
+    tripwireValues((signal) => values[signal] ?? null),
+  );
+};
+const quiet = { 'apiserver.write.p99': 0.2, 'apiserver.requests': 3000, 'apiserver.5xx': 2, 'apiserver.429': 0 };
+
+describe('tripwireDefinition', () => {
+  it('watches writes, the error share and webhook calling errors on a stock EKS cluster', () => {
+    expect(tripwireDefinition(SETTINGS, EVERY_SIGNAL)?.legs.map((leg) => leg.name)).toEqual([
+      'write latency',
+      'error share',
+      'webhook calling errors',
+    ]);
+  });
+
+  it('reads five metrics, each once, whatever the number of legs that use it', () => {
+    expect(tripwireDefinition(SETTINGS, EVERY_SIGNAL)?.metrics).toEqual([
+      'write',
+      'requests',
+      'errors',
+      'shed',
+      'rejections',
+    ]);
+  });
+
+  it('leaves the 429 out of the error share of a cluster that has no 429 series', () => {
+    const definition = tripwireDefinition(SETTINGS, (signal) => signal !== 'apiserver.429');
+
+    expect(definition && renderTripwireExpression(definition.expression)).toBe(
+      '((write >= 1) OR ((requests >= 50) AND (errors >= (0.05 * requests))) OR ((rejections >= 10) AND (errors >= (0.5 * rejections))))',
+    );
+  });
+
+  it('has only the write leg for a cluster that provides only a write p99', () => {
+    const definition = tripwireDefinition(SETTINGS, (signal) => signal === 'apiserver.write.p99');
+
+    expect(definition && renderTripwireExpression(definition.expression)).toBe('(write >= 1)');
+  });
+
+  it('is none for a cluster that provides nothing a leg needs', () => {
+    expect(tripwireDefinition(SETTINGS, (signal) => signal.startsWith('nodes.'))).toBeUndefined();
+  });
+});
+
+describe('tripwireBreaches', () => {
+  it('stays quiet on a healthy minute', () => {
+    expect(breaches(quiet)).toBe(false);
+  });
+
+  it('arms on a slow write', () => {
+    expect(breaches({ ...quiet, 'apiserver.write.p99': 1.2 })).toBe(true);
+  });
+
+  it('arms on 429 shedding with fast writes', () => {
+    expect(breaches({ ...quiet, 'apiserver.429': 200 })).toBe(true);
+  });
+
+  it('arms on a 5xx storm on a cluster that publishes no 429', () => {
+    expect(breaches({ ...quiet, 'apiserver.429': null, 'apiserver.5xx': 300 })).toBe(true);
+  });
+
+  it('does not judge a share on too few requests', () => {
+    expect(breaches({ ...quiet, 'apiserver.requests': 20, 'apiserver.5xx': 10 })).toBe(false);
+  });
+
+  it('arms when a webhook fails closed on a small share of the traffic: rejections that answer 500', () => {
+    expect(breaches({ ...quiet, 'apiserver.5xx': 40, 'webhook.rejections': 40 })).toBe(true);
+  });
+
+  it('stays quiet when a policy denies requests on purpose: rejections without 5xx', () => {
+    expect(breaches({ ...quiet, 'webhook.rejections': 400 })).toBe(false);
+  });
+
+  it('breaches when no metric has a datapoint: missing data is breaching', () => {
+    expect(breaches({})).toBe(true);
+  });
+
+  it('treats one missing metric as 0, as metric math does, when others have data', () => {
+    expect(breaches({ ...quiet, 'apiserver.write.p99': null })).toBe(false);
+  });
+});
+
+describe('evaluateTripwireExpression', () => {
+  const at = (values: Partial<Record<TripwireMetricId, number>>) => (id: TripwireMetricId) => values[id] ?? null;
+
+  it('adds, multiplies and compares to 0 or 1', () => {
+    const expression = {
+      op: '>=' as const,
+      of: [
+        { op: '+' as const, of: [{ metric: 'errors' as const }, { metric: 'shed' as const }] as const },
+        { op: '*' as const, of: [{ constant: 0.1 }, { metric: 'requests' as const }] as const },
+      ] as const,
+    };
+
+    expect([
+      evaluateTripwireExpression(expression, at({ errors: 5, shed: 5, requests: 100 })),
+      evaluateTripwireExpression(expression, at({ errors: 5, requests: 100 })),
+    ]).toEqual([1, 0]);
+  });
+});
+
+describe('tripwireAlarmMetrics', () => {
+  const cluster = (fields: Record<string, unknown>) =>
+    deploymentConfigSchema.parse({ clusters: [{ name: 'x', ...fields }] }).clusters[0] as ClusterConfig;
+  const on = { enabled: true, ...SETTINGS };
+
+  it('counts the five metrics of an EKS cluster, and none when the tripwires are off', () => {
+    expect([
+      tripwireAlarmMetrics([cluster({})], on),
+      tripwireAlarmMetrics([cluster({})], { ...on, enabled: false }),
+    ]).toEqual([5, 0]);
+  });
+
+  it('counts only the custom metrics of a custom profile cluster', () => {
+    const custom = cluster({
+      source: {
+        profile: 'custom',
+        custom: { 'apiserver.write.p99': { namespace: 'N', metricName: 'M', stat: 'Average' } },
+      },
+    });
+
+    expect(tripwireAlarmMetrics([custom], on)).toBe(1);
+  });
+});

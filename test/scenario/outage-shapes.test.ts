@@ -1,0 +1,230 @@
+import { deploymentConfigSchema } from '../../shared/config/deployment-config.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import type { ReplayResult } from '../../shared/scenario/replay.ts';
+import { replayScenario } from '../../shared/scenario/replay.ts';
+import { parseScenario } from '../../shared/scenario/scenario.ts';
+import { defaultRuleSet, replayShipped, replaySignals, scenarioJson } from '../support/engine-fixtures.ts';
+
+/**
+ * Each outage shape of issue 12, replayed at the default cadence (slow cycle, tripwire, every minute while paging):
+ * the page names the right cause within three minutes, or the shape gets the ticket it deserves and nothing else.
+ */
+
+const MINUTE = 60_000;
+const of = (result: ReplayResult, cluster: string, kind?: Notification['kind']) =>
+  result.notifications.filter((n) => n.clusters.includes(cluster) && (kind === undefined || n.kind === kind));
+const minutesAfter = (result: ReplayResult, offsetMinutes: number, notification: Notification | undefined) =>
+  notification ? (Date.parse(notification.at) - result.scenario.start) / MINUTE - offsetMinutes : Number.NaN;
+const hintText = (notification: Notification | undefined) => notification?.hints.map((h) => h.text).join('\n') ?? '';
+
+describe('a fail-closed webhook whose pods are all gone', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('webhook-fail-closed-no-endpoints');
+  });
+
+  it.each([
+    ['prod-use2', 95],
+    ['dev-euc1', 140],
+  ])('pages webhook-blackhole once on %s within 3 minutes, from stock EKS signals', (cluster, onset) => {
+    const pages = of(result, cluster, 'page');
+
+    expect([pages.map((p) => p.rule), minutesAfter(result, onset, pages[0]) <= 3]).toEqual([
+      ['webhook-blackhole'],
+      true,
+    ]);
+  });
+
+  it('shows the rejections that answer 500 as its evidence', () => {
+    const [page] = of(result, 'dev-euc1', 'page');
+
+    expect(page?.evidence[0]?.items.map((e) => e.what)).toEqual([
+      'webhook.rejections / webhook.requests',
+      'apiserver.5xx / webhook.rejections',
+    ]);
+  });
+
+  it('never points at etcd or the control plane', () => {
+    const sent = result.notifications.filter((n) => n.kind !== 'resolve');
+
+    expect([sent.some((n) => n.rule === 'control-plane-degraded'), sent.some((n) => /etcd/.test(hintText(n)))]).toEqual(
+      [false, false],
+    );
+  });
+});
+
+describe('a fail-open webhook that hangs until its timeout', () => {
+  it.each([
+    ['stage-apse1', 62],
+    ['prod-apse1', 121],
+  ])('pages webhook-blackhole on %s within 3 minutes, with no 5xx and no rejections', async (cluster, onset) => {
+    const result = await replayShipped('webhook-timeout-fail-open');
+    const pages = of(result, cluster, 'page');
+
+    expect([pages.map((p) => p.rule), minutesAfter(result, onset, pages[0]) <= 3]).toEqual([
+      ['webhook-blackhole'],
+      true,
+    ]);
+  });
+});
+
+describe('error-only outages with writes under a second', () => {
+  it.each([
+    ['apf-429-shedding', 'prod-euw3', 60],
+    ['apf-429-shedding', 'ci-euw3', 110],
+    ['apiserver-5xx-no-429-series', 'prod-sae1', 75],
+    ['apiserver-5xx-no-429-series', 'prod-sae2', 130],
+    ['kms-plugin-not-ready', 'prod-cac1', 45],
+  ])(
+    '%s pages control-plane-degraded on %s within 3 minutes: the tripwire arms on the error share',
+    async (name, cluster, onset) => {
+      const result = await replayShipped(name);
+      const pages = of(result, cluster, 'page');
+
+      expect([pages.map((p) => p.rule), minutesAfter(result, onset, pages[0]) <= 3]).toEqual([
+        ['control-plane-degraded'],
+        true,
+      ]);
+    },
+  );
+
+  it('waits for the slow cycle without the tripwire, which is what the error leg is for', async () => {
+    const result = await replayScenario((await replayShipped('apf-429-shedding')).scenario, {
+      ruleSet: defaultRuleSet(),
+      config: configWithoutTripwires(['prod-euw3', 'ci-euw3']),
+    });
+
+    expect(minutesAfter(result, 60, of(result, 'prod-euw3', 'page')[0])).toBeGreaterThan(3);
+  });
+});
+
+describe('a 5xx storm on a cluster with no 429 series', () => {
+  it('runs control-plane-degraded on the 5xx alone and says so', async () => {
+    const result = await replayShipped('apiserver-5xx-no-429-series');
+    const coverage = result.coverage.find((c) => c.cluster === 'prod-sae1' && c.rule === 'control-plane-degraded');
+
+    expect([coverage?.status, coverage?.missing.includes('apiserver.429')]).toEqual(['partial', true]);
+  });
+});
+
+describe('a slow webhook that taxes every write for days', () => {
+  it('sends the webhook-latency-tax ticket once and nothing else', async () => {
+    const result = await replayShipped('webhook-latency-tax-days');
+
+    expect(result.notifications.map((n) => `${n.kind} ${n.rule}`)).toEqual(['ticket webhook-latency-tax']);
+  });
+
+  it('judges the control plane on write latency net of webhook time', () => {
+    const scenario = parseScenario(
+      scenarioJson({
+        clusters: {
+          taxed: { signals: { 'apiserver.write.p99': '1.25*20', 'webhook.p99': '1.1*20' } },
+          slow: { signals: { 'apiserver.write.p99': '1.25*20', 'webhook.p99': '0.05*20' } },
+        },
+      }),
+      'net-latency.json',
+    );
+    return replayScenario(scenario, { ruleSet: defaultRuleSet() }).then((result) =>
+      expect(result.notifications.filter((n) => n.kind === 'page').map((n) => n.clusters)).toEqual([['slow']]),
+    );
+  });
+});
+
+describe('kubelets cut off from the control plane, nothing replacing the nodes', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('nodes-cut-off-from-control-plane');
+  });
+
+  it.each(['prod-usw2', 'batch-usw2'])('opens a nodes-unreachable ticket on %s, and pages no one', (cluster) => {
+    expect(of(result, cluster).map((n) => `${n.kind} ${n.rule}`)).toEqual(
+      expect.arrayContaining(['ticket nodes-unreachable']),
+    );
+    expect(of(result, cluster, 'page')).toEqual([]);
+  });
+
+  it('points at the path from the nodes to the control plane and at the CNI', () => {
+    const hints = hintText(of(result, 'prod-usw2', 'ticket')[0]);
+
+    expect([/security group/.test(hints), /aws-node/.test(hints)]).toEqual([true, true]);
+  });
+});
+
+describe('a spot wave in a three-hour window', () => {
+  it('opens a node-churn ticket on two hours of zeros, reading the baseline as none before', async () => {
+    const result = await replayShipped('spot-wave-short-history');
+    const [ticket] = of(result, 'batch-aps1', 'ticket');
+    const change = ticket?.evidence[0]?.items.find((e) => e.over.startsWith('none in'));
+
+    expect([ticket?.rule, change?.over, change?.observed]).toEqual([
+      'node-churn',
+      expect.stringMatching(/^none in the 6h before, \d+ in the last 30m$/),
+      expect.any(Number),
+    ]);
+    expect(JSON.stringify(ticket)).not.toMatch(/Infinity|infx/);
+  });
+});
+
+describe('benign shapes', () => {
+  it.each([
+    'policy-denies-on-purpose',
+    'eks-version-upgrade-blips',
+    'regional-metrics-delay',
+    'large-cluster-steady-spot-churn',
+  ])('%s pages no one', async (name) => {
+    const result = await replayShipped(name);
+
+    expect(result.notifications.filter((n) => n.kind === 'page')).toEqual([]);
+  });
+});
+
+/** The configuration of a deployment of these clusters that turned its tripwires off. */
+function configWithoutTripwires(clusters: readonly string[]) {
+  return deploymentConfigSchema.parse({
+    clusters: clusters.map((name) => ({ name })),
+    poll: { tripwire: { enabled: false } },
+  });
+}
+
+describe('apiserver-restart-errors', () => {
+  const restartErrors = async (errors: string) => {
+    const result = await replaySignals({
+      'apiserver.write.p99': '0.2*90',
+      'apiserver.requests': '1500*90',
+      'apiserver.5xx': errors,
+    });
+    return result.notifications.filter((n) => n.rule === 'apiserver-restart-errors' && n.kind === 'ticket').length;
+  };
+
+  it('reads two one-minute bursts as restarts', async () => {
+    expect(await restartErrors('2*30 60 2*9 60 2*49')).toBe(1);
+  });
+
+  it('does not read an error share hovering around the line for most of an hour as bursts', async () => {
+    expect(await restartErrors(`2*20 ${'31 29 '.repeat(20)}2*30`)).toBe(0);
+  });
+});
+
+describe('robustness of the webhook rules to what a cluster reports', () => {
+  it('names the webhook failing closed on a cluster that does not report its webhook calls', async () => {
+    const result = await replaySignals({
+      'apiserver.write.p99': '0.2*30',
+      'apiserver.requests': '4000*30',
+      'apiserver.5xx': '3*10 900*20',
+      'webhook.rejections': '2*10 880*20',
+    });
+
+    expect(result.notifications.filter((n) => n.kind === 'page').map((n) => n.rule)).toEqual(['webhook-blackhole']);
+  });
+
+  it('keeps one webhook-latency-tax ticket through a quiet half hour', async () => {
+    const result = await replaySignals({
+      'apiserver.write.p99': '1.2*300 0.2*30 1.2*300',
+      'webhook.p99': '1.1*300 0.02*30 1.1*300',
+      'apiserver.requests': '3000*630',
+      'apiserver.5xx': '2*630',
+    });
+
+    expect(result.notifications.filter((n) => n.kind === 'ticket').map((n) => n.rule)).toEqual(['webhook-latency-tax']);
+  });
+});

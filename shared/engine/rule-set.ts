@@ -151,9 +151,11 @@ export class RuleSet {
     return path[0] === cause ? path : [cause, symptom];
   }
 
-  /** Every signal some rule of the set reads: what a poll must fetch, and nothing more. */
+  /** Every signal some rule of the set reads, its maintenance condition included: what a poll must fetch, no more. */
   signals(): ReadonlySet<SignalName> {
-    return new Set(this.rules.flatMap((rule) => conditionSignals(rule.when)));
+    return new Set(
+      this.rules.flatMap((rule) => conditionsOf(rule).flatMap(([condition]) => conditionSignals(condition))),
+    );
   }
 
   /** Samples of history the whole set reads at one step. */

@@ -10,17 +10,22 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  */
 export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, dynamodb: 5 } as const;
 
+/** The SDK's own name for the middleware that logs every call; see `withoutCallLogging`. */
+export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
+
 export function cloudWatchClients(defaultRegion: string | undefined): (region: string) => CloudWatchClient {
   const clients = new Map<string, CloudWatchClient>();
   return (region) => {
     const key = region === 'default' ? (defaultRegion ?? 'default') : region;
     let client = clients.get(key);
     if (!client) {
-      client = new CloudWatchClient({
-        ...(key !== 'default' && { region: key }),
-        maxAttempts: RETRY_ATTEMPTS.cloudwatch,
-        retryMode: 'standard',
-      });
+      client = withoutCallLogging(
+        new CloudWatchClient({
+          ...(key !== 'default' && { region: key }),
+          maxAttempts: RETRY_ATTEMPTS.cloudwatch,
+          retryMode: 'standard',
+        }),
+      );
       clients.set(key, client);
     }
     return client;
@@ -28,14 +33,27 @@ export function cloudWatchClients(defaultRegion: string | undefined): (region: s
 }
 
 export function snsClient(): SNSClient {
-  return new SNSClient({ maxAttempts: RETRY_ATTEMPTS.sns, retryMode: 'standard' });
+  return withoutCallLogging(new SNSClient({ maxAttempts: RETRY_ATTEMPTS.sns, retryMode: 'standard' }));
 }
 
 export function documentClient(): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(
-    new DynamoDBClient({ maxAttempts: RETRY_ATTEMPTS.dynamodb, retryMode: 'standard' }),
+    withoutCallLogging(new DynamoDBClient({ maxAttempts: RETRY_ATTEMPTS.dynamodb, retryMode: 'standard' })),
     {
       marshallOptions: { removeUndefinedValues: true },
     },
   );
+}
+
+/**
+ * The SDK's logger middleware builds a copy of every answer with its sensitive fields masked, and only then hands it
+ * to the client's logger, even the no-op logger these clients keep. For a GetMetricData page of hundreds of series
+ * that walk costs about 40% of decoding the answer (profiled over the poller's wire test); nothing here logs SDK
+ * calls, so the middleware goes.
+ */
+function withoutCallLogging<Client extends { middlewareStack: { remove(name: string): boolean } }>(
+  client: Client,
+): Client {
+  client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
+  return client;
 }

@@ -1,6 +1,12 @@
 import type { Sample, SignalName } from './signals.ts';
 
 /**
+ * Read once: `sample` runs millions of times in a replay, and a global looked up on every call is slow inside Jest's
+ * vm contexts, where it made the replay tests three times slower.
+ */
+const isNotANumber = Number.isNaN;
+
+/**
  * The history of one cluster's signals that a rule can see at one step, newest sample last. Replay and the poller
  * both hand the engine one of these, so a rule cannot tell a scenario from CloudWatch.
  */
@@ -38,6 +44,6 @@ export class SeriesWindow implements SignalWindow {
     // path only tells missing from present.
     const value = this.series[signal]?.[index];
     // NaN is a missing sample of a Float64Array series.
-    return value === undefined || value === null || Number.isNaN(value) ? null : value;
+    return value === undefined || value === null || isNotANumber(value) ? null : value;
   }
 }

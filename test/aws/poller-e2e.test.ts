@@ -1,11 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Context } from 'aws-lambda';
+import { digestCommand, StoreReadError } from '../../cli/digest-command.ts';
+import type { DigestEvent, DigestSummary } from '../../functions/digest/digest-on-schedule.ts';
 import { loadConfig } from '../../shared/config/deployment-config.ts';
+import type { Digest } from '../../shared/digest/digest.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
-import { type AwsHarness, putScenario, startAwsHarness } from '../support/aws-harness.ts';
+import { flowing, wideLines } from '../digest/digest-fixtures.ts';
+import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import { harnessClusters, loadPoller, type PollHandler, pollAt, trimmedScenario } from '../support/poller-harness.ts';
+import {
+  arriveAt,
+  contextFor,
+  harnessClusters,
+  loadPoller,
+  type PollHandler,
+  pollAt,
+  trimmedScenario,
+} from '../support/poller-harness.ts';
 
 /** A line in CloudWatch embedded metric format: metric definitions under `_aws`, dimensions and values beside them. */
 interface EmfLine {
@@ -21,41 +34,55 @@ interface EmfLine {
 
 const emfLines = (output: CapturedOutput) => output.json().filter((line) => '_aws' in line) as unknown as EmfLine[];
 
+type DigestHandler = (event: DigestEvent, context: Context) => Promise<DigestSummary>;
+
 /** Five hours of latent webhook latency before the outage, the outage, the repair loop and the recovery. */
 const OPA_FROM_STEP = 4050;
 /** Metrics one poll of the cluster requests: those of the signals the default rules read (see the test below). */
 const METRICS_READ = 15;
 
+/** Monday 09:00 after the outage week, when the schedule runs the digest of 2019-W10. */
+const NEXT_MONDAY = '2019-03-11T09:00:00Z';
+
+/*
+ * The OPA webhook outage, polled minute by minute by the real poller handler against loopback CloudWatch, SNS and
+ * DynamoDB; then the real digest handler sums up the week from what the poller recorded. Replaying the 615 minutes is
+ * most of this file's time, so both describe blocks read the one replay: the poller's first, before the digest
+ * publishes anything of its own.
+ */
+let harness: AwsHarness;
+let scenario: Scenario;
+let poll: PollHandler;
+let replayed: readonly Notification[];
+let putCalls: number;
+let configFile: string;
+let output: CapturedOutput;
+
+beforeAll(async () => {
+  output = captureOutput();
+  harness = await startAwsHarness();
+  scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
+  const clusters = harnessClusters(['dev-euw1']);
+  putCalls = await putScenario(scenario, clusters);
+  // Every cluster every minute, in the poller and in the replay alike, so that the two must agree exactly.
+  const everyMinute = { poll: { every: '1m' } };
+  poll = await loadPoller(harness, clusters, everyMinute);
+  configFile = process.env.SENTINEL_CONFIG_FILE as string;
+  const { config, ruleSet } = loadConfig({ clusters, ...everyMinute }, 'test config');
+  replayed = (await replayScenario(scenario, { ruleSet, config })).notifications;
+  // The functions' clock follows the schedule, so that polls and deliveries are recorded on the scenario's days,
+  // where the digest looks for them.
+  for (let step = 0; step < scenario.steps; step++) {
+    await pollAt(poll, scenario.start + step * 60_000);
+  }
+}, 300_000); // Over two minutes on a busy two-core machine.
+
+afterAll(async () => {
+  output.restore();
+  await harness.close();
+});
+
 describe('the poller over the real wire', () => {
-  let harness: AwsHarness;
-  let poll: PollHandler;
-  let scenario: Scenario;
-  let replayed: readonly Notification[];
-  let putCalls: number;
-
-  let output: CapturedOutput;
-
-  beforeAll(async () => {
-    output = captureOutput();
-    harness = await startAwsHarness();
-    scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
-    const clusters = harnessClusters(['dev-euw1']);
-    putCalls = await putScenario(scenario, clusters);
-    // Every cluster every minute, in the poller and in the replay alike, so that the two must agree exactly.
-    const everyMinute = { poll: { every: '1m' } };
-    poll = await loadPoller(harness, clusters, everyMinute);
-    const { config, ruleSet } = loadConfig({ clusters, ...everyMinute }, 'test config');
-    replayed = (await replayScenario(scenario, { ruleSet, config })).notifications;
-    for (let step = 0; step < scenario.steps; step++) {
-      await pollAt(poll, scenario.start + step * 60_000);
-    }
-  }, 120_000);
-
-  afterAll(async () => {
-    output.restore();
-    await harness.close();
-  });
-
   const published = () =>
     harness.sns.published.map((p) => ({ ...p, body: JSON.parse(p.message) as Record<string, string> }));
   const sent = () => published().map((p) => JSON.parse(p.body.sqs ?? '{}') as Notification);
@@ -169,7 +196,129 @@ describe('the poller over the real wire', () => {
     expect(dimensions).toHaveLength(scenario.steps);
     expect(new Set(dimensions.map((d) => JSON.stringify(d)))).toEqual(new Set(['[["Deployment"]]']));
   });
+});
 
+describe('the digest Lambda over the real wire', () => {
+  let digest: DigestHandler;
+  let summary: DigestSummary;
+
+  beforeAll(async () => {
+    digest = (await import('../../functions/digest/handler.ts')).handler as unknown as DigestHandler;
+    arriveAt(Date.parse(NEXT_MONDAY) + 3_000);
+    summary = await digest({ kind: 'digest', scheduledTime: NEXT_MONDAY }, contextFor());
+  });
+
+  const onDigestTopic = () =>
+    harness.sns.published
+      .filter((p) => p.topicArn === harness.topics.digest)
+      .map((p) => ({ ...p, body: JSON.parse(p.message) as Record<string, string> }));
+  const sentDigest = () => JSON.parse(onDigestTopic()[0]?.body.sqs ?? '{}') as Digest;
+
+  it('publishes one digest of the week that ended, named in its subject', () => {
+    expect(onDigestTopic().map((p) => p.subject)).toEqual([
+      // The harness polled 615 minutes of the week: a deployment's digest says its pipeline did not cover the rest.
+      "Sentinel digest 2019-W10: PIPELINE DEGRADED (only 6% of the week's polls ran), 1 page (test)",
+    ]);
+    expect(summary).toMatchObject({ week: '2019-W10', messageId: onDigestTopic()[0]?.messageId });
+  });
+
+  it('sets the attributes a subscriber filters on', () => {
+    expect(onDigestTopic()[0]?.messageAttributes).toEqual({
+      kind: { DataType: 'String', StringValue: 'digest' },
+      week: { DataType: 'String', StringValue: '2019-W10' },
+    });
+  });
+
+  it('sends the email text to email subscribers and the whole digest as JSON to SQS and Lambda', () => {
+    const body = onDigestTopic()[0]?.body ?? {};
+
+    expect(Object.keys(body).sort()).toEqual(['default', 'email', 'https', 'lambda', 'sms', 'sqs']);
+    expect(body.default).toBe(body.email);
+    expect(JSON.parse(body.lambda ?? '{}')).toEqual(sentDigest());
+    expect(JSON.parse(body.https ?? '{}')).toMatchObject({ version: '1.0', source: 'custom' });
+    expect(wideLines(body.email ?? '')).toEqual([]);
+  });
+
+  it('lists the outage as the poller recorded it in DynamoDB', () => {
+    expect(sentDigest().incidents.map((i) => [i.rule, i.status, i.openedAt, i.openForMs / 60_000])).toEqual([
+      ['webhook-blackhole', 'resolved', '2019-03-04T09:31:00Z', 95],
+      ['webhook-latency-tax', 'resolved', expect.any(String), expect.any(Number)],
+    ]);
+    expect(flowing(onDigestTopic()[0]?.body.email ?? '')).toContain(
+      'Opened 2019-03-04 09:31, resolved after 1 h 35 min; 3 notifications this week.',
+    );
+  });
+
+  it('counts the polls, their CloudWatch metrics and their cost as the wire saw them', () => {
+    const { pipeline, cost } = sentDigest();
+    const queried = harness.cloudwatch.getMetricDataRequests.reduce(
+      (n, r) => n + (r.MetricDataQueries?.length ?? 0),
+      0,
+    );
+
+    // No gap between the polls; the gap is from the last of them to the end of the week.
+    expect([pipeline.polls, pipeline.failed, pipeline.late, pipeline.longestGap?.to]).toEqual([
+      scenario.steps,
+      0,
+      0,
+      '2019-03-11T00:00:00Z',
+    ]);
+    expect([pipeline.metricsRequested, cost.metricsRequested]).toEqual([queried, queried]);
+    expect(cost.cloudWatchUsd).toBeCloseTo((queried / 1000) * 0.01, 9);
+    expect(cost.lambdaGbSeconds).toBeGreaterThan(0);
+  });
+
+  it('counts the notifications the poller delivered', () => {
+    expect(sentDigest().pipeline).toMatchObject({ notificationsSent: 5, notificationsPending: 0, retried: [] });
+  });
+
+  it('says so in the subject when the week had no poll at all', async () => {
+    arriveAt(Date.parse('2019-03-18T09:00:03Z'));
+    const quiet = await digest({ kind: 'digest', scheduledTime: '2019-03-18T09:00:00Z' }, contextFor());
+
+    expect(quiet.subject).toBe('Sentinel digest 2019-W11: NO POLLS RECORDED, check the poller (test)');
+    expect(onDigestTopic().map((p) => p.subject)).toContain(quiet.subject);
+  });
+
+  it('rejects an event that is not the digest schedule, naming the wrong path', async () => {
+    const poll = { kind: 'poll', scheduledTime: NEXT_MONDAY } as unknown as DigestEvent;
+
+    await expect(digest(poll, contextFor())).rejects.toThrow(/^invalid event: \$\.kind: .*"digest"/);
+  });
+
+  it('logs the digest it sent, with the week and the message id', () => {
+    const sent = output.json().filter((line) => line.message === 'digest sent');
+
+    expect(sent[0]).toMatchObject({ level: 'INFO', week: '2019-W10', messageId: summary.messageId });
+  });
+
+  it('renders the same digest from the deployed table on the command line', async () => {
+    const out: string[] = [];
+
+    await digestCommand(
+      { config: configFile, week: '2019-W10', table: TABLE, json: true },
+      { stdout: (line) => out.push(line), stderr: () => undefined },
+    );
+
+    expect({ ...(JSON.parse(out.join('\n')) as Digest), source: undefined }).toEqual({
+      ...sentDigest(),
+      source: undefined,
+    });
+  });
+
+  it('says in one line that it cannot read a table that does not exist', async () => {
+    const reading = digestCommand(
+      { config: configFile, week: '2019-W10', table: 'no-such-table' },
+      { stdout: () => undefined, stderr: () => undefined },
+    );
+
+    await expect(reading).rejects.toThrow(StoreReadError);
+    await expect(reading).rejects.toThrow(/^cannot read table "no-such-table": ResourceNotFoundException: [^\n]+$/);
+  });
+});
+
+// Last: a retried poll is recorded as a poll, and the digest above counts polls.
+describe('the poller over the real wire, after the digest', () => {
   it('does nothing more when a poll is retried after it succeeded', async () => {
     const before = harness.sns.published.length;
     const last = scenario.start + (scenario.steps - 1) * 60_000;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
 import { runSentinel as run } from '../support/command-output.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
@@ -36,7 +37,7 @@ describe('sentinel validate-config', () => {
     expect([code, output.stderrText, output.stdoutText]).toEqual([
       0,
       '',
-      `${EXAMPLE} is valid: 2 cluster(s), 8 rules (0 custom), 3 subscriber(s), 1 digest recipient(s), digest MON 09:00 Europe/Berlin.`,
+      `${EXAMPLE} is valid: 2 cluster(s), ${DEFAULT_RULES.length} rules (0 custom), 3 subscriber(s), 1 digest recipient(s), digest MON 09:00 Europe/Berlin.`,
     ]);
   });
 

@@ -10,14 +10,18 @@ const DEPLOY_DOC = readFileSync(path.join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8
 
 /**
  * Both the test configuration (an explicit environment, linked accounts) and the shipped example (environment-agnostic,
- * as `cdk synth` without credentials produces it). Synth itself already fails on an unacknowledged error finding;
- * these tests also catch warnings and CDK's own annotations.
+ * as `cdk synth` without credentials produces it), with CDK's built-in CloudFormation validation on, as `cdk synth`
+ * runs it. Synth itself already fails on an unacknowledged error finding; these tests also catch warnings and CDK's
+ * own annotations.
  */
 const apps: [string, SynthesizedSentinelApp][] = [];
 
 beforeAll(() => {
-  apps.push(['the test configuration', synthSentinelApp({ bundle: false })]);
-  apps.push(['the example configuration', synthSentinelApp({ bundle: false, configFile: EXAMPLE_CONFIG, opsEnv: {} })]);
+  apps.push(['the test configuration', synthSentinelApp({ bundle: false, validation: true })]);
+  apps.push([
+    'the example configuration',
+    synthSentinelApp({ bundle: false, validation: true, configFile: EXAMPLE_CONFIG, opsEnv: {} }),
+  ]);
 });
 
 afterAll(() => {

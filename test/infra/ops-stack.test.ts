@@ -484,10 +484,13 @@ describe('self-monitoring', () => {
   });
 
   it('pages when any dead-letter queue holds a message', () => {
-    for (const name of ['Poller', 'Digest', 'Notification']) {
+    for (const name of ['Poller', 'Digest', 'Tripwire', 'Notification']) {
       pagingAlarm(`${name}DeadLetters`, {
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [
+          { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${name}DeadLetters`), 'QueueName'] } },
+        ],
         ComparisonOperator: 'GreaterThanThreshold',
         Threshold: 0,
       });

@@ -1,9 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SourceAccountStack } from '../../infra/source-account-stack.ts';
-import { fixture, type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
-
-const SINK_ARN = 'arn:aws:oam:eu-west-1:111122223333:sink/8a2b1c3d-0000-4000-8000-1234567890ab';
+import { fixture, SINK_ARN, type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
 
 let synth: SynthesizedSentinelApp;
 let template: Template;
@@ -36,7 +34,9 @@ describe('SourceAccountStack', () => {
   });
 
   it('asks for the sink ARN as a parameter when the context names none', () => {
-    const stack = new SourceAccountStack(new App(), 'SourceAccountStack', { namespaces: ['AWS/EKS'] });
+    const stack = new SourceAccountStack(new App({ builtinCloudFormationValidation: false }), 'SourceAccountStack', {
+      namespaces: ['AWS/EKS'],
+    });
     Template.fromStack(stack).hasParameter('SinkArn', {
       Type: 'String',
       Default: Match.absent(),

@@ -17,13 +17,24 @@ export const EXAMPLE_CONFIG = path.join(PROJECT_ROOT, 'config/sentinel.example.j
 
 export const TEST_ENV = { account: '111122223333', region: 'eu-west-1' } satisfies Environment;
 
-export interface SynthOptions extends Partial<SentinelAppOptions> {
+/** An OpsStack's SinkArn output in TEST_ENV, as `-c sinkArn=...` passes it to the SourceAccountStack. */
+export const SINK_ARN = 'arn:aws:oam:eu-west-1:111122223333:sink/8a2b1c3d-0000-4000-8000-1234567890ab';
+
+export interface AppOptions {
   /**
    * Run esbuild for the functions (default). Tests that do not look at the bundles skip it: the templates are the
    * same but for the asset hashes.
    */
   readonly bundle?: boolean;
+  /**
+   * Run CDK's built-in CloudFormation template validation, as `cdk synth` does (default: off). It compiles an 8.8 MB
+   * WebAssembly module, which costs about 7 s on the first synth of every test file; it reports through the
+   * validation report and annotations, and only cdk-nag.test.ts reads those.
+   */
+  readonly validation?: boolean;
 }
+
+export interface SynthOptions extends Partial<SentinelAppOptions>, AppOptions {}
 
 export interface SynthesizedSentinelApp extends SentinelStacks {
   readonly app: App;
@@ -38,17 +49,18 @@ export function cdkJsonContext(): Record<string, unknown> {
 }
 
 /** A new app with cdk.json's context, writing into a new temporary directory (under `parent`, when given). */
-export function newApp(options: { bundle?: boolean; parent?: string } = {}): App {
+export function newApp(options: AppOptions & { parent?: string } = {}): App {
   return new App({
     outdir: mkdtempSync(path.join(options.parent ?? tmpdir(), 'sentinel-cdk-')),
     context: { ...cdkJsonContext(), ...(options.bundle === false && { 'aws:cdk:bundling-stacks': [] }) },
+    builtinCloudFormationValidation: options.validation ?? false,
   });
 }
 
 /** Build and synthesize the app; bundling runs the locally installed esbuild. */
 export function synthSentinelApp(options: SynthOptions = {}): SynthesizedSentinelApp {
-  const { bundle, ...appOptions } = options;
-  const app = newApp({ ...(bundle !== undefined && { bundle }) });
+  const { bundle, validation, ...appOptions } = options;
+  const app = newApp({ bundle, validation });
   const stacks = buildSentinelApp(app, { configFile: TEST_CONFIG, opsEnv: TEST_ENV, ...appOptions });
   const assembly = app.synth();
   return { app, assembly, ...stacks, dispose: () => rmSync(assembly.directory, { recursive: true, force: true }) };

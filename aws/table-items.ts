@@ -73,6 +73,7 @@ const notificationReason = oneOf<NotificationReason>({
   'maintenance-override': 'maintenance-override',
   merged: 'merged',
   escalated: 'escalated',
+  joined: 'joined',
   'new-symptom': 'new-symptom',
   'cause-identified': 'cause-identified',
   reminder: 'reminder',
@@ -112,6 +113,11 @@ const incident: z.ZodType<Incident> = z.looseObject({
   notifications: z.number(),
   reminders: z.number(),
   evidence: z.record(z.string(), z.array(evidence)),
+  // Fleet grouping and maintenance (issue 13): optional, so that incidents stored before them still decode.
+  group: z.looseObject({ id: z.string(), openedAt: z.string() }).optional(),
+  recoveredAt: z.string().optional(),
+  firingSince: z.string().optional(),
+  mutedBy: z.looseObject({ reason: z.string(), author: z.string(), until: z.string() }).optional(),
 });
 
 const notification: z.ZodType<Notification> = z.looseObject({

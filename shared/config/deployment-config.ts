@@ -153,6 +153,41 @@ const subscriberSchema = z.discriminatedUnion(
 );
 export type Subscriber = z.output<typeof subscriberSchema>;
 
+// --- Grouping (issue 13): one page per fleet incident over time. Alertmanager's route timers are the reference:
+// https://prometheus.io/docs/alerting/latest/configuration/#route ---
+
+/** Whole minutes: the poller evaluates one step a minute, so a finer grouping time could not be honoured. */
+const GROUPING_BOUNDS = {
+  /** Longer than an hour, a new outage's first page would wait longer than any rule takes to see it. */
+  wait: { minSeconds: 0, maxSeconds: 3600 },
+  /** At least a minute (one step); at most a day, the longest hold-down. */
+  interval: { minSeconds: 60, maxSeconds: 86_400 },
+  /** At least a minute; at most a day, past which a cluster that starts failing is a story of its own. */
+  joinWithin: { minSeconds: 60, maxSeconds: 86_400 },
+} as const;
+
+/**
+ * How clusters that fire the same rule become one fleet incident, paged once. Defaults: no wait before the first page
+ * (a rule's m-of-n condition has already waited for evidence, and detection latency is the product's promise), joiners
+ * announced at most every five minutes (Alertmanager's `group_interval` default), and a fleet incident takes in
+ * clusters for its first 30 minutes, the window in which a late cause also takes over its symptoms' incident.
+ * Alertmanager's groups take in alerts for as long as they live; a bound keeps the same rule failing on another cluster
+ * later, which is as likely a second outage (the corpus has such pairs 35 to 50 minutes apart), a page of its own.
+ */
+export const groupingSchema = z
+  .strictObject({
+    /** Alertmanager's `group_wait`: how long a new fleet incident waits for more clusters before its first page. */
+    wait: wholeMinutesSchema(GROUPING_BOUNDS.wait).default('0m'),
+    /** Alertmanager's `group_interval`: how long after its last notification clusters that joined are announced. */
+    interval: wholeMinutesSchema(GROUPING_BOUNDS.interval).default('5m'),
+    /** How long after it opened a fleet incident takes in clusters that start firing its rule, as an update. */
+    joinWithin: wholeMinutesSchema(GROUPING_BOUNDS.joinWithin).default('30m'),
+  })
+  .prefault({});
+export type GroupingConfig = z.output<typeof groupingSchema>;
+
+// --- End of grouping. ---
+
 const subscriptionSchema = z.strictObject({
   /** Only these clusters, when given (an SNS filter policy on the cluster attribute). */
   clusters: z.array(z.string().min(1)).min(1).optional(),
@@ -233,6 +268,12 @@ export const deploymentConfigSchema = z.strictObject({
       nearMissMargin: z.number().gt(0).lt(1).default(0.2),
     })
     .prefault({}),
+  // --- Grouping (issue 13). ---
+  grouping: groupingSchema,
+  /**
+   * Maintenance windows: a window mutes what each rule's maintenance policy lets it mute (docs/rules.md), and never a
+   * severe, sustained outage. `author` says whose decision it is, as a run-time silence will.
+   */
   maintenance: z
     .array(
       z.strictObject({
@@ -240,6 +281,7 @@ export const deploymentConfigSchema = z.strictObject({
         from: isoSchema,
         to: isoSchema,
         reason: z.string().min(1),
+        author: z.string().min(1).optional(),
       }),
     )
     .default([]),

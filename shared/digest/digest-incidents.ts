@@ -6,9 +6,10 @@ import type { DigestIncident } from './digest.ts';
 import type { DigestWeek } from './iso-week.ts';
 
 /**
- * The week's incidents as on-call lived them: incidents of one root cause opened at the same step on several
- * clusters are one entry, as they were one page, and an incident merged into another is part of it. Open ones come
- * first, then pages before tickets, oldest first.
+ * The week's incidents as on-call lived them: the incidents of one fleet incident (one root cause on several
+ * clusters, paged once) are one entry, and an incident merged into another is part of it. Incidents stored before
+ * fleet incidents existed are one entry per root cause and opening step, as they were one page. Open ones come first,
+ * then pages before tickets, oldest first.
  */
 export function digestIncidents(
   incidents: readonly Incident[],
@@ -21,7 +22,7 @@ export function digestIncidents(
   const groups = new Map<string, Incident[]>();
   for (const incident of incidents) {
     if (incident.mergedInto !== undefined) continue;
-    const key = `${incident.rule}\u0000${incident.openedAt}`;
+    const key = incident.group ? `group\u0000${incident.group.id}` : `${incident.rule}\u0000${incident.openedAt}`;
     const group = groups.get(key) ?? [];
     group.push(incident);
     groups.set(key, group);
@@ -52,7 +53,8 @@ function entryOf(
   ruleSet: RuleSet,
 ): DigestIncident {
   const sorted = [...group].sort((a, b) => a.cluster.localeCompare(b.cluster));
-  const first = sorted[0] as Incident;
+  // The fleet incident opened with its earliest cluster.
+  const first = [...sorted].sort((a, b) => a.openedAt.localeCompare(b.openedAt))[0] as Incident;
   const opened = Date.parse(first.openedAt);
   const resolvedTimes = sorted.map((i) => (i.resolvedAt === undefined ? undefined : Date.parse(i.resolvedAt)));
   // The entry is open if any of its clusters was still open when the week ended.

@@ -371,7 +371,20 @@ export const DEFAULT_RULES: readonly Rule[] = [
     },
     explains: ['node-repair-storm', 'nodes-unreachable', 'apiserver-restart-errors'],
     holdDown: '15m',
-    maintenance: 'mute',
+    // An upgrade replaces apiservers one at a time, and each restart costs minutes of errors or slow writes at most
+    // (KubeCon talk): those stay muted. Half of all requests failing or shed for ten minutes, writes at the severe p99
+    // for ten, or a degraded control plane that has not cleared for 30 minutes is an outage the upgrade does not
+    // explain, and it pages inside the window too (docs/rules.md, Maintenance).
+    maintenance: {
+      notifyAfter: '30m',
+      notifyWhen: {
+        kind: 'anyOf',
+        conditions: [
+          { kind: 'sustained', of: shedShare, op: '>=', value: 0.5, m: 10, n: 10 },
+          { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 10, n: 10 },
+        ],
+      },
+    },
     hints: [
       {
         text: 'Check etcd first: request latency and database size in the apiserver metrics.',

@@ -30,14 +30,67 @@ export interface Incident {
   readonly reminders: number;
   /** Latest evidence per member rule, from the last step it fired. */
   readonly evidence: Readonly<Record<string, readonly Evidence[]>>;
+  /**
+   * The fleet incident it belongs to: the same root cause, at the same severity, on the clusters that started firing
+   * while that fleet incident was young (see stages/group.ts). Unset on an incident stored before fleet grouping,
+   * which is a fleet incident of its own.
+   */
+  readonly group?: IncidentGroup;
+  /**
+   * When its root and page-level symptoms had stayed clear for the hold-down while other clusters of its fleet
+   * incident still fired: it stays open, recovered, until the last of them recovers, so that one resolve closes them.
+   */
+  readonly recoveredAt?: string;
+  /** Since when it has fired without going clear; a maintenance policy's `notifyAfter` counts from here. */
+  readonly firingSince?: string;
+  /** The mute (maintenance window or silence) that held back its first notification, while it holds it back. */
+  readonly mutedBy?: MuteRecord;
+}
+
+/** A fleet incident, as each of its members records it. */
+export interface IncidentGroup {
+  /** The id of the member that opened it. */
+  readonly id: string;
+  readonly openedAt: string;
+}
+
+/** A mute as an incident records it: enough to say, when it is released, what held it and whose decision that was. */
+export interface MuteRecord {
+  readonly reason: string;
+  readonly author: string;
+  readonly until: string;
 }
 
 export function incidentId(cluster: string, rule: string, openedAt: string): string {
   return `${cluster}/${rule}/${openedAt}`;
 }
 
+/** An incident as it opens: firing from now on, nothing attached, nothing sent. */
+export function newIncident(cluster: string, rule: string, severity: Severity, openedAt: string): Incident {
+  return {
+    id: incidentId(cluster, rule, openedAt),
+    cluster,
+    rule,
+    severity,
+    status: 'open',
+    openedAt,
+    firingSince: openedAt,
+    symptoms: [],
+    flaps: 0,
+    paged: false,
+    notifications: 0,
+    reminders: 0,
+    evidence: {},
+  };
+}
+
 export function members(incident: Incident): readonly string[] {
   return [incident.rule, ...incident.symptoms];
+}
+
+/** The fleet incident of an incident; one stored before fleet grouping is a fleet incident of its own. */
+export function groupOf(incident: Incident): IncidentGroup {
+  return incident.group ?? { id: incident.id, openedAt: incident.openedAt };
 }
 
 export function maxSeverity(a: Severity, b: Severity): Severity {

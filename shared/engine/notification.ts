@@ -13,6 +13,8 @@ export type NotificationReason =
   /** Closed because a late-identified cause absorbed it into its own incident. */
   | 'merged'
   | 'escalated'
+  /** Clusters joined an open fleet incident: the same cause started firing on them while it was young. */
+  | 'joined'
   | 'new-symptom'
   | 'cause-identified'
   | 'reminder'
@@ -65,6 +67,7 @@ export function notificationTitle(
     merged: 'Merged into its cause: ',
     reminder: 'Still firing: ',
     'new-symptom': 'Update: ',
+    joined: 'Spreading: ',
     'cause-identified': 'Cause identified: ',
     escalated: 'Escalated: ',
   };

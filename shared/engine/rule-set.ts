@@ -1,7 +1,7 @@
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath } from '../schema-errors.ts';
 import { MAX_DATAPOINTS_PER_CLUSTER_READ, outOfRange, rangeOfUnit } from './bounds.ts';
-import { conditionParams, conditionSignals } from './condition.ts';
+import { type Condition, conditionParams, conditionSignals } from './condition.ts';
 import { durationMs } from './duration.ts';
 import { conditionLookback, type Params } from './evaluate-condition.ts';
 import type { Rule, RuleOverrides, Severity } from './rule.ts';
@@ -73,20 +73,22 @@ export class RuleSet {
         else if (!ids.has(target)) report(index, ['explains', at], `unknown rule "${target}"`);
       });
       if (typeof rule.maintenance === 'object') {
-        rule.maintenance.notifyWhenFiring.forEach((target, at) => {
+        rule.maintenance.notifyWhenFiring?.forEach((target, at) => {
           if (!ids.has(target)) report(index, ['maintenance', 'notifyWhenFiring', at], `unknown rule "${target}"`);
         });
       }
-      for (const param of conditionParams(rule.when)) {
-        if (!Object.hasOwn(rule.params, param)) {
-          report(index, ['when'], `uses $${param}, which is not declared in "params"`);
+      for (const [condition, path] of conditionsOf(rule)) {
+        for (const param of conditionParams(condition)) {
+          if (!Object.hasOwn(rule.params, param)) {
+            report(index, path, `uses $${param}, which is not declared in "params"`);
+          }
         }
       }
     });
     // The poller reads every signal of the set over the longest window of any rule: that is what one rule costs.
-    const signalsRead = new Set(rules.flatMap((rule) => conditionSignals(rule.when))).size;
+    const signalsRead = new Set(rules.flatMap((rule) => conditionsOf(rule).flatMap(([c]) => conditionSignals(c)))).size;
     rules.forEach((rule, index) => {
-      const samples = conditionLookback(rule.when, DEPLOYED_STEP_SECONDS);
+      const samples = ruleLookback(rule, DEPLOYED_STEP_SECONDS);
       const datapoints = samples * signalsRead;
       if (datapoints > MAX_DATAPOINTS_PER_CLUSTER_READ) {
         report(
@@ -149,14 +151,16 @@ export class RuleSet {
     return path[0] === cause ? path : [cause, symptom];
   }
 
-  /** Every signal some rule of the set reads: what a poll must fetch, and nothing more. */
+  /** Every signal some rule of the set reads, its maintenance condition included: what a poll must fetch, no more. */
   signals(): ReadonlySet<SignalName> {
-    return new Set(this.rules.flatMap((rule) => conditionSignals(rule.when)));
+    return new Set(
+      this.rules.flatMap((rule) => conditionsOf(rule).flatMap(([condition]) => conditionSignals(condition))),
+    );
   }
 
   /** Samples of history the whole set reads at one step. */
   lookback(stepSeconds: number): number {
-    return Math.max(1, ...this.rules.map((rule) => conditionLookback(rule.when, stepSeconds)));
+    return Math.max(1, ...this.rules.map((rule) => ruleLookback(rule, stepSeconds)));
   }
 
   /** Problems with overrides written at `path` in `file` (unknown rules or parameters). */
@@ -191,6 +195,20 @@ export class RuleSet {
       return [{ rule, severity, params, holdDownMs: durationMs(holdDown) }];
     });
   }
+}
+
+/** Every condition a rule evaluates, with where it is written: `when`, and its maintenance policy's `notifyWhen`. */
+function conditionsOf(rule: Rule): [Condition, PropertyKey[]][] {
+  const severe = typeof rule.maintenance === 'object' ? rule.maintenance.notifyWhen : undefined;
+  return [
+    [rule.when, ['when']],
+    ...(severe ? [[severe, ['maintenance', 'notifyWhen']] as [Condition, PropertyKey[]]] : []),
+  ];
+}
+
+/** Samples of history one rule reads at one step. */
+function ruleLookback(rule: Rule, stepSeconds: number): number {
+  return Math.max(...conditionsOf(rule).map(([condition]) => conditionLookback(condition, stepSeconds)));
 }
 
 function findCycle(rules: readonly Rule[]): string[] | undefined {

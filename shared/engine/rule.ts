@@ -28,11 +28,22 @@ export interface Hint {
 }
 
 /**
- * What a rule does inside a declared maintenance window. `mute` holds its notifications until the window ends;
- * `notifyWhenFiring` mutes unless one of the named rules fires on the same cluster, so a repair storm with a
- * degraded control plane still pages during an upgrade.
+ * What a rule does inside a mute (a declared maintenance window, or a silence). `notify` pages as if there were none;
+ * `mute` holds its first notification until the mute ends, and sends it then if it still fires. The conditional form
+ * mutes what an upgrade explains and still pages a real outage: it lets the incident through once one of
+ * `notifyWhenFiring` fires on the same cluster (a repair storm with a degraded control plane), once it has fired
+ * without a clear for longer than `notifyAfter` (longer than the upgrade can explain), or while `notifyWhen` holds
+ * (an outage too severe for any upgrade, such as half of all requests failing for ten minutes). See
+ * shared/engine/maintenance.ts and docs/rules.md.
  */
-export type MaintenancePolicy = 'notify' | 'mute' | { readonly notifyWhenFiring: readonly string[] };
+export type MaintenancePolicy =
+  | 'notify'
+  | 'mute'
+  | {
+      readonly notifyWhenFiring?: readonly string[];
+      readonly notifyAfter?: Duration;
+      readonly notifyWhen?: Condition;
+    };
 
 export interface RuleParam {
   readonly default: number;
@@ -172,6 +183,28 @@ export const hintSchema = z.strictObject({
   commands: z.array(z.string().min(1)).min(1).optional(),
 });
 
+/** A grace period: at least a minute (one sample), at most a day (no upgrade explains a day-long outage). */
+const graceSchema = boundedDuration(60, MAX_HOLD_DOWN_SECONDS);
+
+export const maintenancePolicySchema = z.union(
+  [
+    z.enum(['notify', 'mute']),
+    z
+      .strictObject({
+        notifyWhenFiring: z.array(ruleIdSchema).min(1).optional(),
+        notifyAfter: graceSchema.optional(),
+        notifyWhen: conditionSchema.optional(),
+      })
+      .refine((p) => p.notifyWhenFiring ?? p.notifyAfter ?? p.notifyWhen, {
+        error: 'name at least one of "notifyWhenFiring", "notifyAfter" or "notifyWhen", or write "mute"',
+      }),
+  ],
+  {
+    error:
+      'expected "notify", "mute" or { "notifyWhenFiring": [rule ids], "notifyAfter": duration, "notifyWhen": condition }',
+  },
+);
+
 export const ruleSchema = z.strictObject({
   id: ruleIdSchema,
   title: z.string().min(1),
@@ -191,11 +224,7 @@ export const ruleSchema = z.strictObject({
   when: conditionSchema,
   explains: z.array(ruleIdSchema).default([]),
   holdDown: holdDownSchema.default('15m'),
-  maintenance: z
-    .union([z.enum(['notify', 'mute']), z.strictObject({ notifyWhenFiring: z.array(ruleIdSchema).min(1) })], {
-      error: 'expected "notify", "mute" or { "notifyWhenFiring": [rule ids] }',
-    })
-    .default('mute'),
+  maintenance: maintenancePolicySchema.default('mute'),
   hints: z.array(hintSchema).min(1, {
     error: 'a rule needs at least one remediation hint that names its source',
   }),

@@ -1,17 +1,20 @@
 import { clusterFacts } from '../config/cluster-facts.ts';
-import { type DeploymentConfig, pollSchema } from '../config/deployment-config.ts';
+import { type DeploymentConfig, groupingSchema, pollSchema } from '../config/deployment-config.ts';
 import { durationMs } from '../engine/duration.ts';
-import type { MaintenanceWindow } from '../engine/maintenance.ts';
+import { type MaintenanceWindow, windowMute } from '../engine/maintenance.ts';
 import type { RuleOverrides } from '../engine/rule.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
+import type { GroupingSettings } from '../engine/step.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PlanInput {
   readonly ruleSet: RuleSet;
-  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters' | 'digest' | 'poll'>;
+  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters' | 'digest' | 'poll' | 'grouping'>;
   /** The clusters to watch; those the configuration names get their own overrides. */
   readonly clusters: readonly string[];
   readonly maintenance: readonly MaintenanceWindow[];
+  /** Who declared the windows that name no author: the configuration, or a scenario. */
+  readonly maintenanceDeclaredBy?: string;
   readonly stepSeconds: number;
 }
 
@@ -33,7 +36,7 @@ export function buildPlan(input: PlanInput): WatchPlan {
   return {
     ruleSet: input.ruleSet,
     clusters,
-    maintenance: input.maintenance,
+    mutes: input.maintenance.map((w) => windowMute(w, input.maintenanceDeclaredBy ?? 'the deployment configuration')),
     stepSeconds: input.stepSeconds,
     lookback: input.ruleSet.lookback(input.stepSeconds),
     nearMissMargin: input.config?.digest.nearMissMargin ?? 0.2,
@@ -46,14 +49,29 @@ export function buildPlan(input: PlanInput): WatchPlan {
     settings: {
       renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),
       runbookBaseUrl: input.config?.notifications.runbookBaseUrl ?? '',
+      grouping: groupingSettings(input.config?.grouping ?? groupingSchema.parse({})),
     },
+  };
+}
+
+/** The grouping block of a configuration, in the engine's units. */
+function groupingSettings(grouping: DeploymentConfig['grouping']): GroupingSettings {
+  return {
+    waitMs: durationMs(grouping.wait),
+    intervalMs: durationMs(grouping.interval),
+    joinWithinMs: durationMs(grouping.joinWithin),
   };
 }
 
 /** Maintenance windows as the configuration declares them. */
 export function configuredMaintenance(config: Pick<DeploymentConfig, 'maintenance'>): MaintenanceWindow[] {
   return config.maintenance.flatMap((w) => {
-    const base = { from: Date.parse(w.from), to: Date.parse(w.to), reason: w.reason };
+    const base = {
+      from: Date.parse(w.from),
+      to: Date.parse(w.to),
+      reason: w.reason,
+      ...(w.author !== undefined && { author: w.author }),
+    };
     return w.clusters ? w.clusters.map((cluster) => ({ ...base, cluster })) : [base];
   });
 }

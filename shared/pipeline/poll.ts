@@ -1,5 +1,5 @@
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
-import { inMaintenance } from '../engine/maintenance.ts';
+import type { ClusterFacts } from '../engine/hint-scope.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
@@ -101,18 +101,11 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         ruleSet: plan.ruleSet,
         settings: plan.settings,
         incidents,
+        mutes: plan.mutes,
+        facts: factsOf(plan),
         clusters: plan.clusters.flatMap((cluster) => {
           const window = reading.windows.get(cluster.name);
-          if (!window) return [];
-          return [
-            {
-              cluster: cluster.name,
-              window,
-              rules: cluster.rules,
-              inMaintenance: inMaintenance(plan.maintenance, cluster.name, at),
-              ...(cluster.facts && { facts: cluster.facts }),
-            },
-          ];
+          return window ? [{ cluster: cluster.name, window, rules: cluster.rules }] : [];
         }),
       });
       committed = await deps.ledger.recordStep(
@@ -172,6 +165,11 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     delivered,
     failed,
   };
+}
+
+/** What the configuration says about each cluster it names, for hints. */
+function factsOf(plan: WatchPlan): ReadonlyMap<string, ClusterFacts> {
+  return new Map(plan.clusters.flatMap((c) => (c.facts ? [[c.name, c.facts] as const] : [])));
 }
 
 /** Whether any signal of the window has its newest sample, the one at the evaluated step. */

@@ -1,5 +1,5 @@
 import type { ClusterFacts } from '../engine/hint-scope.ts';
-import type { MaintenanceWindow } from '../engine/maintenance.ts';
+import type { Mute } from '../engine/maintenance.ts';
 import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
 import type { EngineSettings } from '../engine/step.ts';
 import type { TripwireSettings } from './tripwire-alarm.ts';
@@ -15,7 +15,8 @@ export interface WatchedCluster {
 export interface WatchPlan {
   readonly ruleSet: RuleSet;
   readonly clusters: readonly WatchedCluster[];
-  readonly maintenance: readonly MaintenanceWindow[];
+  /** The maintenance windows, as mutes; silences stored at run time join them at each poll. */
+  readonly mutes: readonly Mute[];
   readonly stepSeconds: number;
   /** Samples of history each poll reads: the longest window any rule looks at. */
   readonly lookback: number;

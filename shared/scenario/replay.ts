@@ -136,6 +136,7 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     ...(options.config && { config: options.config }),
     clusters: [...scenario.clusters.keys()],
     maintenance: scenario.maintenance,
+    maintenanceDeclaredBy: scenario.file,
     stepSeconds: scenario.stepSeconds,
   });
   let clock = scenario.start;

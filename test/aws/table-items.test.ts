@@ -2,14 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import {
   decodeItem,
   decodeJson,
+  incidentItem,
   MalformedItemError,
   outboxItem,
   pollLogItem,
   stepOutcome,
 } from '../../aws/table-items.ts';
-import { outboxKey, pollLogKey, stepKey } from '../../aws/table-keys.ts';
+import { openIncidentKey, outboxKey, pollLogKey, stepKey } from '../../aws/table-keys.ts';
 import { SentinelError } from '../../shared/errors.ts';
-import { notificationAt } from '../support/engine-fixtures.ts';
+import { minuteIso, notificationAt, openIncident } from '../support/engine-fixtures.ts';
 
 const page = notificationAt({ at: '2026-11-20T10:00:00Z', kind: 'page', rule: 'webhook-blackhole' });
 const outboxItemOf = (fields: Record<string, unknown>) => ({
@@ -21,6 +22,23 @@ const outboxItemOf = (fields: Record<string, unknown>) => ({
 });
 
 describe('the table item codecs', () => {
+  it('read back an incident with its fleet incident, its recovery and the mute that holds it', () => {
+    const incident = openIncident('dev-b', 'webhook-blackhole', 6, {
+      group: { id: `dev-a/webhook-blackhole/${minuteIso(0)}`, openedAt: minuteIso(0) },
+      recoveredAt: minuteIso(40),
+      firingSince: minuteIso(6),
+      mutedBy: { reason: 'upgrade', author: 'platform team', until: minuteIso(60) },
+    });
+
+    expect(decodeItem(incidentItem, { ...openIncidentKey(incident.id), incident }).incident).toEqual(incident);
+  });
+
+  it('read an incident stored before fleet incidents and maintenance grace existed', () => {
+    const { firingSince: _since, ...stored } = openIncident('dev-a', 'webhook-blackhole', 0);
+
+    expect(decodeItem(incidentItem, { ...openIncidentKey(stored.id), incident: stored }).incident).toEqual(stored);
+  });
+
   it('read back the notification an outbox item holds', () => {
     const decoded = decodeItem(outboxItem, outboxItemOf({ status: 'delivered', attempts: 2, deliveredAt: 5 }));
 

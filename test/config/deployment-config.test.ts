@@ -21,6 +21,27 @@ describe('loadConfig', () => {
     ]).toEqual(['4h', '2m', 'UTC', 'eks']);
   });
 
+  it('groups clusters with no wait, a five-minute interval and a 30-minute join window unless told otherwise', () => {
+    const { config } = loadConfig({ clusters: [{ name: 'dev-a' }] }, FILE);
+
+    expect(config.grouping).toEqual({ wait: '0m', interval: '5m', joinWithin: '30m' });
+  });
+
+  it('rejects a grouping interval shorter than the one-minute step, at its path', () => {
+    const problems = problemsOf({ clusters: [{ name: 'dev-a' }], grouping: { interval: '30s' } });
+
+    expect([...new Set(problems.map((p) => p.path))]).toEqual(['$.grouping.interval']);
+  });
+
+  it('rejects a custom rule whose maintenance condition uses a parameter it does not declare', () => {
+    const maintenance = { notifyWhen: { kind: 'threshold', of: 'apiserver.5xx', op: '>=', value: '$tooMany' } };
+    const problems = problemsOf({ clusters: [{ name: 'dev-a' }], rules: { custom: [customRule({ maintenance })] } });
+
+    expect(problems).toEqual([
+      { path: '$.rules.custom[0].maintenance.notifyWhen', message: 'uses $tooMany, which is not declared in "params"' },
+    ]);
+  });
+
   it('adds custom rules to the default rules', () => {
     const { ruleSet } = loadConfig({ clusters: [{ name: 'dev-a' }], rules: { custom: [customRule()] } }, FILE);
 

@@ -147,6 +147,21 @@ describe('RuleSet', () => {
     });
   });
 
+  describe('what a poll reads', () => {
+    /** Fires on slow webhooks; inside a maintenance window, pages anyway on an hour of NotReady nodes. */
+    const rule = flagRule('a', 'webhook.p99', {
+      maintenance: { notifyWhen: { kind: 'sustained', of: 'nodes.notready', op: '>=', value: 1, m: 60, n: 60 } },
+    });
+
+    it('fetches the signals a maintenance condition reads, as well as those of the rule', () => {
+      expect([...ruleSetOf(rule).signals()].sort()).toEqual(['nodes.notready', 'webhook.p99']);
+    });
+
+    it('reads as much history as a maintenance condition needs', () => {
+      expect(ruleSetOf(rule).lookback(60)).toBe(60);
+    });
+  });
+
   describe('checkOverrides', () => {
     it('reports an override of an unknown rule at its path', () => {
       expect(

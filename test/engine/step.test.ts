@@ -2,6 +2,8 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import { SeriesWindow } from '../../shared/engine/signal-window.ts';
 import { type StepInput, step } from '../../shared/engine/step.ts';
 import {
+  type EngineRunOptions,
+  engineSettings,
   expandSignals,
   flagRule,
   minuteIso,
@@ -402,6 +404,53 @@ describe('step', () => {
       expect(run.notifications.map(said)).toEqual([`${minuteIso(2)} page opened storm`]);
     });
 
+    /** Degraded pages inside a window after 20 minutes of firing, or at once while 5xx reach 5 a minute. */
+    const degraded = () =>
+      flagRule('degraded', 'apiserver.write.p99', {
+        maintenance: { notifyAfter: '20m', notifyWhen: { kind: 'threshold', of: 'apiserver.5xx', op: '>=', value: 5 } },
+      });
+
+    it('keeps muting short, mild blips inside the window', () => {
+      const run = runEngine({
+        rules: [degraded()],
+        clusters: {
+          'dev-a': { 'apiserver.write.p99': '0*5 1*3 0*5 1*3 0*40', 'apiserver.5xx': '0*5 2*3 0*5 2*3 0*40' },
+        },
+        maintenance: [{ cluster: 'dev-a', from: 0, to: 50 }],
+      });
+
+      expect([run.notifications, run.incidents.map((i) => [i.status, i.mutedBy?.reason])]).toEqual([
+        [],
+        [['resolved', 'test maintenance']],
+      ]);
+    });
+
+    it('pages inside the window once the rule has fired without a clear for longer than its grace period', () => {
+      const run = runEngine({
+        rules: [degraded()],
+        clusters: { 'dev-a': { 'apiserver.write.p99': '0*5 1*30', 'apiserver.5xx': '0*35' } },
+        maintenance: [{ cluster: 'dev-a', from: 0, to: 60 }],
+      });
+
+      expect(run.notifications.map(said)).toEqual([`${minuteIso(25)} page maintenance-override degraded`]);
+    });
+
+    it('pages inside the window as soon as the outage is severe, saying why', () => {
+      const run = runEngine({
+        rules: [degraded()],
+        clusters: { 'dev-a': { 'apiserver.write.p99': '0*5 1*30', 'apiserver.5xx': '0*10 9*25' } },
+        maintenance: [{ cluster: 'dev-a', from: 0, to: 60 }],
+      });
+      const page = only(run.notifications);
+
+      expect([said(page), page.changes]).toEqual([
+        `${minuteIso(10)} page maintenance-override degraded`,
+        [
+          `dev-a: paging despite maintenance "test maintenance" (engine fixtures, until ${minuteIso(60).slice(11, 16)}Z): degraded is severe: apiserver.5xx (latest sample) = 9 >= 5`,
+        ],
+      ]);
+    });
+
     it('says maintenance overrode the mute when the named rule starts firing inside the window', () => {
       const run = runEngine({
         rules: [
@@ -416,6 +465,99 @@ describe('step', () => {
     });
   });
 
+  describe('fleet incidents', () => {
+    /** One backend behind four clusters: each fires from its own minute on, for 30 minutes, then clears. */
+    const staggered = {
+      'dev-a': { 'webhook.p99': '0*2 1*30 0*40' },
+      'dev-b': { 'webhook.p99': '0*4 1*30 0*38' },
+      'dev-c': { 'webhook.p99': '0*7 1*30 0*35' },
+      'dev-d': { 'webhook.p99': '0*9 1*30 0*33' },
+    };
+    const pagesAndJoins = (notifications: readonly Notification[]) =>
+      notifications.filter((n) => n.kind === 'page' || n.reason === 'joined');
+
+    it('pages once for a rule that starts firing on four clusters minutes apart, then announces them as they join', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99')], clusters: staggered });
+
+      expect(pagesAndJoins(run.notifications).map((n) => [n.at, n.kind, n.changes])).toEqual([
+        [minuteIso(2), 'page', []],
+        [minuteIso(7), 'update', ['joined: dev-b, dev-c']],
+        [minuteIso(12), 'update', ['joined: dev-d']],
+      ]);
+    });
+
+    it('titles the update about clusters that joined as the outage spreading', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99')], clusters: staggered });
+
+      expect(run.notifications.filter((n) => n.reason === 'joined').map((n) => n.title)).toEqual([
+        'Spreading: Rule outage fires on 3 clusters',
+        'Spreading: Rule outage fires on 4 clusters',
+      ]);
+    });
+
+    it('resolves the fleet incident once, when its last cluster has recovered, naming every cluster', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99', { holdDown: '5m' })], clusters: staggered });
+      const resolve = only(run.notifications.filter((n) => n.kind === 'resolve'));
+
+      expect([resolve.at, resolve.clusters]).toEqual([minuteIso(44), ['dev-a', 'dev-b', 'dev-c', 'dev-d']]);
+    });
+
+    it('groups the same when the clusters are read on a staggered five-minute cycle as when all are read every minute', () => {
+      const rules = [flagRule('outage', 'webhook.p99', { holdDown: '5m' })];
+      const offsets: Record<string, number> = { 'dev-a': 0, 'dev-b': 1, 'dev-c': 2, 'dev-d': 3 };
+      const everyMinute = runEngine({ rules, clusters: staggered });
+      const staggeredReads = runEngine({
+        rules,
+        clusters: staggered,
+        reads: (c, m) => (m + (offsets[c] ?? 0)) % 5 === 0,
+      });
+      const shape = (run: typeof everyMinute) => [
+        run.notifications.filter((n) => n.kind === 'page').length,
+        [...new Set(pagesAndJoins(run.notifications).flatMap((n) => n.clusters))].sort(),
+        run.notifications.filter((n) => n.kind === 'resolve').map((n) => [...n.clusters].sort()),
+      ];
+
+      expect(shape(staggeredReads)).toEqual(shape(everyMinute));
+    });
+
+    it('pages separately for two rules that start firing on two clusters minutes apart', () => {
+      const run = runEngine({
+        rules: [flagRule('blackhole', 'webhook.p99'), flagRule('overload', 'apiserver.write.p99')],
+        clusters: { 'dev-a': { 'webhook.p99': '0 1*9' }, 'dev-b': { 'apiserver.write.p99': '0*4 1*6' } },
+      });
+
+      expect(run.notifications.map((n) => [n.kind, n.rule, n.clusters])).toEqual([
+        ['page', 'blackhole', ['dev-a']],
+        ['page', 'overload', ['dev-b']],
+      ]);
+    });
+
+    /** When, what and about which clusters on-call hears of one rule firing on dev-a and dev-b as the series say. */
+    const twoClusters = (a: string, b: string, grouping: EngineRunOptions['grouping']) =>
+      runEngine({
+        rules: [flagRule('outage', 'webhook.p99')],
+        clusters: { 'dev-a': { 'webhook.p99': a }, 'dev-b': { 'webhook.p99': b } },
+        grouping,
+      }).notifications.map((n) => [n.at, n.kind, n.clusters]);
+
+    it('pages again for a cluster that starts firing once the fleet incident is older than the join window', () => {
+      expect(twoClusters('1*20', '0*12 1*8', { joinWithin: '10m' })).toEqual([
+        [minuteIso(0), 'page', ['dev-a']],
+        [minuteIso(12), 'page', ['dev-b']],
+      ]);
+    });
+
+    it('waits group_wait before the first page, so that clusters that break soon after are in it', () => {
+      expect(twoClusters('0 1*9', '0*2 1*8', { wait: '2m' })).toEqual([[minuteIso(3), 'page', ['dev-a', 'dev-b']]]);
+    });
+
+    it('records on every cluster the fleet incident it belongs to', () => {
+      const run = runEngine({ rules: [flagRule('outage', 'webhook.p99')], clusters: staggered });
+
+      expect(new Set(run.incidents.map((i) => i.group?.id))).toEqual(new Set([`dev-a/outage/${minuteIso(2)}`]));
+    });
+  });
+
   describe('a root rule removed from the configuration', () => {
     it('closes its open incident with a resolve instead of stopping the poll', () => {
       const first = runEngine({
@@ -426,14 +568,14 @@ describe('step', () => {
       const output = step({
         at: minuteMs(3),
         ruleSet: ruleSetOf(flagRule('other', 'nodes.total')),
-        settings: { renotifyMs: 4 * 3_600_000, runbookBaseUrl: '' },
+        settings: engineSettings(),
+        mutes: [],
         incidents: first.incidents,
         clusters: [
           {
             cluster: 'dev-a',
             window: new SeriesWindow(expandSignals({ 'nodes.total': '0*4' }), 60, 3),
             rules: ruleSetOf(flagRule('other', 'nodes.total')).forCluster([]),
-            inMaintenance: false,
           },
         ],
       });
@@ -461,13 +603,16 @@ describe('step', () => {
       ]);
     });
 
-    it('sends separate notifications for the same rule firing on two clusters in different steps', () => {
+    it('announces a cluster that starts firing the same rule a minute later as an update, not a second page', () => {
       const run = runEngine({
         rules: [flagRule('outage', 'webhook.p99')],
-        clusters: { 'dev-a': { 'webhook.p99': '0 1*3' }, 'dev-b': { 'webhook.p99': '0*2 1*2' } },
+        clusters: { 'dev-a': { 'webhook.p99': '0 1*6' }, 'dev-b': { 'webhook.p99': '0*2 1*5' } },
       });
 
-      expect(run.notifications.map((n) => n.clusters)).toEqual([['dev-a'], ['dev-b']]);
+      expect(run.notifications.map((n) => [n.kind, n.reason, n.clusters])).toEqual([
+        ['page', 'opened', ['dev-a']],
+        ['update', 'joined', ['dev-a', 'dev-b']],
+      ]);
     });
 
     it('carries the evidence, hints and runbook of the rule in a page', () => {
@@ -494,13 +639,13 @@ describe('step', () => {
       const input = (): StepInput => ({
         at: minuteMs(2),
         ruleSet,
-        settings: { renotifyMs: 4 * 3_600_000, runbookBaseUrl: '' },
+        settings: engineSettings(),
+        mutes: [],
         incidents: [],
         clusters: ['dev-a', 'dev-b'].map((cluster) => ({
           cluster,
           window: new SeriesWindow(series, 60, 2),
           rules: ruleSet.forCluster([]),
-          inMaintenance: false,
         })),
       });
 

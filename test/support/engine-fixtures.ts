@@ -4,14 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { compileRuleSet } from '../../shared/config/deployment-config.ts';
 import type { Condition } from '../../shared/engine/condition.ts';
 import { type Duration, durationMs } from '../../shared/engine/duration.ts';
-import type { Incident } from '../../shared/engine/incident.ts';
-import { inMaintenance, type MaintenanceWindow } from '../../shared/engine/maintenance.ts';
+import { type Incident, newIncident } from '../../shared/engine/incident.ts';
+import { type Mute, windowMute } from '../../shared/engine/maintenance.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { type Rule, type RuleOverrides, ruleSchema } from '../../shared/engine/rule.ts';
 import { RuleSet } from '../../shared/engine/rule-set.ts';
 import { type SeriesBySignal, SeriesWindow } from '../../shared/engine/signal-window.ts';
 import type { Sample, SignalName } from '../../shared/engine/signals.ts';
-import { type StepOutput, step } from '../../shared/engine/step.ts';
+import { type EngineSettings, type StepOutput, step } from '../../shared/engine/step.ts';
 import { parseCompactSeries } from '../../shared/scenario/compact-series.ts';
 import { type ReplayResult, replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
@@ -91,6 +91,23 @@ export interface EngineRunOptions {
   readonly maintenance?: readonly { readonly cluster?: string; readonly from: number; readonly to: number }[];
   readonly overrides?: readonly RuleOverrides[];
   readonly renotify?: Duration;
+  /** Grouping times; unset, the configuration's defaults (no wait, 5 m interval, joins within 30 m). */
+  readonly grouping?: { readonly wait?: Duration; readonly interval?: Duration; readonly joinWithin?: Duration };
+  /** Which clusters are read at each minute; unset, every cluster at every minute. */
+  readonly reads?: (cluster: string, minute: number) => boolean;
+}
+
+/** Engine settings as a test writes them, with the configuration's defaults for what it leaves out. */
+export function engineSettings(options: Pick<EngineRunOptions, 'renotify' | 'grouping'> = {}): EngineSettings {
+  return {
+    renotifyMs: durationMs(options.renotify ?? '4h'),
+    runbookBaseUrl: 'https://runbooks.test/',
+    grouping: {
+      waitMs: durationMs(options.grouping?.wait ?? '0m'),
+      intervalMs: durationMs(options.grouping?.interval ?? '5m'),
+      joinWithinMs: durationMs(options.grouping?.joinWithin ?? '30m'),
+    },
+  };
 }
 
 export interface EngineRun {
@@ -113,13 +130,19 @@ export function runEngine(options: EngineRunOptions): EngineRun {
     series: expandSignals(signals),
   }));
   const steps = Math.max(...clusters.flatMap((c) => Object.values(c.series).map((s) => s?.length ?? 0)));
-  const windows: MaintenanceWindow[] = (options.maintenance ?? []).map((w) => ({
-    ...(w.cluster !== undefined && { cluster: w.cluster }),
-    from: minuteMs(w.from),
-    to: minuteMs(w.to),
-    reason: 'test maintenance',
-  }));
-  const settings = { renotifyMs: durationMs(options.renotify ?? '4h'), runbookBaseUrl: 'https://runbooks.test/' };
+  const mutes: Mute[] = (options.maintenance ?? []).map((w) =>
+    windowMute(
+      {
+        ...(w.cluster !== undefined && { cluster: w.cluster }),
+        from: minuteMs(w.from),
+        to: minuteMs(w.to),
+        reason: 'test maintenance',
+      },
+      'engine fixtures',
+    ),
+  );
+  const settings = engineSettings(options);
+  const reads = options.reads ?? (() => true);
   const incidents = new Map<string, Incident>();
   const outputs: StepOutput[] = [];
   for (let index = 0; index < steps; index++) {
@@ -129,12 +152,10 @@ export function runEngine(options: EngineRunOptions): EngineRun {
       ruleSet,
       settings,
       incidents: [...incidents.values()].filter((i) => i.status === 'open'),
-      clusters: clusters.map((c) => ({
-        cluster: c.name,
-        window: new SeriesWindow(c.series, 60, index),
-        rules,
-        inMaintenance: inMaintenance(windows, c.name, at),
-      })),
+      mutes,
+      clusters: clusters
+        .filter((c) => reads(c.name, index))
+        .map((c) => ({ cluster: c.name, window: new SeriesWindow(c.series, 60, index), rules })),
     });
     for (const incident of output.changed) incidents.set(incident.id, incident);
     outputs.push(output);
@@ -144,6 +165,22 @@ export function runEngine(options: EngineRunOptions): EngineRun {
     outputs,
     notifications: outputs.flatMap((o) => o.notifications),
     incidents: [...incidents.values()],
+  };
+}
+
+/** An open page-level incident of `rule` on `cluster`, opened at `minute`, with what a test does not care about filled in. */
+export function openIncident(cluster: string, rule: string, minute: number, fields: Partial<Incident> = {}): Incident {
+  return { ...newIncident(cluster, rule, 'page', minuteIso(minute)), ...fields };
+}
+
+/** An incident as it is once on-call has been paged about it at `minute`. */
+export function pagedAt(incident: Incident, minute: number): Incident {
+  return {
+    ...incident,
+    notifiedAt: incident.notifiedAt ?? minuteIso(minute),
+    lastNotifiedAt: minuteIso(minute),
+    paged: true,
+    notifications: incident.notifications + 1,
   };
 }
 

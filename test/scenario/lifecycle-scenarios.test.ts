@@ -1,0 +1,100 @@
+import type { Notification } from '../../shared/engine/notification.ts';
+import { loadScenario, only, replayShipped } from '../support/engine-fixtures.ts';
+
+const ofKind = (notifications: readonly Notification[], kind: Notification['kind']) =>
+  notifications.filter((n) => n.kind === kind);
+
+describe('issue 13: the lifecycle over messy outages', () => {
+  describe('one policy backend behind twelve clusters that break over half an hour', () => {
+    const CLUSTERS = [...loadScenario('fleet-policy-backend-outage').clusters.keys()];
+
+    it('pages once, for the first cluster to break', async () => {
+      const { notifications } = await replayShipped('fleet-policy-backend-outage');
+
+      expect(ofKind(notifications, 'page').map((n) => [n.rule, n.clusters])).toEqual([
+        ['webhook-blackhole', ['dev-01']],
+      ]);
+    });
+
+    it('names every other cluster in an update as it joins', async () => {
+      const { notifications } = await replayShipped('fleet-policy-backend-outage');
+      const joined = notifications.filter((n) => n.reason === 'joined').flatMap((n) => n.changes);
+
+      expect(
+        joined
+          .join(', ')
+          .replace(/joined: /g, '')
+          .split(', '),
+      ).toEqual(CLUSTERS.slice(1));
+    });
+
+    it('resolves once, when the last cluster has recovered, naming all twelve', async () => {
+      const { notifications, incidents } = await replayShipped('fleet-policy-backend-outage');
+      const resolve = only(ofKind(notifications, 'resolve'));
+      const lastRecovery = incidents
+        .map((i) => i.recoveredAt ?? '')
+        .sort()
+        .at(-1);
+
+      expect([resolve.clusters, resolve.at]).toEqual([CLUSTERS, lastRecovery]);
+    });
+  });
+
+  describe('a webhook outage and a control-plane overload five minutes apart', () => {
+    it('pages twice, each page naming its own cause on its own cluster', async () => {
+      const { notifications } = await replayShipped('webhook-and-overload-minutes-apart');
+
+      expect(ofKind(notifications, 'page').map((n) => [n.rule, n.clusters])).toEqual([
+        ['webhook-blackhole', ['prod-euw1']],
+        ['control-plane-degraded', ['prod-use2']],
+      ]);
+    });
+  });
+
+  describe('the OPA outage inside a four-hour upgrade window', () => {
+    const scenario = loadScenario('outage-inside-maintenance-window');
+    const window = scenario.maintenance[0];
+    const onset = scenario.start + 120 * 60_000;
+
+    it('pages within 15 minutes of onset, inside the window, saying which window it overrode', async () => {
+      const page = only(ofKind((await replayShipped('outage-inside-maintenance-window')).notifications, 'page'));
+      const at = Date.parse(page.at);
+
+      expect([
+        at - onset <= 15 * 60_000,
+        at < (window?.to ?? 0),
+        page.reason,
+        page.changes.some((c) => c.includes('control-plane (master) upgrade')),
+      ]).toEqual([true, true, 'maintenance-override', true]);
+    });
+
+    it('keeps the upgrade restarts before the outage muted', async () => {
+      const { incidents, notifications } = await replayShipped('outage-inside-maintenance-window');
+      const restarts = incidents.find(
+        (i) => i.rule === 'control-plane-degraded' && i.resolvedAt !== undefined && Date.parse(i.resolvedAt) < onset,
+      );
+
+      expect([
+        notifications.filter((n) => Date.parse(n.at) < onset),
+        restarts?.notifiedAt,
+        restarts?.mutedBy?.reason,
+      ]).toEqual([[], undefined, 'control-plane (master) upgrade']);
+    });
+  });
+
+  describe('an EKS upgrade inside its window', () => {
+    it('sends nothing', async () => {
+      expect((await replayShipped('upgrade-blips-inside-window')).notifications).toEqual([]);
+    });
+
+    it('sees the blips it mutes: three rules fire, and the window holds each back', async () => {
+      const { incidents } = await replayShipped('upgrade-blips-inside-window');
+
+      expect(incidents.map((i) => [i.rule, i.status, i.notifiedAt, i.mutedBy?.author])).toEqual([
+        ['control-plane-degraded', 'resolved', undefined, 'scenarios/upgrade-blips-inside-window.json'],
+        ['apiserver-restart-errors', 'resolved', undefined, 'scenarios/upgrade-blips-inside-window.json'],
+        ['node-churn', 'resolved', undefined, 'scenarios/upgrade-blips-inside-window.json'],
+      ]);
+    });
+  });
+});

@@ -34,6 +34,12 @@ export interface IncidentFigures {
   readonly latencyMin: number | null;
   /** Page notifications naming this cluster (one grouped page naming three clusters counts once for each). */
   readonly pages: number;
+  /**
+   * The onset lies inside a maintenance window the scenario declares for the cluster. There the promise is a page
+   * within 15 minutes for a severe outage (docs/rules.md), not 3, and the alarm baseline, which knows no windows and
+   * pages every expected blip in them too, is no yardstick.
+   */
+  readonly inMaintenance: boolean;
   /** Page-level incidents only: the baseline with the settings, and with the library's default period. */
   readonly baseline?: { readonly specified: BaselineDetection; readonly libraryDefault: BaselineDetection };
 }
@@ -78,8 +84,12 @@ export interface DetectionQuality {
     /** Page notifications per page-level incident, worst case. */
     readonly maxPagesPerIncident: number;
     readonly minPagesPerIncident: number;
+    /** Outside maintenance windows, where the promise is 3 minutes. */
     readonly medianLatencyMin: number;
     readonly worstLatencyMin: number;
+    /** Page-level incidents whose onset is inside a declared maintenance window, and their worst latency. */
+    readonly inMaintenanceIncidents: number;
+    readonly worstInMaintenanceLatencyMin: number;
     readonly baseline: {
       readonly specified: BaselineSummary;
       readonly libraryDefault: BaselineSummary;
@@ -158,6 +168,7 @@ export async function measureDetectionQuality(ruleSet: RuleSet, corpus: Corpus):
         detected: ourPages.length > 0,
         latencyMin: check?.latencyMs === undefined ? null : check.latencyMs / MINUTE_MS,
         pages: ourPages.length,
+        inMaintenance: onset !== undefined && inWindow(scenario, cluster, onset),
         baseline: { specified: detect(baseline.specified), libraryDefault: detect(baseline.libraryDefault) },
       });
     }
@@ -173,6 +184,7 @@ export async function measureDetectionQuality(ruleSet: RuleSet, corpus: Corpus):
         detected: check.passed,
         latencyMin: check.latencyMs === undefined ? null : check.latencyMs / MINUTE_MS,
         pages: 0,
+        inMaintenance: inWindow(scenario, expectation.cluster, expectation.onset),
       });
     }
   }
@@ -183,6 +195,10 @@ export async function measureDetectionQuality(ruleSet: RuleSet, corpus: Corpus):
     settings: { specified: SPECIFIED_SETTINGS, libraryDefault: LIBRARY_DEFAULT_SETTINGS },
     totals: totals(scenarios, incidents),
   };
+}
+
+function inWindow(scenario: Scenario, cluster: string, at: number): boolean {
+  return scenario.maintenance.some((w) => w.cluster === cluster && w.from <= at && at < w.to);
 }
 
 /**
@@ -211,8 +227,12 @@ function totals(
   scenarios: readonly ScenarioFigures[],
   incidents: readonly IncidentFigures[],
 ): DetectionQuality['totals'] {
-  const paged = incidents.filter((i) => i.level === 'page');
+  const allPaged = incidents.filter((i) => i.level === 'page');
+  const paged = allPaged.filter((i) => !i.inMaintenance);
   const latencies = paged.flatMap((i) => (i.latencyMin === null ? [] : [i.latencyMin]));
+  const inWindowLatencies = allPaged
+    .filter((i) => i.inMaintenance)
+    .map((i) => i.latencyMin ?? Number.POSITIVE_INFINITY);
   const pages = scenarios.reduce((n, s) => n + s.pages, 0);
   const falsePages = scenarios.reduce((n, s) => n + s.falsePages, 0);
   const medianLatencyMin = median(latencies);
@@ -242,16 +262,18 @@ function totals(
     };
   };
   return {
-    pageIncidents: paged.length,
-    detected: paged.filter((i) => i.detected).length,
-    recall: paged.filter((i) => i.detected).length / paged.length,
+    pageIncidents: allPaged.length,
+    detected: allPaged.filter((i) => i.detected).length,
+    recall: allPaged.filter((i) => i.detected).length / allPaged.length,
     precision: pages === 0 ? 1 : (pages - falsePages) / pages,
     pages,
     falsePages,
-    maxPagesPerIncident: Math.max(...paged.map((i) => i.pages)),
-    minPagesPerIncident: Math.min(...paged.map((i) => i.pages)),
+    maxPagesPerIncident: Math.max(...allPaged.map((i) => i.pages)),
+    minPagesPerIncident: Math.min(...allPaged.map((i) => i.pages)),
     medianLatencyMin,
     worstLatencyMin: Math.max(...latencies),
+    inMaintenanceIncidents: inWindowLatencies.length,
+    worstInMaintenanceLatencyMin: Math.max(0, ...inWindowLatencies),
     baseline: { specified: summary('specified'), libraryDefault: summary('libraryDefault') },
   };
 }

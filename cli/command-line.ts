@@ -124,7 +124,17 @@ function checkPositionals(command: CommandSpec, positionals: readonly string[]):
   if (positionals.length === 0) {
     throw new UsageError(`${command.name} needs ${spec.many ? 'at least one' : 'one'} ${spec.noun}`);
   }
-  if (positionals.includes('')) throw new UsageError(`an empty argument is not a ${spec.noun}`);
+  // A name of nothing but blanks and control characters reads as no name at all, and would be echoed back invisible.
+  if (positionals.some((positional) => /^[\s\p{Cc}]*$/u.test(positional))) {
+    throw new UsageError(`an empty argument is not a ${spec.noun}`);
+  }
+  // Blanks or control characters at either end are a paste or quoting slip, and would not show in any message.
+  const ragged = positionals.find((positional) => /^[\s\p{Cc}]|[\s\p{Cc}]$/u.test(positional));
+  if (ragged !== undefined) {
+    throw new UsageError(
+      `${JSON.stringify(ragged)} starts or ends with a blank or a control character: not a ${spec.noun}`,
+    );
+  }
   if (!spec.many && positionals.length > 1) {
     throw new UsageError(`${command.name} takes one ${spec.noun}, got ${positionals.length}`);
   }

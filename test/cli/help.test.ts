@@ -163,17 +163,20 @@ describe('sentinel command-line errors', () => {
     ]);
   });
 
-  it.each(['replay', 'validate-config'])(
-    'refuses an empty file name to %s, found by the property test',
-    async (command) => {
-      const { code, output } = await run(command, '');
+  it.each([
+    ['replay', ''],
+    ['validate-config', ''],
+    ['validate-config', '\t'],
+    ['replay', '  '],
+    ['validate-config', '\t\u0000'],
+  ])('refuses an empty or blank file name to %s (%j), found by the property test', async (command, file) => {
+    const { code, output } = await run(command, file);
 
-      expect([code, output.stderrLines[0]]).toEqual([
-        2,
-        expect.stringMatching(/^sentinel: an empty argument is not a \w/),
-      ]);
-    },
-  );
+    expect([code, output.stderrLines[0]]).toEqual([
+      2,
+      expect.stringMatching(/^sentinel: an empty argument is not a \w/),
+    ]);
+  });
 
   it('refuses an option before the command', async () => {
     const { code, output } = await run('--json', 'replay', PASSING);

@@ -5,7 +5,7 @@ import { signalSources } from '../aws/query-plan.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { parseSinkArn } from '../shared/config/deployment-config.ts';
 import {
-  hasTripwireSignal,
+  hasTripwire,
   isLinked,
   metricsSinkStackName,
   OPS_STACK,
@@ -73,7 +73,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     return accounts;
   };
   const tripwired = config.clusters.filter(
-    (cluster) => hasTripwireSignal(cluster) && (cluster.region ?? opsRegion) === opsRegion,
+    (cluster) => hasTripwire(cluster, config) && (cluster.region ?? opsRegion) === opsRegion,
   );
   const alarms = new Map(
     (

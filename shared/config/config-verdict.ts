@@ -1,7 +1,7 @@
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath } from '../schema-errors.ts';
 import { type DeploymentConfig, parseSinkArn, type Subscriber } from './deployment-config.ts';
-import { hasTripwireSignal, isLinked, linkedRegions, opsPlacement } from './deployment-shape.ts';
+import { hasTripwire, isLinked, linkedRegions, opsPlacement } from './deployment-shape.ts';
 
 /** SNS rejects a filter policy whose values, multiplied across its keys, exceed 150. */
 export const MAX_FILTERED_CLUSTERS = 150;
@@ -147,7 +147,7 @@ function regionWarnings(config: DeploymentConfig, options: VerdictOptions): Conf
   const opsRegion = config.ops.region ?? options.opsRegion;
   if (opsRegion === undefined) return [];
   return config.clusters.flatMap((cluster, index) => {
-    if (!cluster.region || cluster.region === opsRegion || !hasTripwireSignal(cluster)) return [];
+    if (!cluster.region || cluster.region === opsRegion || !hasTripwire(cluster, config)) return [];
     return [
       {
         code: 'sentinel:tripwireOutsideRegion',

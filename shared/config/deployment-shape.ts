@@ -1,3 +1,4 @@
+import { configuredTripwire } from '../pipeline/tripwire-alarm.ts';
 import { type ClusterConfig, type DeploymentConfig, parseSinkArn } from './deployment-config.ts';
 
 /**
@@ -38,9 +39,12 @@ export interface LinkedRegion {
   readonly crossAccountAlarms: boolean;
 }
 
-/** Whether the cluster has the signal its tripwire alarm watches (infra/tripwires.ts). */
-export function hasTripwireSignal(cluster: ClusterConfig): boolean {
-  return cluster.source.custom['apiserver.write.p99'] !== undefined || cluster.source.profile === 'eks';
+/**
+ * Whether the cluster gets a tripwire alarm (infra/tripwires.ts builds it from the same definition): tripwires are on
+ * and the cluster provides the signals of at least one of its legs.
+ */
+export function hasTripwire(cluster: ClusterConfig, config: Pick<DeploymentConfig, 'poll'>): boolean {
+  return configuredTripwire(cluster, config.poll.tripwire) !== undefined;
 }
 
 /**
@@ -82,7 +86,7 @@ export function linkedRegions(config: DeploymentConfig, ops: OpsPlacement): Link
     byRegion.set(region, entry);
     entry.accounts.add(cluster.accountId);
     entry.clusters.push(cluster.name);
-    entry.tripwires ||= hasTripwireSignal(cluster);
+    entry.tripwires ||= hasTripwire(cluster, config);
   }
   const existing = new Map(config.ops.existingSinks.map((arn) => [parseSinkArn(arn)?.region, arn]));
   return [...byRegion.entries()]

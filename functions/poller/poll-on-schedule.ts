@@ -39,7 +39,7 @@ export interface PollSummary {
 
 export interface ScheduledPollDependencies extends PollDependencies {
   readonly ingestionLag: string;
-  readonly logger: Pick<Logger, 'error' | 'info' | 'warn'>;
+  readonly logger: Pick<Logger, 'error' | 'debug' | 'warn'>;
   /** Where the poll reports on itself; `logMetrics` flushes it after the invocation. */
   readonly pipelineMetrics: PipelineMetricsRecorder;
 }
@@ -56,7 +56,9 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   const report = await runPoll(deps, at, scheduledAt);
   for (const failure of report.failed) deps.logger.error('publish failed, kept for retry', { ...failure });
   for (const unreadable of report.unreadable) deps.logger.error('metrics unreadable', { ...unreadable });
-  if (report.coverage.length > 0) deps.logger.info('rules without all their signals', { rules: report.coverage });
+  // Coverage follows from the configuration, so it is the same every minute: RulesPartial and RulesSkipped count it,
+  // `sentinel doctor` explains it, and the list itself is logged only at debug level, not ingested every poll.
+  if (report.coverage.length > 0) deps.logger.debug('rules without all their signals', { rules: report.coverage });
   for (const cluster of report.blindTripwires) {
     deps.logger.warn('tripwire armed on data that reads fine: its alarm cannot read its metric', { cluster });
   }

@@ -59,12 +59,22 @@ export function emailOf(notification: Notification): string {
       lines.push(`  - ${line}`, ...commands.map((command) => `        ${command}`));
     }
   }
-  lines.push('', `Runbook: ${notification.runbook}`, `Incident ids: ${notification.incidents.join(', ')}`);
+  lines.push('', `Runbook: ${notification.runbook}`);
+  if (notification.graph) lines.push(`Graph of the evidence: ${notification.graph}`);
+  lines.push(`Incident ids: ${notification.incidents.join(', ')}`);
   return lines.join('\n');
 }
 
-/** AWS Chatbot custom-notification JSON, so a Slack or Teams channel behind Chatbot shows it as is. */
+/**
+ * AWS Chatbot custom-notification JSON, so a Slack or Teams channel behind Chatbot shows it as is
+ * (https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html). The runbook and the graph are the last
+ * next steps, and `additionalContext` carries them as plain values.
+ */
 export function chatbotOf(notification: Notification): object {
+  const links = [
+    `Runbook: ${notification.runbook}`,
+    ...(notification.graph ? [`Graph of the evidence: ${notification.graph}`] : []),
+  ];
   return {
     version: '1.0',
     source: 'custom',
@@ -77,21 +87,28 @@ export function chatbotOf(notification: Notification): object {
         `*Clusters:* ${notification.clusters.join(', ')}`,
         ...notification.changes.map((c) => `*Change:* ${c}`),
         ...evidenceLines(notification).map((e) => `- ${e}`),
-        `*Runbook:* ${notification.runbook}`,
       ].join('\n'),
-      nextSteps:
-        notification.kind === 'resolve'
+      nextSteps: [
+        ...(notification.kind === 'resolve'
           ? []
           : hintBlocks(notification).map(({ line, commands }) =>
               [line, ...commands.map((command) => `\`${command}\``)].join('\n'),
-            ),
+            )),
+        ...links,
+      ],
       keywords: [notification.severity, notification.kind, notification.rule, ...notification.clusters.slice(0, 5)],
     },
     metadata: {
       threadId: notification.incidents[0] ?? notification.id,
       summary: asciiLine(notification.title, 200),
       eventType: notification.kind,
-      additionalContext: { rule: notification.rule, openedAt: notification.openedAt, at: notification.at },
+      additionalContext: {
+        rule: notification.rule,
+        openedAt: notification.openedAt,
+        at: notification.at,
+        runbook: notification.runbook,
+        ...(notification.graph && { graph: notification.graph }),
+      },
     },
   };
 }

@@ -101,3 +101,32 @@ describe('a page as SNS carries it', () => {
     expect(rendered.truncated).toBe('truncated to fit 256 KiB: evidence and hints left out');
   });
 });
+
+describe('the links of a notification', () => {
+  const page = {
+    ...fleetPage(1),
+    graph: 'https://eu-west-1.console.aws.amazon.com/cloudwatch/home?region=eu-west-1#metricsV2:graph=~(view~%27x)',
+  };
+
+  it('are both in the email', () => {
+    const { email } = renderMessage(page).bodies;
+
+    expect(email).toContain(`Runbook: ${page.runbook}\nGraph of the evidence: ${page.graph}\n`);
+  });
+
+  it('are the last next steps of the Chatbot message, and in its additional context', () => {
+    const chat = JSON.parse(renderMessage(page).bodies.https);
+
+    expect(chat.content.nextSteps.slice(-2)).toEqual([
+      `Runbook: ${page.runbook}`,
+      `Graph of the evidence: ${page.graph}`,
+    ]);
+    expect(chat.metadata.additionalContext).toMatchObject({ runbook: page.runbook, graph: page.graph });
+  });
+
+  it('are in the next steps of a resolve too, which has nothing else to do', () => {
+    const chat = JSON.parse(renderMessage({ ...page, kind: 'resolve' }).bodies.https);
+
+    expect(chat.content.nextSteps).toEqual([`Runbook: ${page.runbook}`, `Graph of the evidence: ${page.graph}`]);
+  });
+});

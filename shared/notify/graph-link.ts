@@ -1,0 +1,212 @@
+import type { SignalSource } from '../config/metric-catalogue.ts';
+import { type Condition, describeOperand, type Operand, type Term, termSignals } from '../engine/condition.ts';
+import type { Evidence } from '../engine/evaluate-condition.ts';
+import type { NotificationKind } from '../engine/notification.ts';
+import type { RuleSet } from '../engine/rule-set.ts';
+import { SIGNALS, type SignalName } from '../engine/signals.ts';
+import { type JsurlValue, metricsGraphUrl } from './console-url.ts';
+import { formatNumber } from './notification-text.ts';
+
+/** Where one cluster's metrics are, for its graphs. */
+export interface GraphCluster {
+  /** The workload account, when the cluster is not in the ops account: read through cross-account observability. */
+  readonly accountId?: string;
+  readonly region?: string;
+  /** Its signals' metrics, from the metric catalogue (shared/config/metric-catalogue.ts). */
+  readonly sources: readonly SignalSource[];
+}
+
+export interface GraphSettings {
+  /** The Region whose console opens the graph: the ops stack's. Unknown, the console opens in the last one used. */
+  readonly region?: string;
+  /** Every watched cluster; a cluster not here is not graphed. */
+  readonly clusters: ReadonlyMap<string, GraphCluster>;
+}
+
+/** One piece of evidence of a notification, on the cluster it was seen on. */
+export interface GraphEvidence {
+  readonly cluster: string;
+  readonly rule: string;
+  readonly item: Evidence;
+}
+
+export interface GraphRequest {
+  readonly title: string;
+  readonly kind: NotificationKind;
+  readonly at: string;
+  readonly openedAt: string;
+  /** The evidence to graph, passed or not: a resolve graphs what it last saw. */
+  readonly evidence: readonly GraphEvidence[];
+  readonly ruleSet: RuleSet;
+}
+
+/**
+ * A graph names at most 100 metrics and expressions (Metric Widget Structure, `metrics`), and more than ten clusters'
+ * lines do not read: a fleet page graphs its first clusters, as many as fit both.
+ */
+const MAX_ENTRIES = 100;
+const MAX_CLUSTERS = 10;
+/** At most this many datapoints a line: a window longer than a day at one minute takes a longer period. */
+const MAX_POINTS = 1440;
+const BEFORE_OPENING_MS = 2 * 3_600_000;
+const AFTER_MS: Record<NotificationKind, number> = {
+  page: 3_600_000,
+  ticket: 3_600_000,
+  update: 3_600_000,
+  resolve: 15 * 60_000,
+};
+
+type Entry = JsurlValue[];
+
+/**
+ * The CloudWatch console link that graphs a notification's evidence: on each cluster (the first ten), each compared
+ * operand (a signal, a sum, a ratio or a difference, as metric math over the catalogue's metrics), with each
+ * per-sample threshold as a horizontal line, from two hours before the incident opened to an hour after this
+ * notification (a quarter of an hour after a resolve), with the opening and this notification as vertical lines.
+ * Undefined when there is nothing to graph.
+ */
+export function graphLink(request: GraphRequest, settings: GraphSettings): string | undefined {
+  const metrics: Entry[] = [];
+  const horizontal: JsurlValue[] = [];
+  const seen = new Set<string>();
+  const clusters = [...new Set(request.evidence.map((e) => e.cluster))];
+  const shown = clusters.slice(0, MAX_CLUSTERS);
+  const units: string[] = [];
+  const graphed = new Set<string>();
+  for (const { cluster, rule, item } of request.evidence) {
+    if (!shown.includes(cluster)) continue;
+    const where = settings.clusters.get(cluster);
+    const condition = comparedBy(request.ruleSet.get(rule)?.when, item);
+    if (!where || !condition) continue;
+    const operand = condition.kind === 'absent' ? { sum: condition.of } : condition.of;
+    const unit = unitOf(operand);
+    if (!units.includes(unit)) units.push(unit);
+    const yAxis = units.indexOf(unit) === 0 ? 'left' : 'right';
+    const key = `${cluster} ${describeOperand(operand)}`;
+    if (!seen.has(key)) {
+      const label = clusters.length > 1 ? `${cluster}: ${describeOperand(operand)}` : describeOperand(operand);
+      const entries = lineOf(operand, where, settings.region, label, yAxis, metrics.length);
+      if (!entries || metrics.length + entries.length > MAX_ENTRIES) continue;
+      metrics.push(...entries);
+      seen.add(key);
+      graphed.add(cluster);
+    }
+    if (condition.kind === 'threshold' || condition.kind === 'sustained') {
+      const label = `${item.what} ${item.op} ${formatNumber(item.threshold)}`;
+      if (!horizontal.some((h) => (h as { label: string }).label === label)) {
+        horizontal.push({ label, value: item.threshold, yAxis });
+      }
+    }
+  }
+  if (metrics.length === 0) return undefined;
+  const start = Date.parse(request.openedAt) - BEFORE_OPENING_MS;
+  const end = Date.parse(request.at) + AFTER_MS[request.kind];
+  const minutes = Math.ceil((end - start) / 60_000);
+  const vertical: JsurlValue[] = [{ label: 'incident opened', value: request.openedAt }];
+  if (request.at !== request.openedAt) vertical.push({ label: request.kind, value: request.at });
+  const title =
+    clusters.length > graphed.size
+      ? `${request.title} (first ${graphed.size} of ${clusters.length} clusters shown)`
+      : request.title;
+  return metricsGraphUrl(settings.region, {
+    view: 'timeSeries',
+    stacked: false,
+    title,
+    ...(settings.region && { region: settings.region }),
+    start: new Date(start).toISOString(),
+    end: new Date(end).toISOString(),
+    period: 60 * Math.ceil(minutes / MAX_POINTS),
+    metrics,
+    annotations: { horizontal, vertical },
+  });
+}
+
+/**
+ * The condition of a rule that produced a piece of evidence: the one whose operand reads as the evidence says (the
+ * engine writes `what` from the operand), preferring a per-sample comparison with the same operator.
+ */
+function comparedBy(when: Condition | undefined, item: Evidence): Comparison | undefined {
+  if (!when) return undefined;
+  const candidates = flatten(when).filter((c) =>
+    c.kind === 'absent' ? item.what === `datapoints of ${c.of.join(', ')}` : describeOperand(c.of) === item.what,
+  );
+  return (
+    candidates.find((c) => (c.kind === 'threshold' || c.kind === 'sustained') && c.op === item.op) ?? candidates[0]
+  );
+}
+
+/** A condition that compares something: every kind but the combinators. */
+type Comparison = Exclude<Condition, { readonly conditions: readonly Condition[] }>;
+
+function flatten(condition: Condition): Comparison[] {
+  return condition.kind === 'allOf' || condition.kind === 'anyOf' || condition.kind === 'noneOf'
+    ? condition.conditions.flatMap(flatten)
+    : [condition];
+}
+
+function unitOf(operand: Operand): string {
+  if (typeof operand === 'object' && 'ratio' in operand) return 'ratio';
+  const [first] =
+    typeof operand === 'object' && 'difference' in operand ? termSignals(operand.difference[0]) : termSignals(operand);
+  return first ? SIGNALS[first].unit : 'count';
+}
+
+/**
+ * The graph entries of one operand on one cluster: its metrics, and when it needs arithmetic (several metrics, a sum,
+ * a ratio, a difference) hidden metrics under one visible metric-math expression. Undefined when the cluster has
+ * none of its signals.
+ */
+function lineOf(
+  operand: Operand,
+  where: GraphCluster,
+  consoleRegion: string | undefined,
+  label: string,
+  yAxis: 'left' | 'right',
+  taken: number,
+): Entry[] | undefined {
+  const hidden: Entry[] = [];
+  const options = {
+    ...(where.accountId && { accountId: where.accountId }),
+    ...(where.region && where.region !== consoleRegion && { region: where.region }),
+  };
+  const signal = (name: SignalName): string | undefined => {
+    const source = where.sources.find((s) => s.signal === name);
+    if (!source || source.metrics.length === 0) return undefined;
+    const ids = source.metrics.map((metric) => {
+      const id = `m${taken + hidden.length + 1}`;
+      const dimensions = Object.entries(metric.dimensions).flat();
+      hidden.push([
+        metric.namespace,
+        metric.metricName,
+        ...dimensions,
+        { id, stat: metric.stat, visible: false, ...options },
+      ]);
+      return id;
+    });
+    return ids.length === 1 ? (ids[0] as string) : `${source.combine.toUpperCase()}([${ids.join(', ')}])`;
+  };
+  const term = (t: Term): string | undefined => {
+    const parts = termSignals(t).flatMap((name) => signal(name) ?? []);
+    if (parts.length === 0) return undefined;
+    return parts.length === 1 ? parts[0] : `(${parts.join(' + ')})`;
+  };
+  let expression: string | undefined;
+  if (typeof operand === 'object' && 'ratio' in operand) {
+    const [top, bottom] = [term(operand.ratio[0]), term(operand.ratio[1])];
+    expression = top && bottom ? `${top} / ${bottom}` : undefined;
+  } else if (typeof operand === 'object' && 'difference' in operand) {
+    const [from, subtracted] = [term(operand.difference[0]), term(operand.difference[1])];
+    expression = from && (subtracted ? `${from} - ${subtracted}` : from);
+  } else {
+    expression = term(operand);
+  }
+  if (!expression) return undefined;
+  const [only] = hidden;
+  if (hidden.length === 1 && only) {
+    // One metric needs no arithmetic: show it as it is.
+    const shown = only.slice(0, -1);
+    const { visible: _hidden, ...rest } = only.at(-1) as Record<string, JsurlValue>;
+    return [[...shown, { ...rest, label, yAxis }]];
+  }
+  return [...hidden, [{ expression, label, id: `e${taken + hidden.length + 1}`, yAxis }]];
+}

@@ -1,4 +1,4 @@
-import type { SignalSource } from '../config/metric-catalogue.ts';
+import type { MetricSpec, SignalSource } from '../config/metric-catalogue.ts';
 import { type Condition, describeOperand, type Operand, type Term, termSignals } from '../engine/condition.ts';
 import type { Evidence } from '../engine/evaluate-condition.ts';
 import type { NotificationKind } from '../engine/notification.ts';
@@ -41,11 +41,11 @@ export interface GraphRequest {
 }
 
 /**
- * A graph names at most 100 metrics and expressions (Metric Widget Structure, `metrics`), and more than ten clusters'
- * lines do not read: a fleet page graphs its first clusters, as many as fit both.
+ * A graph names at most 100 metrics and expressions (Metric Widget Structure, `metrics`), and more than five
+ * clusters' lines do not read: a fleet page graphs its first clusters, as many as fit both.
  */
 const MAX_ENTRIES = 100;
-const MAX_CLUSTERS = 10;
+const MAX_CLUSTERS = 5;
 /** At most this many datapoints a line: a window longer than a day at one minute takes a longer period. */
 const MAX_POINTS = 1440;
 const BEFORE_OPENING_MS = 2 * 3_600_000;
@@ -57,45 +57,47 @@ const AFTER_MS: Record<NotificationKind, number> = {
 };
 
 type Entry = JsurlValue[];
+type Axis = 'left' | 'right';
 
 /**
- * The CloudWatch console link that graphs a notification's evidence: on each cluster (the first ten), each compared
- * operand (a signal, a sum, a ratio or a difference, as metric math over the catalogue's metrics), with each
+ * The CloudWatch console link that graphs a notification's evidence: on each cluster (the first that fit), each
+ * compared operand (a signal, a sum, a ratio or a difference, as metric math over the catalogue's metrics), with each
  * per-sample threshold as a horizontal line, from two hours before the incident opened to an hour after this
  * notification (a quarter of an hour after a resolve), with the opening and this notification as vertical lines.
  * Undefined when there is nothing to graph.
  */
 export function graphLink(request: GraphRequest, settings: GraphSettings): string | undefined {
   const metrics: Entry[] = [];
-  const horizontal: JsurlValue[] = [];
-  const seen = new Set<string>();
+  const horizontal = new Map<string, { label: string; value: number; yAxis: Axis }>();
+  const lines = new Set<string>();
   const clusters = [...new Set(request.evidence.map((e) => e.cluster))];
-  const shown = clusters.slice(0, MAX_CLUSTERS);
   const units: string[] = [];
   const graphed = new Set<string>();
+  let full = false;
   for (const { cluster, rule, item } of request.evidence) {
-    if (!shown.includes(cluster)) continue;
     const where = settings.clusters.get(cluster);
     const condition = comparedBy(request.ruleSet.get(rule)?.when, item);
     if (!where || !condition) continue;
     const operand = condition.kind === 'absent' ? { sum: condition.of } : condition.of;
-    const unit = unitOf(operand);
-    if (!units.includes(unit)) units.push(unit);
-    const yAxis = units.indexOf(unit) === 0 ? 'left' : 'right';
     const key = `${cluster} ${describeOperand(operand)}`;
-    if (!seen.has(key)) {
+    if (!lines.has(key)) {
+      if (full || (!graphed.has(cluster) && graphed.size === MAX_CLUSTERS)) continue;
+      const unit = unitOf(operand);
       const label = clusters.length > 1 ? `${cluster}: ${describeOperand(operand)}` : describeOperand(operand);
-      const entries = lineOf(operand, where, settings.region, label, yAxis, metrics.length);
-      if (!entries || metrics.length + entries.length > MAX_ENTRIES) continue;
+      const entries = lineOf(operand, where, settings.region, { label, yAxis: axisOf(units, unit) }, metrics.length);
+      if (!entries) continue;
+      if (metrics.length + entries.length > MAX_ENTRIES) {
+        full = true;
+        continue;
+      }
+      if (!units.includes(unit)) units.push(unit);
       metrics.push(...entries);
-      seen.add(key);
+      lines.add(key);
       graphed.add(cluster);
     }
     if (condition.kind === 'threshold' || condition.kind === 'sustained') {
       const label = `${item.what} ${item.op} ${formatNumber(item.threshold)}`;
-      if (!horizontal.some((h) => (h as { label: string }).label === label)) {
-        horizontal.push({ label, value: item.threshold, yAxis });
-      }
+      horizontal.set(label, { label, value: item.threshold, yAxis: axisOf(units, unitOf(operand)) });
     }
   }
   if (metrics.length === 0) return undefined;
@@ -117,8 +119,13 @@ export function graphLink(request: GraphRequest, settings: GraphSettings): strin
     end: new Date(end).toISOString(),
     period: 60 * Math.ceil(minutes / MAX_POINTS),
     metrics,
-    annotations: { horizontal, vertical },
+    annotations: { horizontal: [...horizontal.values()], vertical },
   });
+}
+
+/** The first unit graphed goes on the left axis, any other on the right. */
+function axisOf(units: readonly string[], unit: string): Axis {
+  return units.length === 0 || units[0] === unit ? 'left' : 'right';
 }
 
 /**
@@ -152,43 +159,32 @@ function unitOf(operand: Operand): string {
 }
 
 /**
- * The graph entries of one operand on one cluster: its metrics, and when it needs arithmetic (several metrics, a sum,
- * a ratio, a difference) hidden metrics under one visible metric-math expression. Undefined when the cluster has
- * none of its signals.
+ * The graph entries of one operand on one cluster: its one metric, shown as it is, or, when it needs arithmetic
+ * (several metrics, a sum, a ratio, a difference), hidden metrics under one visible metric-math expression. Metric
+ * and expression ids continue from `taken`, the entries already in the graph. Undefined when the cluster has none of
+ * its signals.
  */
 function lineOf(
   operand: Operand,
   where: GraphCluster,
   consoleRegion: string | undefined,
-  label: string,
-  yAxis: 'left' | 'right',
+  shown: { readonly label: string; readonly yAxis: Axis },
   taken: number,
 ): Entry[] | undefined {
-  const hidden: Entry[] = [];
-  const options = {
-    ...(where.accountId && { accountId: where.accountId }),
-    ...(where.region && where.region !== consoleRegion && { region: where.region }),
-  };
+  const used: { readonly id: string; readonly metric: MetricSpec }[] = [];
   const signal = (name: SignalName): string | undefined => {
     const source = where.sources.find((s) => s.signal === name);
     if (!source || source.metrics.length === 0) return undefined;
     const ids = source.metrics.map((metric) => {
-      const id = `m${taken + hidden.length + 1}`;
-      const dimensions = Object.entries(metric.dimensions).flat();
-      hidden.push([
-        metric.namespace,
-        metric.metricName,
-        ...dimensions,
-        { id, stat: metric.stat, visible: false, ...options },
-      ]);
+      const id = `m${taken + used.length + 1}`;
+      used.push({ id, metric });
       return id;
     });
-    return ids.length === 1 ? (ids[0] as string) : `${source.combine.toUpperCase()}([${ids.join(', ')}])`;
+    return ids.length === 1 ? ids[0] : `${source.combine.toUpperCase()}([${ids.join(', ')}])`;
   };
   const term = (t: Term): string | undefined => {
     const parts = termSignals(t).flatMap((name) => signal(name) ?? []);
-    if (parts.length === 0) return undefined;
-    return parts.length === 1 ? parts[0] : `(${parts.join(' + ')})`;
+    return parts.length <= 1 ? parts[0] : `(${parts.join(' + ')})`;
   };
   let expression: string | undefined;
   if (typeof operand === 'object' && 'ratio' in operand) {
@@ -201,12 +197,34 @@ function lineOf(
     expression = term(operand);
   }
   if (!expression) return undefined;
-  const [only] = hidden;
-  if (hidden.length === 1 && only) {
-    // One metric needs no arithmetic: show it as it is.
-    const shown = only.slice(0, -1);
-    const { visible: _hidden, ...rest } = only.at(-1) as Record<string, JsurlValue>;
-    return [[...shown, { ...rest, label, yAxis }]];
-  }
-  return [...hidden, [{ expression, label, id: `e${taken + hidden.length + 1}`, yAxis }]];
+  const place = {
+    ...(where.accountId && { accountId: where.accountId }),
+    ...(where.region && where.region !== consoleRegion && { region: where.region }),
+  };
+  const entry = ({ id, metric }: (typeof used)[number], options: Record<string, JsurlValue>): Entry => [
+    metric.namespace,
+    metric.metricName,
+    ...Object.entries(metric.dimensions).flat(),
+    { id, stat: metric.stat, ...place, ...options },
+  ];
+  const [only] = used;
+  if (used.length === 1 && only) return [entry(only, shown)];
+  return [
+    ...sameAsAbove(used.map((metric) => entry(metric, { visible: false }))),
+    [{ expression, ...shown, id: `e${taken + used.length + 1}` }],
+  ];
+}
+
+/**
+ * Metric rows with `.` for each name that repeats the row above at the same place, as the console writes its own
+ * links (the Route 53 example in console-url.ts): a fleet page repeats a long cluster name in every row, and the
+ * link goes out in every body of a message that has a size limit.
+ */
+function sameAsAbove(rows: readonly Entry[]): Entry[] {
+  return rows.map((row, index) => {
+    const above = rows[index - 1];
+    return above
+      ? row.map((cell, place) => (typeof cell === 'string' && cell === above[place] ? '.' : cell))
+      : [...row];
+  });
 }

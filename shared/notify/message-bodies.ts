@@ -67,8 +67,8 @@ export function emailOf(notification: Notification): string {
 
 /**
  * AWS Chatbot custom-notification JSON, so a Slack or Teams channel behind Chatbot shows it as is
- * (https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html). The runbook and the graph are the last
- * next steps, and `additionalContext` carries them as plain values.
+ * (https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html). The runbook and the graph are its last
+ * next steps.
  */
 export function chatbotOf(notification: Notification): object {
   const links = [
@@ -106,8 +106,6 @@ export function chatbotOf(notification: Notification): object {
         rule: notification.rule,
         openedAt: notification.openedAt,
         at: notification.at,
-        runbook: notification.runbook,
-        ...(notification.graph && { graph: notification.graph }),
       },
     },
   };

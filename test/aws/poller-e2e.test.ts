@@ -10,7 +10,7 @@ import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { flowing, wideLines } from '../digest/digest-fixtures.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import { parseJsurl } from '../support/jsurl.ts';
+import { metricRows, parseJsurl } from '../support/jsurl.ts';
 import {
   arriveAt,
   contextFor,
@@ -143,7 +143,7 @@ describe('the poller over the real wire', () => {
     const page = published().find((p) => p.messageAttributes.kind?.StringValue === 'page');
     const [, link] = /Graph of the evidence: (\S+)/.exec(page?.body.email ?? '') ?? [];
     const graph = parseJsurl(link?.split('#metricsV2:graph=')[1] ?? '') as { metrics: unknown[][] };
-    const graphed = graph.metrics.filter((entry) => typeof entry[1] === 'string').map((entry) => entry[1]);
+    const graphed = metricRows(graph).map((row) => row[1]);
     const read = harness.cloudwatch.getMetricDataRequests.flatMap(
       (request) => request.MetricDataQueries?.map((q) => q.MetricStat?.Metric?.MetricName) ?? [],
     );

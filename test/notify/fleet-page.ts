@@ -1,16 +1,22 @@
+import { clusterSchema } from '../../shared/config/deployment-config.ts';
+import { clusterSources } from '../../shared/config/metric-catalogue.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { notificationAt } from '../support/engine-fixtures.ts';
+import { graphLink } from '../../shared/notify/graph-link.ts';
+import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
 
 /** A cluster name of the longest kind EKS allows (100 characters), numbered so that every one differs. */
 export function longClusterName(index: number): string {
   return `prod-${String(index).padStart(5, '0')}-`.padEnd(100, 'x');
 }
 
-/** A page that groups `count` clusters (with long names unless told), each with two lines of evidence, as a fleet page does. */
+/**
+ * A page that groups `count` clusters (with long names unless told), each with two lines of evidence and the graph of
+ * its first clusters, as a fleet page does.
+ */
 export function fleetPage(count: number, nameOf: (index: number) => string = longClusterName): Notification {
   const at = '2026-11-20T10:00:00Z';
   const clusters = Array.from({ length: count }, (_, i) => nameOf(i));
-  return notificationAt({
+  const page = notificationAt({
     at,
     kind: 'page',
     rule: 'webhook-blackhole',
@@ -46,4 +52,16 @@ export function fleetPage(count: number, nameOf: (index: number) => string = lon
     hints: [{ text: 'Find the webhook whose calls time out.', source: 'docs/runbooks/webhook-blackhole.md' }],
     runbook: 'https://example.com/runbooks/webhook-blackhole.md',
   });
+  const graph = graphLink(
+    {
+      ...page,
+      evidence: page.evidence.flatMap((e) => e.items.map((item) => ({ cluster: e.cluster, rule: e.rule, item }))),
+      ruleSet: defaultRuleSet(),
+    },
+    {
+      region: 'eu-west-1',
+      clusters: new Map(clusters.map((name) => [name, { sources: clusterSources(clusterSchema.parse({ name })) }])),
+    },
+  );
+  return { ...page, ...(graph && { graph }) };
 }

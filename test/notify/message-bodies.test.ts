@@ -114,14 +114,13 @@ describe('the links of a notification', () => {
     expect(email).toContain(`Runbook: ${page.runbook}\nGraph of the evidence: ${page.graph}\n`);
   });
 
-  it('are the last next steps of the Chatbot message, and in its additional context', () => {
+  it('are the last next steps of the Chatbot message', () => {
     const chat = JSON.parse(renderMessage(page).bodies.https);
 
     expect(chat.content.nextSteps.slice(-2)).toEqual([
       `Runbook: ${page.runbook}`,
       `Graph of the evidence: ${page.graph}`,
     ]);
-    expect(chat.metadata.additionalContext).toMatchObject({ runbook: page.runbook, graph: page.graph });
   });
 
   it('are in the next steps of a resolve too, which has nothing else to do', () => {

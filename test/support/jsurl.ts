@@ -48,3 +48,17 @@ export function parseJsurl(text: string): unknown {
   if (at !== text.length) throw new Error(`unexpected "${text.slice(at)}" after the value`);
   return parsed;
 }
+
+/**
+ * The metric rows of a console graph, each with every `.` replaced by what stands at its place in the row above, as
+ * the console reads them; expression rows are left out.
+ */
+export function metricRows(graph: { readonly metrics: readonly unknown[][] }): unknown[][] {
+  const rows: unknown[][] = [];
+  for (const entry of graph.metrics) {
+    if (typeof entry[0] !== 'string') continue;
+    const above = rows.at(-1);
+    rows.push(entry.map((cell, place) => (cell === '.' && above ? above[place] : cell)));
+  }
+  return rows;
+}

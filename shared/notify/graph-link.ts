@@ -74,30 +74,38 @@ export function graphLink(request: GraphRequest, settings: GraphSettings): strin
   const units: string[] = [];
   const graphed = new Set<string>();
   let full = false;
+  /** Adds the line of `operand` on `cluster` unless it is there already; whether the graph has it. */
+  const line = (cluster: string, where: GraphCluster, operand: Operand): boolean => {
+    const key = `${cluster} ${describeOperand(operand)}`;
+    if (lines.has(key)) return true;
+    if (full || (!graphed.has(cluster) && graphed.size === MAX_CLUSTERS)) return false;
+    const unit = unitOf(operand);
+    const label = clusters.length > 1 ? `${cluster}: ${describeOperand(operand)}` : describeOperand(operand);
+    const entries = lineOf(operand, where, settings.region, { label, yAxis: axisOf(units, unit) }, metrics.length);
+    if (!entries) return false;
+    if (metrics.length + entries.length > MAX_ENTRIES) {
+      full = true;
+      return false;
+    }
+    if (!units.includes(unit)) units.push(unit);
+    metrics.push(...entries);
+    lines.add(key);
+    graphed.add(cluster);
+    return true;
+  };
   for (const { cluster, rule, item } of request.evidence) {
     const where = settings.clusters.get(cluster);
     const condition = comparedBy(request.ruleSet.get(rule)?.when, item);
     if (!where || !condition) continue;
-    const operand = condition.kind === 'absent' ? { sum: condition.of } : condition.of;
-    const key = `${cluster} ${describeOperand(operand)}`;
-    if (!lines.has(key)) {
-      if (full || (!graphed.has(cluster) && graphed.size === MAX_CLUSTERS)) continue;
-      const unit = unitOf(operand);
-      const label = clusters.length > 1 ? `${cluster}: ${describeOperand(operand)}` : describeOperand(operand);
-      const entries = lineOf(operand, where, settings.region, { label, yAxis: axisOf(units, unit) }, metrics.length);
-      if (!entries) continue;
-      if (metrics.length + entries.length > MAX_ENTRIES) {
-        full = true;
-        continue;
-      }
-      if (!units.includes(unit)) units.push(unit);
-      metrics.push(...entries);
-      lines.add(key);
-      graphed.add(cluster);
+    if (condition.kind === 'absent') {
+      // Signals gone dark: each on a line of its own, where the gap shows.
+      for (const signal of condition.of) line(cluster, where, signal);
+      continue;
     }
-    if (condition.kind === 'threshold' || condition.kind === 'sustained') {
+    const perSample = condition.kind === 'threshold' || condition.kind === 'sustained';
+    if (line(cluster, where, condition.of) && perSample) {
       const label = `${item.what} ${item.op} ${formatNumber(item.threshold)}`;
-      horizontal.set(label, { label, value: item.threshold, yAxis: axisOf(units, unitOf(operand)) });
+      horizontal.set(label, { label, value: item.threshold, yAxis: axisOf(units, unitOf(condition.of)) });
     }
   }
   if (metrics.length === 0) return undefined;

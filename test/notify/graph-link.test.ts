@@ -128,6 +128,28 @@ describe('the graph one click away from a notification', () => {
     expect(new Set(metricsOf(graph).map((m) => m.name.split('=')[1]))).toEqual(new Set(names.slice(0, 5)));
   });
 
+  it('graphs each signal of a cluster gone dark on a line of its own, with no threshold', () => {
+    const settings: GraphSettings = {
+      clusters: new Map([['dev-euw1', { sources: clusterSources(clusterSchema.parse({ name: 'dev-euw1' })) }]]),
+    };
+    const item = {
+      what: 'datapoints of apiserver.requests, apiserver.write.p99',
+      over: 'last 10m',
+      observed: 0,
+      op: '<=' as const,
+      threshold: 0,
+      unit: 'count',
+      passed: true,
+    };
+    const evidence = [{ cluster: 'dev-euw1', rule: 'signals-missing', item }];
+
+    const graph = graphOf(graphLink({ ...page, evidence, ruleSet: defaultRuleSet() }, settings));
+    const labels = graph.metrics.map((entry) => (entry.at(-1) as { label?: string }).label).filter(Boolean);
+
+    expect(labels).toEqual(['apiserver.requests', 'apiserver.write.p99']);
+    expect(graph.annotations.horizontal).toEqual([]);
+  });
+
   it('is left out when there is nothing to graph', () => {
     expect(graphLink({ ...page, evidence: [], ruleSet: defaultRuleSet() }, { clusters: new Map() })).toBeUndefined();
   });

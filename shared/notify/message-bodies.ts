@@ -127,7 +127,8 @@ export const MORE_CLUSTERS = '(more clusters)';
 /**
  * The attributes subscribers filter on: `severity`, `kind`, `rule`, and `cluster`, a String.Array, so that a filter
  * policy on one cluster matches a notification that groups several. A list too long for the attribute keeps its first
- * names, ends with `MORE_CLUSTERS` and comes with `clusters-truncated: "true"`; the body lists every cluster that fits the message (renderMessage).
+ * names, ends with `MORE_CLUSTERS` and comes with `clusters-truncated: "true"`; the body names every cluster that
+ * fits the message (renderMessage).
  */
 export function notificationAttributes(notification: Notification): MessageAttributes {
   const text = (value: string) => ({ DataType: 'String', StringValue: value }) as const;
@@ -231,8 +232,7 @@ export function renderMessage(notification: Notification, limitBytes?: number): 
     );
   if (fitted) return fitted;
   // Evidence and hints of one cluster alone exceed the limit: keep the headline and the runbook, never large.
-  return {
-    ...render(cutTo({ ...notification, evidence: [], hints: [] }, 1, 0)),
-    truncated: 'truncated to fit 256 KiB: evidence and hints left out',
-  };
+  const note = 'truncated to fit 256 KiB: evidence and hints left out';
+  const bare = { ...notification, evidence: [], hints: [], changes: [...notification.changes, note] };
+  return { ...render(cutTo(bare, 1, 1)), truncated: note };
 }

@@ -99,6 +99,7 @@ describe('a page as SNS carries it', () => {
 
     expect(publishBytes(rendered)).toBeLessThanOrEqual(MESSAGE_LIMIT_BYTES);
     expect(rendered.truncated).toBe('truncated to fit 256 KiB: evidence and hints left out');
+    expect(rendered.bodies.email).toContain('truncated to fit 256 KiB: evidence and hints left out');
   });
 });
 

@@ -1,6 +1,6 @@
 import type { MetricSpec, SignalSource } from '../config/metric-catalogue.ts';
 import { type Condition, describeOperand, type Operand, type Term, termSignals } from '../engine/condition.ts';
-import type { Evidence } from '../engine/evaluate-condition.ts';
+import { DATAPOINTS_OF, type Evidence } from '../engine/evaluate-condition.ts';
 import type { NotificationKind } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
 import { SIGNALS, type SignalName } from '../engine/signals.ts';
@@ -143,7 +143,7 @@ function axisOf(units: readonly string[], unit: string): Axis {
 function comparedBy(when: Condition | undefined, item: Evidence): Comparison | undefined {
   if (!when) return undefined;
   const candidates = flatten(when).filter((c) =>
-    c.kind === 'absent' ? item.what === `datapoints of ${c.of.join(', ')}` : describeOperand(c.of) === item.what,
+    c.kind === 'absent' ? item.what.startsWith(DATAPOINTS_OF) : describeOperand(c.of) === item.what,
   );
   return (
     candidates.find((c) => (c.kind === 'threshold' || c.kind === 'sustained') && c.op === item.op) ?? candidates[0]

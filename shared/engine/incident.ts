@@ -56,6 +56,8 @@ export interface IncidentGroup {
 
 /** A mute as an incident records it: enough to say, when it is released, what held it and whose decision that was. */
 export interface MuteRecord {
+  /** The id of the stored silence that holds it; unset for a maintenance window. */
+  readonly silence?: string;
   readonly reason: string;
   readonly author: string;
   readonly until: string;

@@ -1,6 +1,7 @@
 import { MemoryActivityLog } from './memory-activity-log.ts';
 import { MemoryIncidentRepository } from './memory-incident-repository.ts';
 import { MemoryOutbox } from './memory-outbox.ts';
+import { MemorySilences } from './memory-silences.ts';
 import { MemoryStepLedger } from './memory-step-ledger.ts';
 import type { PipelineStores } from './ports.ts';
 
@@ -9,9 +10,10 @@ export interface MemoryStores extends PipelineStores {
   readonly incidents: MemoryIncidentRepository;
   readonly outbox: MemoryOutbox;
   readonly activityLog: MemoryActivityLog;
+  readonly silences: MemorySilences;
 }
 
-/** The pipeline's four stores in memory, over one state: for replay, a dry-run poll and tests. */
+/** The pipeline's stores in memory, over one state: for replay, a dry-run poll and tests. */
 export function memoryStores(now: () => number): MemoryStores {
   const incidents = new MemoryIncidentRepository();
   const outbox = new MemoryOutbox(now);
@@ -20,5 +22,6 @@ export function memoryStores(now: () => number): MemoryStores {
     incidents,
     outbox,
     activityLog: new MemoryActivityLog({ incidents, outbox }),
+    silences: new MemorySilences(),
   };
 }

@@ -24,7 +24,7 @@ export class StsServer extends AwsQueryServer {
     this.#identities.set(accessKeyId, arn);
   }
 
-  protected decode(request: RawRequest): ServiceCall<URLSearchParams> {
+  protected override decode(request: RawRequest): ServiceCall<URLSearchParams> {
     const call = super.decode(request);
     const key = SIGNING_KEY.exec(String(request.headers.authorization ?? ''))?.[1] ?? '';
     const arn = this.#identities.get(key);

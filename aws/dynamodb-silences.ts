@@ -4,12 +4,10 @@ import type { DynamoDbTable } from './dynamodb-table.ts';
 import { decodeItem, silenceItem } from './table-items.ts';
 import { PARTITION, silenceKeyFrom } from './table-keys.ts';
 
-/** What this module sends: one consistent query of the silences per poll (through the table's queries). */
-export const IAM_ACTIONS = ['dynamodb:Query'] as const;
-
 /**
  * Silences as the poll and the digest read them (`SILENCE`/`<given end>#<id>` in the incident table): one query of
- * the keys whose end is at or after a time. DynamoDbSilenceStore adds the writes of `sentinel silence`.
+ * the keys whose end is at or after a time, through the table's queries (dynamodb-table.ts declares the action).
+ * DynamoDbSilenceStore adds the writes of `sentinel silence`.
  */
 export class DynamoDbSilences implements Silences {
   constructor(protected readonly table: DynamoDbTable) {}

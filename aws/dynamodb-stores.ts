@@ -14,11 +14,12 @@ export function dynamoDbStores(options: DynamoDbTableOptions): PipelineStores {
   const table = new DynamoDbTable(options);
   const incidents = new DynamoDbIncidentRepository(table);
   const outbox = new DynamoDbOutbox(table);
+  const silences = new DynamoDbSilences(table);
   return {
     ledger: new DynamoDbStepLedger(table, { incidents, outbox }),
     incidents,
     outbox,
-    activityLog: new DynamoDbActivityLog(table, { incidents, outbox }),
-    silences: new DynamoDbSilences(table),
+    activityLog: new DynamoDbActivityLog(table, { incidents, outbox, silences }),
+    silences,
   };
 }

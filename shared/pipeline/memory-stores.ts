@@ -17,11 +17,12 @@ export interface MemoryStores extends PipelineStores {
 export function memoryStores(now: () => number): MemoryStores {
   const incidents = new MemoryIncidentRepository();
   const outbox = new MemoryOutbox(now);
+  const silences = new MemorySilences();
   return {
     ledger: new MemoryStepLedger(now, { incidents, outbox }),
     incidents,
     outbox,
-    activityLog: new MemoryActivityLog({ incidents, outbox }),
-    silences: new MemorySilences(),
+    activityLog: new MemoryActivityLog({ incidents, outbox, silences }),
+    silences,
   };
 }

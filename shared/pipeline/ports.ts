@@ -169,6 +169,8 @@ export interface Activity {
   readonly incidents: readonly Incident[];
   readonly notifications: readonly NotificationRecord[];
   readonly polls: readonly PollRecord[];
+  /** Silences that held at any time of the period; absent where none are kept (a store from before silences). */
+  readonly silences?: readonly Silence[];
 }
 
 /**

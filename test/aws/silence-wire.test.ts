@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
+import { dynamoDbActivityReader } from '../../aws/dynamodb-activity-reader.ts';
 import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { main } from '../../cli/main.ts';
 import { loadConfig } from '../../shared/config/deployment-config.ts';
-import type { Incident } from '../../shared/engine/incident.ts';
+import { costModel } from '../../shared/digest/cost-model.ts';
+import { digestOfWeek } from '../../shared/digest/digest-of-week.ts';
+import { weekContaining } from '../../shared/digest/iso-week.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
@@ -103,8 +106,6 @@ afterAll(async () => {
 
 describe('sentinel silence against the deployed table', () => {
   it('refuses a silence on a cluster the configuration does not name, a bad duration and no reason, naming each', async () => {
-    configFile =
-      (await loadPoller(harness, clusters, { poll: { every: '1m' } }), process.env.SENTINEL_CONFIG_FILE ?? '');
     const refused = await sentinel(
       'silence',
       'add',
@@ -290,5 +291,30 @@ describe('a silence added with the CLI, through the real poller', () => {
       author: ALICE,
       until: expect.any(String),
     });
+  });
+
+  it('lists both silences in the weekly digest the digest function reads, with their author and the ticket held back', async () => {
+    const { config, ruleSet } = loadConfig({ clusters }, 'test config');
+    const digest = await digestOfWeek(
+      {
+        activityLog: dynamoDbActivityReader({ client: documentClient(), table: TABLE, now: Date.now }),
+        ruleSet,
+        config,
+        costModel: costModel(512),
+        source: { kind: 'deployment', name: 'test' },
+      },
+      weekContaining(scenario.start, 'UTC'),
+    );
+
+    expect(
+      digest.silences.map((s) => [
+        s.cluster,
+        s.author,
+        s.heldBack.map((h) => `${h.severity} ${h.rule} on ${h.cluster}`),
+      ]),
+    ).toEqual([
+      [TICKET_CLUSTER, ALICE, ['ticket webhook-failing-open on prod-euw5']],
+      [PAGE_CLUSTER, ALICE, []],
+    ]);
   });
 });

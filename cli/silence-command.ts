@@ -4,7 +4,14 @@ import { dynamoDbSilenceStore } from '../aws/dynamodb-silence-store.ts';
 import { callerArn } from '../aws/sts-caller.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import type { SilenceStore } from '../shared/pipeline/ports.ts';
-import { newSilence, type Silence, SilenceError } from '../shared/pipeline/silence.ts';
+import {
+  checkSilenceRequest,
+  newSilence,
+  type Silence,
+  type SilenceContext,
+  SilenceError,
+  type SilenceRequest,
+} from '../shared/pipeline/silence.ts';
 import { isoSeconds } from '../shared/time.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand, type OptionSpecs, type OptionValues } from './command-line.ts';
@@ -36,7 +43,7 @@ const SILENCE_OPTIONS = {
 
 export const SILENCE_COMMAND = defineCommand({
   name: 'silence',
-  summary: "hold back a cluster's tickets for a while without a deploy (a severe outage still pages); list, expire",
+  summary: "hold back a cluster's tickets for a while, without a deploy; list and expire silences",
   usage: [
     'sentinel silence add --cluster NAME [--rule ID] --for DURATION --reason TEXT (--stack NAME | --table NAME) [--config FILE]',
     'sentinel silence list (--stack NAME | --table NAME)',
@@ -59,6 +66,7 @@ export const SILENCE_COMMAND = defineCommand({
 });
 
 type SilenceOptions = OptionValues<typeof SILENCE_OPTIONS>;
+type SilenceKnown = Pick<SilenceContext, 'clusters' | 'rules'>;
 
 /** `sentinel silence add | list | expire ID`, against the deployed table. */
 export async function silenceCommand(
@@ -87,39 +95,51 @@ export async function silenceCommand(
   if (Boolean(options.stack) === Boolean(options.table)) {
     throw new UsageError(`give either --stack NAME or --table NAME, not ${options.stack ? 'both' : 'neither'}`);
   }
-  const table = options.table ?? (await stackOutputs(options.stack ?? '')).TableName;
-  const store = dynamoDbSilenceStore({ client: documentClient(), table, now: () => now });
+  const store = async () =>
+    dynamoDbSilenceStore({
+      client: documentClient(),
+      table: options.table ?? (await stackOutputs(options.stack ?? '')).TableName,
+      now: () => now,
+    });
   switch (action as Action) {
-    case 'add':
-      return addSilence(options, store, out, now, newId());
+    case 'add': {
+      // Checked whole before AWS is asked anything.
+      const checked = checkedRequest(options);
+      return addSilence(checked, await store(), out, now, newId());
+    }
     case 'list':
-      return listSilences(store, out, now);
+      return listSilences(await store(), out, now);
     case 'expire':
-      return expireSilence(rest[0] ?? '', store, out, now);
+      return expireSilence(rest[0] ?? '', await store(), out, now);
   }
 }
 
-async function addSilence(options: SilenceOptions, store: SilenceStore, out: CommandOutput, now: number, id: string) {
+/** The silence `add` asks for, checked whole: against the configuration when one is given. */
+function checkedRequest(options: SilenceOptions): { request: SilenceRequest; known: SilenceKnown } {
   const missing = (['cluster', 'for', 'reason'] as const).filter((name) => options[name] === undefined);
   if (missing.length > 0) throw new UsageError(`silence add needs ${missing.map((name) => `--${name}`).join(', ')}`);
   const configured = options.config === undefined ? undefined : readConfigFile(options.config);
-  const silence = newSilence(
-    {
-      cluster: options.cluster ?? '',
-      ...(options.rule !== undefined && { rule: options.rule }),
-      for: options.for ?? '',
-      reason: options.reason ?? '',
-    },
-    {
-      id,
-      at: now,
-      author: await callerArn(),
-      ...(configured && {
-        clusters: configured.config.clusters.map((c) => c.name),
-        rules: configured.ruleSet.rules.map((r) => r.id),
-      }),
-    },
-  );
+  const request = {
+    cluster: options.cluster ?? '',
+    ...(options.rule !== undefined && { rule: options.rule }),
+    for: options.for ?? '',
+    reason: options.reason ?? '',
+  };
+  const known = configured
+    ? { clusters: configured.config.clusters.map((c) => c.name), rules: configured.ruleSet.rules.map((r) => r.id) }
+    : {};
+  checkSilenceRequest(request, known);
+  return { request, known };
+}
+
+async function addSilence(
+  { request, known }: ReturnType<typeof checkedRequest>,
+  store: SilenceStore,
+  out: CommandOutput,
+  now: number,
+  id: string,
+) {
+  const silence = newSilence(request, { id, at: now, author: await callerArn(), ...known });
   await store.add(silence);
   out.stdout(`Silence ${silence.id} added: ${describe(silence)}.`);
   out.stdout(`A severe outage still pages through it. End it early with: sentinel silence expire ${silence.id}`);

@@ -37,16 +37,22 @@ export interface SilenceContext {
 /** A silence that cannot be added or expired, with every reason why. */
 export class SilenceError extends SentinelError {}
 
-/** The silence a request asks for, or a SilenceError naming each part of the request that is wrong. */
-export function newSilence(request: SilenceRequest, context: SilenceContext): Silence {
+/** Throw a SilenceError naming each part of the request that is wrong, as the command line writes it. */
+export function checkSilenceRequest(request: SilenceRequest, known: Pick<SilenceContext, 'clusters' | 'rules'>): void {
   const problems = [
-    ...unknownName('cluster', request.cluster, context.clusters),
-    ...(request.rule === undefined ? [] : unknownName('rule', request.rule, context.rules)),
+    ...unknownName('cluster', request.cluster, known.clusters),
+    ...(request.rule === undefined ? [] : unknownName('rule', request.rule, known.rules)),
     ...durationProblems(request.for),
     ...(request.reason.trim() === '' ? ['--reason says nothing: say why, for whoever reads the digest'] : []),
   ];
-  if (problems.length > 0)
+  if (problems.length > 0) {
     throw new SilenceError(`cannot add the silence:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** The silence a request asks for, or a SilenceError naming each part of the request that is wrong. */
+export function newSilence(request: SilenceRequest, context: SilenceContext): Silence {
+  checkSilenceRequest(request, context);
   return {
     id: context.id,
     cluster: request.cluster,

@@ -105,7 +105,7 @@ afterAll(async () => {
 });
 
 describe('sentinel silence against the deployed table', () => {
-  it('refuses a silence on a cluster the configuration does not name, a bad duration and no reason, naming each', async () => {
+  it('refuses a silence on a cluster the configuration does not name, a bad duration and no reason, naming each, before asking AWS', async () => {
     const refused = await sentinel(
       'silence',
       'add',
@@ -121,6 +121,7 @@ describe('sentinel silence against the deployed table', () => {
       configFile,
     );
 
+    expect([cloudformation.calls, sts.calls]).toEqual([{}, {}]);
     expect(refused).toEqual({
       code: 2,
       stdout: '',

@@ -8,7 +8,8 @@ import { DynamoDbTable, type DynamoDbTableOptions } from './dynamodb-table.ts';
 
 /**
  * The pipeline's stores over one DynamoDB table (its layout is in table-keys.ts). The ledger applies a step
- * through this outbox and these incidents, and the activity log reads a period from them. The poll only reads silences: `sentinel silence` writes them.
+ * through this outbox and these incidents, and the activity log reads a period from them. The poll only reads
+ * silences: `sentinel silence` writes them (dynamodb-silence-store.ts).
  */
 export function dynamoDbStores(options: DynamoDbTableOptions): PipelineStores {
   const table = new DynamoDbTable(options);

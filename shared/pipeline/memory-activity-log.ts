@@ -1,7 +1,10 @@
 import { readActivity, within } from './activity.ts';
 import type { Activity, ActivityLog, IncidentRepository, Outbox, PollRecord, Silences } from './ports.ts';
 
-/** The poll log in memory, for replay and tests; a period's incidents, notifications and silences come from their own ports. */
+/**
+ * The poll log in memory, for replay and tests; a period's incidents, notifications and silences come from their own
+ * ports.
+ */
 export class MemoryActivityLog implements ActivityLog {
   private readonly polls: PollRecord[] = [];
 

@@ -294,7 +294,7 @@ describe('a silence added with the CLI, through the real poller', () => {
     });
   });
 
-  it('lists both silences in the weekly digest the digest function reads, with their author and the ticket held back', async () => {
+  it('lists both silences in the weekly digest, with their author and what each held back, shown later or never', async () => {
     const { config, ruleSet } = loadConfig({ clusters }, 'test config');
     const digest = await digestOfWeek(
       {
@@ -311,11 +311,12 @@ describe('a silence added with the CLI, through the real poller', () => {
       digest.silences.map((s) => [
         s.cluster,
         s.author,
-        s.heldBack.map((h) => `${h.severity} ${h.rule} on ${h.cluster}`),
+        s.heldBack.map((h) => `${h.severity} ${h.rule} on ${h.cluster}${h.shownAt ? ', shown' : ', never shown'}`),
       ]),
     ).toEqual([
-      [TICKET_CLUSTER, ALICE, ['ticket webhook-failing-open on prod-euw5']],
-      [PAGE_CLUSTER, ALICE, []],
+      [TICKET_CLUSTER, ALICE, ['ticket webhook-failing-open on prod-euw5, never shown']],
+      // Held while it could still be an upgrade's blip, then paged once half of all requests had failed for ten minutes.
+      [PAGE_CLUSTER, ALICE, ['page control-plane-degraded on dev-euw1, shown']],
     ]);
   });
 });

@@ -199,6 +199,26 @@ describe('sentinel silence against the deployed table', () => {
     expect(item?.expiresAt).toBe(Math.floor((item?.silence.to + 35 * 86_400_000) / 1000));
   });
 
+  it('retries a throttled GetCallerIdentity and adds the silence once', async () => {
+    sts.faults.inject({ kind: 'throttle', operation: 'GetCallerIdentity', times: 1 });
+    const added = await sentinel(
+      'silence',
+      'add',
+      '--cluster',
+      'prod-euw2',
+      '--for',
+      '1h',
+      '--reason',
+      'x',
+      '--table',
+      TABLE,
+    );
+    const id = /Silence (\w+) added/.exec(added.stdout)?.[1] ?? '';
+    const expired = await sentinel('silence', 'expire', id, '--table', TABLE);
+
+    expect([added.code, sts.faults.fired.throttle, expired.code]).toEqual([0, 1, 0]);
+  });
+
   it('refuses a caller whose credentials STS does not accept, and adds nothing', async () => {
     const accessKey = process.env.AWS_ACCESS_KEY_ID;
     process.env.AWS_ACCESS_KEY_ID = 'AKIAUNKNOWN';

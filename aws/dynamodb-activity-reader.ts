@@ -1,15 +1,24 @@
 import { readActivity, within } from '../shared/pipeline/activity.ts';
-import type { Activity, ActivityLog, IncidentRepository, Outbox, PollRecord } from '../shared/pipeline/ports.ts';
+import type {
+  Activity,
+  ActivityLog,
+  IncidentRepository,
+  Outbox,
+  PollRecord,
+  Silences,
+} from '../shared/pipeline/ports.ts';
 import { DynamoDbIncidentReader } from './dynamodb-incident-reader.ts';
 import { DynamoDbOutboxReader } from './dynamodb-outbox-reader.ts';
+import { DynamoDbSilences } from './dynamodb-silences.ts';
 import { DynamoDbTable, type DynamoDbTableOptions } from './dynamodb-table.ts';
 import { decodeItem, pollLogItem } from './table-items.ts';
 import { DAY_INDEX, daysFrom } from './table-keys.ts';
 
-/** Where a period's activity comes from besides the poll log: the incidents' and the outbox's own reads. */
+/** Where a period's activity comes from besides the poll log: the incidents', the outbox's and the silences' reads. */
 export interface ActivitySources {
   readonly incidents: Pick<IncidentRepository, 'overlapping'>;
   readonly outbox: Pick<Outbox, 'raisedBetween'>;
+  readonly silences: Silences;
 }
 
 /** The reading half of the poll log: a period's activity, read a day at a time from the `byDay` index. */
@@ -38,5 +47,6 @@ export function dynamoDbActivityReader(options: DynamoDbTableOptions): Pick<Acti
   return new DynamoDbActivityReader(table, {
     incidents: new DynamoDbIncidentReader(table),
     outbox: new DynamoDbOutboxReader(table),
+    silences: new DynamoDbSilences(table),
   });
 }

@@ -43,6 +43,16 @@ export class DynamoDbTable {
     });
   }
 
+  /** The items of one partition whose sort key is `from` or after it, read consistently. */
+  partitionFrom(pk: string, from: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk AND ${TABLE_SCHEMA.sortKey} >= :from`,
+      ExpressionAttributeValues: { ':pk': pk, ':from': from },
+      ConsistentRead: true,
+    });
+  }
+
   /** Items of one partition of the `byDay` index (eventually consistent, which its readers tolerate). */
   day(day: string): Promise<Record<string, unknown>[]> {
     return this.queryAll({

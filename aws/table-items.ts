@@ -7,6 +7,7 @@ import type { Notification, NotificationKind, NotificationReason } from '../shar
 import type { Severity } from '../shared/engine/rule.ts';
 import { type InputProblem, SentinelError } from '../shared/errors.ts';
 import type { NotificationRecord, PollRecord, StepClaim, StepOutcome } from '../shared/pipeline/ports.ts';
+import type { Silence } from '../shared/pipeline/silence.ts';
 import { problemsOf } from '../shared/schema-errors.ts';
 import type { ItemKey } from './table-keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
@@ -117,7 +118,9 @@ const incident: z.ZodType<Incident> = z.looseObject({
   group: z.looseObject({ id: z.string(), openedAt: z.string() }).optional(),
   recoveredAt: z.string().optional(),
   firingSince: z.string().optional(),
-  mutedBy: z.looseObject({ reason: z.string(), author: z.string(), until: z.string() }).optional(),
+  mutedBy: z
+    .looseObject({ silence: z.string().optional(), reason: z.string(), author: z.string(), until: z.string() })
+    .optional(),
 });
 
 const notification: z.ZodType<Notification> = z.looseObject({
@@ -206,3 +209,17 @@ export const pollLogItem = z.object({ record: pollRecord });
 
 /** `TRIPWIRE`/`<cluster>`. */
 export const tripwireItem = z.object({ sk: z.string(), state: z.string(), expiresAt: z.number() });
+
+const silence: z.ZodType<Silence> = z.looseObject({
+  id: z.string(),
+  cluster: z.string().optional(),
+  rule: z.string().optional(),
+  from: z.number(),
+  to: z.number(),
+  reason: z.string(),
+  author: z.string(),
+  expired: z.looseObject({ at: z.number(), by: z.string() }).optional(),
+});
+
+/** `SILENCE`/`<given end>#<id>`. */
+export const silenceItem = z.object({ silence });

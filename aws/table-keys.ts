@@ -13,6 +13,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  *   `NOTIFICATION#<day it was raised>`.
  * - `POLLLOG`/`<at>#<owner>`: one record per poll (day `POLL#<day>`).
  * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it.
+ * - `SILENCE`/`<end as first set>#<id>`: silences added at run time, sorted by the end they were given, so that one
+ *   query of the keys at or after a time reads the silences that may still hold then, and not those long over.
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -22,6 +24,7 @@ export const PARTITION = {
   outbox: 'OUTBOX',
   pollLog: 'POLLLOG',
   tripwire: 'TRIPWIRE',
+  silence: 'SILENCE',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -48,6 +51,10 @@ export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);
 export const pollLogKey = (at: number, owner: string) => key(PARTITION.pollLog, `${iso(at)}#${owner}`);
 export const tripwireKey = (cluster: string) => key(PARTITION.tripwire, cluster);
+/** Expiring a silence early keeps its key: its sort key is the end it was given, never earlier than its real end. */
+export const silenceKey = (givenEnd: number, id: string) => key(PARTITION.silence, `${iso(givenEnd)}#${id}`);
+/** The lowest sort key of a silence that ends at or after `at`. */
+export const silenceKeyFrom = (at: number) => iso(at);
 
 /** The UTC day of a time, as the day index files items under. */
 export const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);

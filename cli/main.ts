@@ -8,6 +8,7 @@ import { DOCTOR_COMMAND } from './doctor-command.ts';
 import { BACKTEST_COMMAND, EXPORT_SCENARIO_COMMAND } from './history-commands.ts';
 import { POLL_COMMAND } from './poll-command.ts';
 import { REPLAY_COMMAND } from './replay-command.ts';
+import { SILENCE_COMMAND } from './silence-command.ts';
 import { TEST_PAGE_COMMAND } from './test-page-command.ts';
 import { VALIDATE_CONFIG_COMMAND } from './validate-config-command.ts';
 
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   EXPORT_SCENARIO_COMMAND,
   DIGEST_COMMAND,
   TEST_PAGE_COMMAND,
+  SILENCE_COMMAND,
   CONFIG_SCHEMA_COMMAND,
 ];
 

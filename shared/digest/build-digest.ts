@@ -7,6 +7,7 @@ import { tripwireAlarmMetrics } from '../pipeline/tripwire-alarm.ts';
 import { type CostModel, estimateCost } from './cost-model.ts';
 import { DIGEST_FORMAT, type Digest, type DigestSource, type WeekFigures, type WeekSpan } from './digest.ts';
 import { digestIncidents } from './digest-incidents.ts';
+import { digestSilences } from './digest-silences.ts';
 import { type DigestWeek, previousWeek } from './iso-week.ts';
 import { latentRisks } from './latent-risk.ts';
 import { nearMissReport } from './near-miss-report.ts';
@@ -109,6 +110,7 @@ export function buildDigest(input: DigestInput): Digest {
       minOpenMs: thresholds.latentRiskMs,
       runbookBaseUrl: config?.notifications.runbookBaseUrl ?? '',
     }),
+    silences: digestSilences(activity.silences ?? [], activity.incidents, week),
     pipeline: pipelineHealth({
       polls: activity.polls,
       notifications: activity.notifications,

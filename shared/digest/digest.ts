@@ -110,6 +110,30 @@ export interface LatentRisk {
   readonly runbook: string;
 }
 
+/** A silence that held during the week (`sentinel silence add`), and what it held back. */
+export interface DigestSilence {
+  readonly id: string;
+  /** Unset: every cluster (never from the command line, which asks for one). */
+  readonly cluster?: string;
+  /** Unset: every rule. */
+  readonly rule?: string;
+  readonly from: string;
+  readonly to: string;
+  /** Who added it, as STS named the caller. */
+  readonly author: string;
+  readonly reason: string;
+  /** When it was ended early, and by whom. */
+  readonly expired?: { readonly at: string; readonly by: string };
+  /** The incidents it held back; `shownAt` when on-call was shown one later (the silence ended, or it turned severe). */
+  readonly heldBack: readonly {
+    readonly incident: string;
+    readonly cluster: string;
+    readonly rule: string;
+    readonly severity: Severity;
+    readonly shownAt?: string;
+  }[];
+}
+
 export interface RetriedNotification {
   readonly id: string;
   readonly at: string;
@@ -170,6 +194,8 @@ export interface Digest {
   readonly noise: readonly RuleNoise[];
   readonly nearMisses: readonly NearMissReport[];
   readonly latentRisks: readonly LatentRisk[];
+  /** Silences that held during the week, earliest first. */
+  readonly silences: readonly DigestSilence[];
   readonly pipeline: PipelineHealth;
   readonly cost: CostEstimate;
   readonly settings: DigestSettings;

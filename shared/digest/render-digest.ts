@@ -2,7 +2,15 @@ import type { Evidence } from '../engine/evaluate-condition.ts';
 import { fitMessage, type MessageBodies, type RenderedMessage, SUBJECT_LIMIT } from '../notify/fit-message.ts';
 import { asciiLine } from '../notify/message-bodies.ts';
 import { formatMinutes, formatNumber } from '../notify/notification-text.ts';
-import type { ClusterWeek, Digest, DigestIncident, DigestList, LatentRisk, WeekFigures } from './digest.ts';
+import type {
+  ClusterWeek,
+  Digest,
+  DigestIncident,
+  DigestList,
+  DigestSilence,
+  LatentRisk,
+  WeekFigures,
+} from './digest.ts';
 import { row, wrap } from './text-layout.ts';
 import { type CivilDate, formatLocal, weekdayOf } from './zoned-time.ts';
 
@@ -86,6 +94,7 @@ function digestEmail(digest: Digest): string {
     lines.push(...section('Incidents, open ones first', incidents(digest)));
     lines.push(...section('Noise: rules that most need tuning first', noise(digest)));
   }
+  if (digest.silences.length > 0) lines.push(...section('Silences and what they held back', silences(digest)));
   lines.push(...section('Near misses and latent risks', risks(digest)));
   lines.push(...section('Pipeline health', pipeline(digest)));
   lines.push(...section('Estimated cost of the week', cost(digest)));
@@ -184,6 +193,29 @@ function incidentLines(incident: DigestIncident, number: number, digest: Digest)
     ...wrap(`Root cause ${incident.rule} on ${incident.clusters.join(', ')}`, DETAIL),
     ...(incident.symptoms.length > 0 ? wrap(`Symptoms: ${incident.symptoms.join(', ')}`, DETAIL) : []),
     ...wrap(`${opened}, ${lasted}; ${extra.join(', ')}.`, DETAIL),
+  ];
+}
+
+function silences(digest: Digest): string[] {
+  return digest.silences.flatMap((silence) => silenceLines(silence, digest.week.timeZone));
+}
+
+function silenceLines(silence: DigestSilence, zone: string): string[] {
+  const local = (iso: string) => formatLocal(Date.parse(iso), zone);
+  const ended = silence.expired
+    ? `expired early ${local(silence.expired.at)} by ${silence.expired.by}`
+    : `until ${local(silence.to)}`;
+  const held = silence.heldBack.map(
+    (h) => `${h.severity} ${h.rule} on ${h.cluster}${h.shownAt ? ` (shown ${local(h.shownAt)})` : ' (never shown)'}`,
+  );
+  return [
+    ...wrap(
+      `${silence.id}: ${silence.cluster ?? 'every cluster'}, ${silence.rule ?? 'every rule'}: "${silence.reason}"`,
+      INDENT,
+      DETAIL,
+    ),
+    ...wrap(`Added by ${silence.author}; from ${local(silence.from)}, ${ended}.`, DETAIL),
+    ...wrap(held.length > 0 ? `Held back: ${held.join('; ')}.` : 'Held back nothing.', DETAIL),
   ];
 }
 

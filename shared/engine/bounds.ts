@@ -40,6 +40,13 @@ export const POLL_BOUNDS = {
   renotify: { minSeconds: 60, maxSeconds: 7 * 86_400 },
 } as const;
 
+/**
+ * How long a run-time silence may last: at least one poll step; at most a week, the digest's period, so that every
+ * silence shows in a weekly digest before it ends. Muting for longer is a maintenance window, reviewed in the
+ * configuration rather than typed at a prompt.
+ */
+export const SILENCE_BOUNDS = { minSeconds: 60, maxSeconds: 7 * 86_400 } as const;
+
 /** The range of a parameter or threshold, by its unit. */
 export interface ValueRange {
   readonly min: number;

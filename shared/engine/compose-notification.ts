@@ -100,9 +100,10 @@ export function markShown(
   kind: NotificationKind,
   reason: NotificationReason,
 ): Incident {
-  const { mutedBy: _released, ...shown } = incident;
+  // A mute that held it back stays on record (the weekly digest lists what each silence held back); once shown,
+  // no mute holds it any more (see muteStage).
   return {
-    ...shown,
+    ...incident,
     notifiedAt: incident.notifiedAt ?? at,
     lastNotifiedAt: at,
     paged: incident.paged || kind === 'page',

@@ -43,7 +43,10 @@ export interface Incident {
   readonly recoveredAt?: string;
   /** Since when it has fired without going clear; a maintenance policy's `notifyAfter` counts from here. */
   readonly firingSince?: string;
-  /** The mute (maintenance window or silence) that held back its first notification, while it holds it back. */
+  /**
+   * The mute (maintenance window or silence) that holds back its first notification, or held it back until it was
+   * shown (`notifiedAt`): the record stays, so that the digest can say what each silence held back.
+   */
   readonly mutedBy?: MuteRecord;
 }
 
@@ -56,6 +59,8 @@ export interface IncidentGroup {
 
 /** A mute as an incident records it: enough to say, when it is released, what held it and whose decision that was. */
 export interface MuteRecord {
+  /** The id of the stored silence that holds it; unset for a maintenance window. */
+  readonly silence?: string;
   readonly reason: string;
   readonly author: string;
   readonly until: string;

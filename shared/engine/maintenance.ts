@@ -3,11 +3,13 @@ import type { MaintenancePolicy } from './rule.ts';
 
 /**
  * Something that holds notifications back for a while, with who decided it and until when: a maintenance window
- * from the configuration, or (issue 12's `sentinel silence add`) a silence stored at run time. Both are this one
- * shape, and the mute stage treats them alike: a mute holds back what each rule's maintenance policy lets it hold
- * back, and never a severe, sustained outage.
+ * from the configuration, or a silence stored at run time (`sentinel silence add`, shared/pipeline/silence.ts).
+ * Both are this one shape, and the mute stage treats them alike: a mute holds back what each rule's maintenance
+ * policy lets it hold back, and never a severe, sustained outage.
  */
 export interface Mute {
+  /** The stored silence's id; unset for a maintenance window, which its configuration or scenario names. */
+  readonly id?: string;
   /** The cluster it covers; every cluster when unset. */
   readonly cluster?: string;
   /** The root rule it covers; every rule when unset. */

@@ -42,7 +42,7 @@ export interface StepInput {
   readonly clusters: readonly ClusterObservation[];
   /** The open incidents of the whole fleet, as the store holds them, whether their clusters were read or not. */
   readonly incidents: readonly Incident[];
-  /** What holds notifications back: maintenance windows (and, once stored, silences). */
+  /** What holds notifications back: maintenance windows and the silences stored at run time. */
   readonly mutes: readonly Mute[];
   readonly settings: EngineSettings;
   /**

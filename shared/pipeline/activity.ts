@@ -1,5 +1,6 @@
 import type { Incident } from '../engine/incident.ts';
-import type { Activity, IncidentRepository, Outbox, PollRecord } from './ports.ts';
+import type { Activity, IncidentRepository, Outbox, PollRecord, Silences } from './ports.ts';
+import { silencesDuring } from './silence.ts';
 
 /** Whether a time falls in [from, to). */
 export function within(time: number, from: number, to: number): boolean {
@@ -19,23 +20,28 @@ export function activityOf(all: Activity, from: number, to: number): Activity {
     incidents: all.incidents.filter((i) => overlaps(i, from, to)),
     notifications: all.notifications.filter((n) => within(Date.parse(n.notification.at), from, to)),
     polls: all.polls.filter((p) => within(p.at, from, to)),
+    ...(all.silences && { silences: silencesDuring(all.silences, from, to) }),
   };
 }
 
-/** A period's activity: incidents and notifications from the ports that hold them, polls from the log's own. */
+/**
+ * A period's activity: incidents, notifications and silences from the ports that hold them, polls from the log's own.
+ */
 export async function readActivity(
   sources: {
     readonly incidents: Pick<IncidentRepository, 'overlapping'>;
     readonly outbox: Pick<Outbox, 'raisedBetween'>;
+    readonly silences: Silences;
   },
   polls: Promise<readonly PollRecord[]>,
   from: number,
   to: number,
 ): Promise<Activity> {
-  const [incidents, notifications, pollRecords] = await Promise.all([
+  const [incidents, notifications, pollRecords, silences] = await Promise.all([
     sources.incidents.overlapping(from, to),
     sources.outbox.raisedBetween(from, to),
     polls,
+    sources.silences.endingAfter(from),
   ]);
-  return { incidents, notifications, polls: pollRecords };
+  return { incidents, notifications, polls: pollRecords, silences: silencesDuring(silences, from, to) };
 }

@@ -1,6 +1,7 @@
 import { MemoryActivityLog } from './memory-activity-log.ts';
 import { MemoryIncidentRepository } from './memory-incident-repository.ts';
 import { MemoryOutbox } from './memory-outbox.ts';
+import { MemorySilences } from './memory-silences.ts';
 import { MemoryStepLedger } from './memory-step-ledger.ts';
 import type { PipelineStores } from './ports.ts';
 
@@ -9,16 +10,19 @@ export interface MemoryStores extends PipelineStores {
   readonly incidents: MemoryIncidentRepository;
   readonly outbox: MemoryOutbox;
   readonly activityLog: MemoryActivityLog;
+  readonly silences: MemorySilences;
 }
 
-/** The pipeline's four stores in memory, over one state: for replay, a dry-run poll and tests. */
+/** The pipeline's stores in memory, over one state: for replay, a dry-run poll and tests. */
 export function memoryStores(now: () => number): MemoryStores {
   const incidents = new MemoryIncidentRepository();
   const outbox = new MemoryOutbox(now);
+  const silences = new MemorySilences();
   return {
     ledger: new MemoryStepLedger(now, { incidents, outbox }),
     incidents,
     outbox,
-    activityLog: new MemoryActivityLog({ incidents, outbox }),
+    activityLog: new MemoryActivityLog({ incidents, outbox, silences }),
+    silences,
   };
 }

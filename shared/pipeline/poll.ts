@@ -17,6 +17,7 @@ import type {
   StepClaim,
   Tripwires,
 } from './ports.ts';
+import { silencesForStep } from './silence.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PollDependencies extends PipelineStores {
@@ -96,12 +97,14 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       unreadable = reading.unreadable;
       freshClusters = [...reading.windows.values()].filter(hasSampleAtStep).length;
       blind = blindTripwires(armed, reading.windows, plan.cadence.tripwire);
+      // One read of the silences per step, for the whole fleet; the mute stage picks the ones that cover each incident.
+      const silences = silencesForStep(await deps.silences.endingAfter(startedAt), at, startedAt);
       const outcome = step({
         at,
         ruleSet: plan.ruleSet,
         settings: plan.settings,
         incidents,
-        mutes: plan.mutes,
+        mutes: [...plan.mutes, ...silences],
         facts: factsOf(plan),
         clusters: plan.clusters.flatMap((cluster) => {
           const window = reading.windows.get(cluster.name);

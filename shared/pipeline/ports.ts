@@ -2,6 +2,7 @@ import type { Incident } from '../engine/incident.ts';
 import type { NearMiss } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
+import type { Silence } from './silence.ts';
 
 /** Reads the signals of watched clusters: CloudWatch when deployed, a scenario file in replay. */
 export interface MetricSource {
@@ -104,12 +105,30 @@ export interface ActivityLog {
   activityBetween(from: number, to: number): Promise<Activity>;
 }
 
-/** The four stores over one state (one table, or one process's memory), as the poll takes them. */
+/**
+ * Silences added at run time, as every poll and the weekly digest read them: one read of the silences that end
+ * after a time, whatever cluster they cover, so that a poll reads them once and not once per cluster.
+ */
+export interface Silences {
+  /** Every silence stored that ends after `at` (an expired one ends when it was expired), in no particular order. */
+  endingAfter(at: number): Promise<Silence[]>;
+}
+
+/** Where `sentinel silence` adds and ends silences. */
+export interface SilenceStore extends Silences {
+  /** Store a new silence; one with the same id already stored is refused (SilenceError). */
+  add(silence: Silence): Promise<void>;
+  /** End a silence now; undefined when no silence with that id holds after `at`. */
+  expire(id: string, at: number, by: string): Promise<Silence | undefined>;
+}
+
+/** The stores over one state (one table, or one process's memory), as the poll takes them. */
 export interface PipelineStores {
   readonly ledger: StepLedger;
   readonly incidents: IncidentRepository;
   readonly outbox: Outbox;
   readonly activityLog: ActivityLog;
+  readonly silences: Silences;
 }
 
 export interface PollRecord {
@@ -150,6 +169,8 @@ export interface Activity {
   readonly incidents: readonly Incident[];
   readonly notifications: readonly NotificationRecord[];
   readonly polls: readonly PollRecord[];
+  /** Silences that held at any time of the period; absent where none are kept (a store from before silences). */
+  readonly silences?: readonly Silence[];
 }
 
 /**

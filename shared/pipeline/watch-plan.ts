@@ -15,7 +15,7 @@ export interface WatchedCluster {
 export interface WatchPlan {
   readonly ruleSet: RuleSet;
   readonly clusters: readonly WatchedCluster[];
-  /** The maintenance windows, as mutes; silences stored at run time join them at each poll. */
+  /** The maintenance windows, as mutes; silences stored at run time join them at each poll (poll.ts). */
   readonly mutes: readonly Mute[];
   readonly stepSeconds: number;
   /** Samples of history each poll reads: the longest window any rule looks at. */

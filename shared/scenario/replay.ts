@@ -124,11 +124,17 @@ function scenarioCoverage(scenario: Scenario, plan: WatchPlan): RuleCoverage[] {
 
 /** Feed a scenario, step by step, through the poll path the deployed poller runs, with an in-memory store. */
 export async function replayScenario(scenario: Scenario, options: ReplayOptions): Promise<ReplayResult> {
-  const unknownRules = scenario.expect.filter((e) => e.rule !== undefined && !options.ruleSet.get(e.rule));
+  const unknown = (rule: string | undefined) => rule !== undefined && !options.ruleSet.get(rule);
+  const unknownRules = [
+    ...scenario.expect.filter((e) => unknown(e.rule)).map((e) => ({ path: `${e.path}.rule`, rule: e.rule })),
+    ...(scenario.silences ?? []).flatMap((silence, index) =>
+      unknown(silence.rule) ? [{ path: `$.silences[${index}].rule`, rule: silence.rule }] : [],
+    ),
+  ];
   if (unknownRules.length > 0) {
     throw new InputError(
       scenario.file,
-      unknownRules.map((e) => ({ path: `${e.path}.rule`, message: `unknown rule "${e.rule}"` })),
+      unknownRules.map((e) => ({ path: e.path, message: `unknown rule "${e.rule}"` })),
     );
   }
   const plan = buildPlan({
@@ -141,6 +147,8 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
   });
   let clock = scenario.start;
   const stores = memoryStores(() => clock);
+  // Silences go into the store, as `sentinel silence add` puts them in the table: the poll reads them from there.
+  for (const silence of scenario.silences ?? []) await stores.silences.add(silence);
   const notifier = new CollectingNotifier();
   const deps = {
     plan,

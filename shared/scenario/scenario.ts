@@ -3,6 +3,7 @@ import type { MaintenanceWindow } from '../engine/maintenance.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 import { InputError, type InputProblem } from '../errors.ts';
+import type { Silence } from '../pipeline/silence.ts';
 import { jsonPath, parseWith } from '../schema-errors.ts';
 import { isIsoUtc, isoSeconds } from '../time.ts';
 import { CompactSeriesError, parseCompactSeries } from './compact-series.ts';
@@ -44,6 +45,19 @@ const scenarioSchema = z.strictObject({
   maintenance: z
     .array(z.strictObject({ cluster: z.string().min(1), from: timeSchema, to: timeSchema, reason: z.string().min(1) }))
     .default([]),
+  silences: z
+    .array(
+      z.strictObject({
+        id: z.string().min(1).optional(),
+        cluster: z.string().min(1),
+        rule: z.string().min(1).optional(),
+        from: timeSchema,
+        to: timeSchema,
+        reason: z.string().min(1),
+        author: z.string().min(1).optional(),
+      }),
+    )
+    .default([]),
   expect: z
     .array(
       z.strictObject({
@@ -83,6 +97,8 @@ export interface Scenario {
   readonly steps: number;
   readonly clusters: ReadonlyMap<string, ScenarioSeries>;
   readonly maintenance: readonly MaintenanceWindow[];
+  /** Silences as `sentinel silence add` stores them, in the store before the first step; absent: none. */
+  readonly silences?: readonly Silence[];
   readonly expect: readonly Expectation[];
 }
 
@@ -144,23 +160,33 @@ export function parseScenario(value: unknown, file: string): Scenario {
     if (!(ms <= LATEST_TIME_MS)) problems.push({ path: jsonPath(path), message: 'lies beyond the year 9999' });
     return ms;
   };
-  const maintenance = raw.maintenance.map((w, index) => {
-    known(w.cluster, ['maintenance', index, 'cluster']);
-    const window = {
-      cluster: w.cluster,
-      from: time(w.from, ['maintenance', index, 'from']),
-      to: time(w.to, ['maintenance', index, 'to']),
-      reason: w.reason,
-    };
-    if (window.to <= window.from)
-      problems.push({ path: jsonPath(['maintenance', index, 'to']), message: 'must be later than "from"' });
-    else if (steps > 0 && (window.to <= start || window.from > end)) {
+  /** A mute's period: it must end after it begins, and overlap the scenario, or it would mute nothing. */
+  const period = (entry: { from: string; to: string }, path: readonly PropertyKey[]) => {
+    const from = time(entry.from, [...path, 'from']);
+    const to = time(entry.to, [...path, 'to']);
+    if (to <= from) problems.push({ path: jsonPath([...path, 'to']), message: 'must be later than "from"' });
+    else if (steps > 0 && (to <= start || from > end)) {
       problems.push({
-        path: jsonPath(['maintenance', index]),
+        path: jsonPath(path),
         message: `lies outside the scenario (${isoSeconds(start)} to ${isoSeconds(end)}): it would mute nothing`,
       });
     }
-    return window;
+    return { from, to };
+  };
+  const maintenance = raw.maintenance.map((w, index) => {
+    known(w.cluster, ['maintenance', index, 'cluster']);
+    return { cluster: w.cluster, ...period(w, ['maintenance', index]), reason: w.reason };
+  });
+  const silences = raw.silences.map((silence, index): Silence => {
+    known(silence.cluster, ['silences', index, 'cluster']);
+    return {
+      id: silence.id ?? `#${index + 1}`,
+      cluster: silence.cluster,
+      ...(silence.rule !== undefined && { rule: silence.rule }),
+      ...period(silence, ['silences', index]),
+      reason: silence.reason,
+      author: silence.author ?? file,
+    };
   });
   const expect = raw.expect.map((e, index): Expectation => {
     known(e.cluster, ['expect', index, 'cluster']);
@@ -199,6 +225,7 @@ export function parseScenario(value: unknown, file: string): Scenario {
     steps,
     clusters,
     maintenance,
+    silences,
     expect,
   };
 }

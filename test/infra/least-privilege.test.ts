@@ -36,6 +36,8 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   PutMetricDataCommand: 'cloudwatch:PutMetricData',
   // @aws-sdk/client-sns
   PublishCommand: 'sns:Publish',
+  // @aws-sdk/client-sts
+  GetCallerIdentityCommand: 'sts:GetCallerIdentity',
 };
 
 const AWS_DIR = path.join(PROJECT_ROOT, 'aws');

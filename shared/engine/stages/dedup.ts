@@ -1,4 +1,4 @@
-import type { Incident } from '../incident.ts';
+import type { Incident, MuteRecord } from '../incident.ts';
 import type { NotificationKind, NotificationReason } from '../notification.ts';
 import type { Change } from './correlate.ts';
 import type { FleetGroup, GroupingSettings } from './group.ts';
@@ -140,14 +140,19 @@ function muteNote(incident: Incident, verdict: MuteVerdict | undefined): string[
   if (verdict.released) {
     const { mute, why } = verdict.released;
     return [
-      `${incident.cluster}: paging despite maintenance "${mute.reason}" (${mute.author}, until ${hhmm(mute.until)}): ${why}`,
+      `${incident.cluster}: paging despite ${muteName(mute)} "${mute.reason}" (${mute.author}, until ${hhmm(mute.until)}): ${why}`,
     ];
   }
   if (verdict.ended)
     return [
-      `${incident.cluster}: held back by maintenance "${verdict.ended.reason}" until ${hhmm(verdict.ended.until)}`,
+      `${incident.cluster}: held back by ${muteName(verdict.ended)} "${verdict.ended.reason}" until ${hhmm(verdict.ended.until)}`,
     ];
   return [];
+}
+
+/** A maintenance window is "maintenance"; a silence is named by its id, which `sentinel silence list` shows. */
+function muteName(mute: MuteRecord): string {
+  return mute.silence === undefined ? 'maintenance' : `silence ${mute.silence}`;
 }
 
 function recoveredAfter(incident: Incident, since: number): boolean {

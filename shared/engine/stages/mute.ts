@@ -18,7 +18,7 @@ export type MuteVerdict =
 
 export interface MuteInput {
   readonly at: number;
-  /** Maintenance windows now; run-time silences too, once they are stored (one shape for both). */
+  /** Maintenance windows and run-time silences (one shape for both). */
   readonly mutes: readonly Mute[];
   readonly group: FleetGroup;
   readonly policyOf: (rule: string) => MaintenancePolicy | undefined;
@@ -65,7 +65,12 @@ function verdictOf(incident: Incident, input: MuteInput): MuteVerdict | undefine
     if (!incident.mutedBy) return { shown: true };
     return firing ? { shown: true, ended: incident.mutedBy } : { shown: false, mute: incident.mutedBy };
   }
-  const mute: MuteRecord = { reason: covering.reason, author: covering.author, until: isoSeconds(covering.to) };
+  const mute: MuteRecord = {
+    ...(covering.id !== undefined && { silence: covering.id }),
+    reason: covering.reason,
+    author: covering.author,
+    until: isoSeconds(covering.to),
+  };
   if (reading && firing) {
     const context = {
       firing: reading.firing,
@@ -82,5 +87,7 @@ function verdictOf(incident: Incident, input: MuteInput): MuteVerdict | undefine
 }
 
 function sameMute(a: MuteRecord | undefined, b: MuteRecord): boolean {
-  return a !== undefined && a.reason === b.reason && a.author === b.author && a.until === b.until;
+  return (
+    a !== undefined && a.silence === b.silence && a.reason === b.reason && a.author === b.author && a.until === b.until
+  );
 }

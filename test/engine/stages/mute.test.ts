@@ -143,8 +143,9 @@ describe('the mute stage', () => {
     expect(mute(40, [incident], { readings: new Map() }).verdicts.get(incident.id)?.shown).toBe(false);
   });
 
-  it('treats a silence on one rule, with its author and expiry, like a window', () => {
+  it('treats a silence on one rule, with its author and expiry, like a window, and records which silence holds', () => {
     const silence: Mute = {
+      id: 'a1b2c3d4',
       cluster: 'dev-a',
       rule: 'blip',
       from: 0,
@@ -157,7 +158,7 @@ describe('the mute stage', () => {
     const out = mute(70, [blip, storm], { mutes: [silence], firing: ['blip', 'storm'] });
 
     expect([out.verdicts.get(blip.id), out.verdicts.get(storm.id)]).toEqual([
-      { shown: false, mute: { reason: 'known', author: 'alice', until: minuteIso(120) } },
+      { shown: false, mute: { silence: 'a1b2c3d4', reason: 'known', author: 'alice', until: minuteIso(120) } },
       { shown: true },
     ]);
   });

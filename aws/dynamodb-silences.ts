@@ -1,0 +1,21 @@
+import type { Silences } from '../shared/pipeline/ports.ts';
+import type { Silence } from '../shared/pipeline/silence.ts';
+import type { DynamoDbTable } from './dynamodb-table.ts';
+import { decodeItem, silenceItem } from './table-items.ts';
+import { PARTITION, silenceKeyFrom } from './table-keys.ts';
+
+/**
+ * Silences as the poll and the digest read them (`SILENCE`/`<given end>#<id>` in the incident table): one query of
+ * the keys whose end is at or after a time, through the table's queries (dynamodb-table.ts declares the action).
+ * DynamoDbSilenceStore adds the writes of `sentinel silence`.
+ */
+export class DynamoDbSilences implements Silences {
+  constructor(protected readonly table: DynamoDbTable) {}
+
+  async endingAfter(at: number): Promise<Silence[]> {
+    const items = await this.table.partitionFrom(PARTITION.silence, silenceKeyFrom(at));
+    // TTL deletes an item up to days after it expires, and a silence expired early keeps its key: the end stored in
+    // the silence is what counts (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/howitworks-ttl.html).
+    return items.map((item) => decodeItem(silenceItem, item).silence).filter((silence) => silence.to > at);
+  }
+}

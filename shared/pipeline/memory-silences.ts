@@ -1,0 +1,24 @@
+import type { SilenceStore } from './ports.ts';
+import { expiredSilence, type Silence, SilenceError } from './silence.ts';
+
+/** Silences in memory: for replay, a dry-run poll and tests. */
+export class MemorySilences implements SilenceStore {
+  private readonly silences = new Map<string, Silence>();
+
+  async add(silence: Silence): Promise<void> {
+    if (this.silences.has(silence.id)) throw new SilenceError(`a silence with id ${silence.id} already exists`);
+    this.silences.set(silence.id, silence);
+  }
+
+  async endingAfter(at: number): Promise<Silence[]> {
+    return [...this.silences.values()].filter((s) => s.to > at);
+  }
+
+  async expire(id: string, at: number, by: string): Promise<Silence | undefined> {
+    const silence = this.silences.get(id);
+    if (!silence || silence.to <= at) return undefined;
+    const expired = expiredSilence(silence, at, by);
+    this.silences.set(id, expired);
+    return expired;
+  }
+}

@@ -1,0 +1,342 @@
+import { readFileSync } from 'node:fs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { documentClient } from '../../aws/clients.ts';
+import { dynamoDbActivityReader } from '../../aws/dynamodb-activity-reader.ts';
+import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
+import { main } from '../../cli/main.ts';
+import { loadConfig } from '../../shared/config/deployment-config.ts';
+import { costModel } from '../../shared/digest/cost-model.ts';
+import { digestOfWeek } from '../../shared/digest/digest-of-week.ts';
+import { weekContaining } from '../../shared/digest/iso-week.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { replayScenario } from '../../shared/scenario/replay.ts';
+import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
+import { parseJson } from '../../shared/schema-errors.ts';
+import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
+import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
+import { arriveAt, harnessClusters, loadPoller, type PollHandler, pollAt } from '../support/poller-harness.ts';
+import { type StsServer, startStsServer } from '../support/sts-server.ts';
+
+const ALICE = 'arn:aws:sts::111122223333:assumed-role/Ops/alice';
+const STEPS = 140;
+/** The cluster whose ticket the silence holds back, and the one whose severe outage it must not hold back. */
+const TICKET_CLUSTER = 'prod-euw5';
+const PAGE_CLUSTER = 'dev-euw1';
+
+/**
+ * Two corpus scenarios side by side on one timeline: a webhook that fails open on prod-euw5, a ticket about an hour
+ * in (scenarios/webhook-fail-open-no-endpoints.json, from its 40th minute), and the OPA outage on dev-euw1 as a
+ * cluster without webhook metrics sees it, half of all requests failing, a control-plane page about 40 minutes in
+ * (scenarios/outage-inside-maintenance-window.json, from its 90th minute, after its upgrade blips).
+ */
+function silencedFleet(): Scenario {
+  const series = (file: string, cluster: string, from: number) => {
+    const scenario = parseScenario(parseJson(readFileSync(file, 'utf8'), file), file);
+    const signals = scenario.clusters.get(cluster) ?? {};
+    return {
+      start: scenario.start + from * 60_000,
+      signals: Object.fromEntries(Object.entries(signals).map(([name, s]) => [name, s?.slice(from, from + STEPS)])),
+    };
+  };
+  const ticket = series('scenarios/webhook-fail-open-no-endpoints.json', TICKET_CLUSTER, 40);
+  const page = series('scenarios/outage-inside-maintenance-window.json', PAGE_CLUSTER, 90);
+  return parseScenario(
+    {
+      format: 'sentinel.scenario/v1',
+      name: 'silenced-fleet',
+      description: 'webhook-fail-open-no-endpoints.json and outage-inside-maintenance-window.json side by side',
+      start: new Date(ticket.start).toISOString(),
+      stepSeconds: 60,
+      clusters: { [TICKET_CLUSTER]: { signals: ticket.signals }, [PAGE_CLUSTER]: { signals: page.signals } },
+      expect: [],
+    },
+    'silenced fleet',
+  );
+}
+
+const capture = () => {
+  const lines = { stdout: [] as string[], stderr: [] as string[] };
+  return {
+    lines,
+    out: { stdout: (line: string) => lines.stdout.push(line), stderr: (line: string) => lines.stderr.push(line) },
+  };
+};
+
+/** `sentinel ARGS`, as a user types it, against the loopback stack; the exit code and what it printed. */
+async function sentinel(...args: string[]) {
+  const { lines, out } = capture();
+  const code = await main(args, out);
+  return { code, stdout: lines.stdout.join('\n'), stderr: lines.stderr.join('\n') };
+}
+
+let harness: AwsHarness;
+let cloudformation: CloudFormationServer;
+let sts: StsServer;
+let scenario: Scenario;
+let clusters: ReturnType<typeof harnessClusters>;
+let configFile: string;
+let output: CapturedOutput;
+
+beforeAll(async () => {
+  // The poller logs its metrics in embedded metric format on stdout.
+  output = captureOutput();
+  harness = await startAwsHarness();
+  [cloudformation, sts] = await Promise.all([startCloudFormationServer(), startStsServer()]);
+  process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudformation.endpoint;
+  process.env.AWS_ENDPOINT_URL_STS = sts.endpoint;
+  sts.addIdentity(process.env.AWS_ACCESS_KEY_ID ?? '', ALICE);
+  cloudformation.addStack('OpsStack', {
+    PagingTopicArn: harness.topics.paging,
+    NoticeTopicArn: harness.topics.notice,
+    DigestTopicArn: harness.topics.digest,
+    TableName: TABLE,
+  });
+  scenario = silencedFleet();
+  clusters = harnessClusters([TICKET_CLUSTER, PAGE_CLUSTER]);
+  await putScenario(scenario, clusters);
+  configFile = writeConfig({ clusters, poll: { every: '1m' } });
+}, 60_000);
+
+afterAll(async () => {
+  output.restore();
+  await Promise.all([harness.close(), cloudformation.close(), sts.close()]);
+});
+
+describe('sentinel silence against the deployed table', () => {
+  it('refuses a silence on a cluster the configuration does not name, a bad duration and no reason, naming each, before asking AWS', async () => {
+    const refused = await sentinel(
+      'silence',
+      'add',
+      '--cluster',
+      'prod-euw9',
+      '--for',
+      '9d',
+      '--reason',
+      ' ',
+      '--stack',
+      'OpsStack',
+      '--config',
+      configFile,
+    );
+
+    expect([cloudformation.calls, sts.calls]).toEqual([{}, {}]);
+    expect(refused).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /--cluster "prod-euw9" is not a cluster[\s\S]*--for 9d: expected at most 7d[\s\S]*--reason says nothing/,
+      ),
+    });
+  });
+
+  it('refuses options that belong to another action, and an action it does not know', async () => {
+    const list = await sentinel('silence', 'list', '--cluster', 'prod-euw5', '--stack', 'OpsStack');
+    const unknown = await sentinel('silence', 'mute', '--stack', 'OpsStack');
+
+    expect([list.code, list.stderr.split('\n')[0], unknown.code, unknown.stderr.split('\n')[0]]).toEqual([
+      2,
+      'sentinel: --cluster is for silence add only',
+      2,
+      'sentinel: silence needs an action, add, list or expire ID, got "mute"',
+    ]);
+  });
+
+  it('adds a silence that names the caller STS names, lists it, and expires it early', async () => {
+    arriveAt(Date.parse('2026-11-23T10:00:00Z'));
+    const added = await sentinel(
+      'silence',
+      'add',
+      '--cluster',
+      'prod-euw1',
+      '--for',
+      '2h',
+      '--reason',
+      'EKS upgrade',
+      '--table',
+      TABLE,
+    );
+    const id = /Silence (\w+) added/.exec(added.stdout)?.[1] ?? '';
+    const listed = await sentinel('silence', 'list', '--stack', 'OpsStack');
+    const expired = await sentinel('silence', 'expire', id, '--stack', 'OpsStack');
+    const after = await sentinel('silence', 'list', '--stack', 'OpsStack');
+    const twice = await sentinel('silence', 'expire', id, '--stack', 'OpsStack');
+
+    expect({ added, listed, expired, after, twice }).toEqual({
+      added: expect.objectContaining({
+        code: 0,
+        stdout: expect.stringContaining(
+          `prod-euw1, every rule, 2026-11-23T10:00:00Z to 2026-11-23T12:00:00Z, by ${ALICE}: "EKS upgrade"`,
+        ),
+      }),
+      listed: expect.objectContaining({
+        code: 0,
+        stdout: expect.stringMatching(new RegExp(`^${id}  prod-euw1, every rule`)),
+      }),
+      expired: expect.objectContaining({
+        code: 0,
+        stdout: expect.stringContaining(`Silence ${id} expired at 2026-11-23T10:00:`),
+      }),
+      after: expect.objectContaining({ code: 0, stdout: 'No silence holds now or later.' }),
+      twice: expect.objectContaining({
+        code: 2,
+        stderr: `sentinel: no silence ${id} holds now: sentinel silence list shows those that do`,
+      }),
+    });
+  });
+
+  it('keeps a silence for the table retention after it ends, for the digests, and lets TTL delete it then', async () => {
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'SILENCE' },
+      }),
+    );
+    const [item] = Items;
+
+    expect(item?.expiresAt).toBe(Math.floor((item?.silence.to + 35 * 86_400_000) / 1000));
+  });
+
+  it('retries a throttled GetCallerIdentity and adds the silence once', async () => {
+    sts.faults.inject({ kind: 'throttle', operation: 'GetCallerIdentity', times: 1 });
+    const added = await sentinel(
+      'silence',
+      'add',
+      '--cluster',
+      'prod-euw2',
+      '--for',
+      '1h',
+      '--reason',
+      'x',
+      '--table',
+      TABLE,
+    );
+    const id = /Silence (\w+) added/.exec(added.stdout)?.[1] ?? '';
+    const expired = await sentinel('silence', 'expire', id, '--table', TABLE);
+
+    expect([added.code, sts.faults.fired.throttle, expired.code]).toEqual([0, 1, 0]);
+  });
+
+  it('refuses a caller whose credentials STS does not accept, and adds nothing', async () => {
+    const accessKey = process.env.AWS_ACCESS_KEY_ID;
+    process.env.AWS_ACCESS_KEY_ID = 'AKIAUNKNOWN';
+    try {
+      await expect(
+        sentinel('silence', 'add', '--cluster', 'prod-euw1', '--for', '1h', '--reason', 'x', '--table', TABLE),
+      ).rejects.toThrow(/security token included in the request is invalid/);
+    } finally {
+      process.env.AWS_ACCESS_KEY_ID = accessKey;
+    }
+    expect((await sentinel('silence', 'list', '--table', TABLE)).stdout).toBe('No silence holds now or later.');
+  });
+});
+
+describe('a silence added with the CLI, through the real poller', () => {
+  let poll: PollHandler;
+  let unsilenced: readonly Notification[];
+  let sent: Notification[];
+  /** The id of the silence on the cluster that pages, the last one added. */
+  let pageSilence = '';
+
+  beforeAll(async () => {
+    poll = await loadPoller(harness, clusters, { poll: { every: '1m' } });
+    const { config, ruleSet } = loadConfig({ clusters, poll: { every: '1m' } }, 'test config');
+    unsilenced = (await replayScenario(scenario, { ruleSet, config })).notifications;
+    harness.sns.published.length = 0;
+    // On-call silences both clusters for three hours, just before the first poll.
+    arriveAt(scenario.start + 60_000);
+    for (const cluster of [TICKET_CLUSTER, PAGE_CLUSTER]) {
+      const added = await sentinel(
+        'silence',
+        'add',
+        '--cluster',
+        cluster,
+        '--for',
+        '3h',
+        '--reason',
+        'node group rotation',
+        '--stack',
+        'OpsStack',
+        '--config',
+        configFile,
+      );
+      pageSilence = /Silence (\w+) added/.exec(added.stdout)?.[1] ?? '';
+      expect(added.code).toBe(0);
+    }
+    for (let step = 0; step < STEPS; step++) {
+      await pollAt(poll, scenario.start + step * 60_000);
+    }
+    sent = harness.sns.published.map((p) => JSON.parse(JSON.parse(p.message).sqs) as Notification);
+  }, 240_000);
+
+  const kinds = (notifications: readonly Notification[], cluster: string) =>
+    notifications.filter((n) => n.clusters.includes(cluster)).map((n) => `${n.kind} ${n.rule}`);
+
+  it('would ticket the fail-open webhook and page the control plane without the silences', () => {
+    expect([kinds(unsilenced, TICKET_CLUSTER), kinds(unsilenced, PAGE_CLUSTER)]).toEqual([
+      ['ticket webhook-failing-open', 'resolve webhook-failing-open'],
+      ['page control-plane-degraded', 'resolve control-plane-degraded'],
+    ]);
+  });
+
+  it('holds back the ticket on the silenced cluster', () => {
+    expect(kinds(sent, TICKET_CLUSTER)).toEqual([]);
+  });
+
+  it('still pages the severe control-plane outage on the silenced cluster, saying which silence it overrode', () => {
+    const page = sent.find((n) => n.kind === 'page');
+
+    expect([kinds(sent, PAGE_CLUSTER)[0], page?.reason, page?.changes]).toEqual([
+      'page control-plane-degraded',
+      'maintenance-override',
+      [
+        expect.stringMatching(
+          new RegExp(
+            `^dev-euw1: paging despite silence ${pageSilence} "node group rotation" \\(${ALICE}, until .*\\): control-plane-degraded is severe`,
+          ),
+        ),
+      ],
+    ]);
+  });
+
+  it('records on the held-back incident which silence holds it, and who added it', async () => {
+    const stores = dynamoDbStores({ client: documentClient(), table: TABLE, now: Date.now });
+    const incidents = await stores.incidents.overlapping(scenario.start, scenario.start + STEPS * 60_000);
+    const held = incidents.find((i) => i.cluster === TICKET_CLUSTER);
+
+    expect(held?.mutedBy).toEqual({
+      silence: expect.any(String),
+      reason: 'node group rotation',
+      author: ALICE,
+      until: expect.any(String),
+    });
+  });
+
+  it('lists both silences in the weekly digest, with their author and what each held back, shown later or never', async () => {
+    const { config, ruleSet } = loadConfig({ clusters }, 'test config');
+    const digest = await digestOfWeek(
+      {
+        activityLog: dynamoDbActivityReader({ client: documentClient(), table: TABLE, now: Date.now }),
+        ruleSet,
+        config,
+        costModel: costModel(512),
+        source: { kind: 'deployment', name: 'test' },
+      },
+      weekContaining(scenario.start, 'UTC'),
+    );
+
+    expect(
+      digest.silences.map((s) => [
+        s.cluster,
+        s.author,
+        s.heldBack.map((h) => `${h.severity} ${h.rule} on ${h.cluster}${h.shownAt ? ', shown' : ', never shown'}`),
+      ]),
+    ).toEqual([
+      [TICKET_CLUSTER, ALICE, ['ticket webhook-failing-open on prod-euw5, never shown']],
+      // Held while it could still be an upgrade's blip, then paged once half of all requests had failed for ten minutes.
+      [PAGE_CLUSTER, ALICE, ['page control-plane-degraded on dev-euw1, shown']],
+    ]);
+  });
+});

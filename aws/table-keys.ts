@@ -13,6 +13,9 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  *   `NOTIFICATION#<day it was raised>`.
  * - `POLLLOG`/`<at>#<owner>`: one record per poll (day `POLL#<day>`).
  * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it.
+ * - `DELIVERY`/`N#<integration>#<notification id>`: a notification's delivery to a PagerDuty or Opsgenie integration
+ *   (claimed, then delivered); `DELIVERY`/`I#<integration>#<incident key>`: whether that integration's incident was
+ *   opened and whether its resolve has begun (the delivery ledger).
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -22,6 +25,7 @@ export const PARTITION = {
   outbox: 'OUTBOX',
   pollLog: 'POLLLOG',
   tripwire: 'TRIPWIRE',
+  delivery: 'DELIVERY',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -48,6 +52,10 @@ export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);
 export const pollLogKey = (at: number, owner: string) => key(PARTITION.pollLog, `${iso(at)}#${owner}`);
 export const tripwireKey = (cluster: string) => key(PARTITION.tripwire, cluster);
+export const notificationDeliveryKey = (integration: string, notification: string) =>
+  key(PARTITION.delivery, `N#${integration}#${notification}`);
+export const incidentDeliveryKey = (integration: string, incident: string) =>
+  key(PARTITION.delivery, `I#${integration}#${incident}`);
 
 /** The UTC day of a time, as the day index files items under. */
 export const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);

@@ -1,4 +1,3 @@
-import { subscriberKey } from '../config/config-verdict.ts';
 import { type DeploymentConfig, isVendorSubscriber, type VendorSubscriber } from '../config/deployment-config.ts';
 import type { Notification } from '../engine/notification.ts';
 
@@ -18,11 +17,17 @@ export interface PagingIntegration {
 export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[] {
   return config.subscriptions.paging.flatMap((subscription) =>
     subscription.subscribers.filter(isVendorSubscriber).map((subscriber) => ({
-      id: subscriberKey(subscriber).replaceAll(' ', ':'),
+      id: integrationId(subscriber),
       subscriber,
       ...(subscription.clusters && { clusters: subscription.clusters }),
     })),
   );
+}
+
+function integrationId(subscriber: VendorSubscriber): string {
+  const { secretName, jsonField } =
+    subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
+  return `${subscriber.protocol}:${secretName}${jsonField ? `#${jsonField}` : ''}`;
 }
 
 /** The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. */

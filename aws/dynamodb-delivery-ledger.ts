@@ -71,6 +71,18 @@ export class DynamoDbDeliveryLedger implements DeliveryLedger {
     );
   }
 
+  /** What the delivery of a notification to an integration did, once it is done; for `sentinel test-page`. */
+  async outcomeOf(integration: string, notification: string): Promise<DeliveryOutcome | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: notificationDeliveryKey(integration, notification),
+        ConsistentRead: true,
+      }),
+    );
+    return Item?.status === 'delivered' ? (Item.outcome as DeliveryOutcome) : undefined;
+  }
+
   async release(integration: string, notification: string): Promise<void> {
     await unlessConditionFails(
       this.db.send(

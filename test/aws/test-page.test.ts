@@ -59,17 +59,22 @@ function addStack(integrations?: string): void {
   });
 }
 
+/** Run `sentinel test-page` against the stack while the paging topic feeds the delivery function. */
+async function testPageWithDelivery(wait: string): Promise<{ code: number; out: CapturedCommandOutput }> {
+  const stop = pumpPagingTopic();
+  const out = new CapturedCommandOutput();
+  try {
+    const code = await testPageCommand({ stack: 'OpsStack', wait }, out, Date.now(), { pollMs: 50 });
+    return { code, out };
+  } finally {
+    stop();
+  }
+}
+
 describe('sentinel test-page', () => {
   it('opens a test incident at PagerDuty and Opsgenie, then resolves it, and says so per integration', async () => {
     addStack(INTEGRATIONS);
-    const stop = pumpPagingTopic();
-    const out = new CapturedCommandOutput();
-    let code: number;
-    try {
-      code = await testPageCommand({ stack: 'OpsStack', wait: '20' }, out, Date.now(), { pollMs: 50 });
-    } finally {
-      stop();
-    }
+    const { code, out } = await testPageWithDelivery('20');
 
     expect(code).toBe(0);
     expect(harness.pagerduty.incidents.map((i) => [i.dedupKey, i.status])).toEqual([
@@ -91,14 +96,7 @@ describe('sentinel test-page', () => {
   it('fails, naming the integration, when one never confirms the page', async () => {
     addStack(INTEGRATIONS);
     harness.opsgenie.faults.inject({ kind: 'server-error' });
-    const stop = pumpPagingTopic();
-    const out = new CapturedCommandOutput();
-    let code: number;
-    try {
-      code = await testPageCommand({ stack: 'OpsStack', wait: '1' }, out, Date.now(), { pollMs: 50 });
-    } finally {
-      stop();
-    }
+    const { code, out } = await testPageWithDelivery('1');
 
     expect(code).toBe(1);
     expect(out.stderrText).toMatch(/opsgenie:sentinel\/opsgenie: no delivery of the test page recorded within 1 s/);

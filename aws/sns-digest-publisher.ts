@@ -1,5 +1,6 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import type { DigestMessage, DigestPublisher } from '../shared/digest/digest-publisher.ts';
+import type { DigestPublisher } from '../shared/digest/digest-publisher.ts';
+import type { RenderedMessage } from '../shared/notify/fit-message.ts';
 
 /** What this module sends: one publish per digest. */
 export const IAM_ACTIONS = ['sns:Publish'] as const;
@@ -11,15 +12,14 @@ export class SnsDigestPublisher implements DigestPublisher {
     private readonly topicArn: string,
   ) {}
 
-  async publish(message: DigestMessage): Promise<{ messageId: string }> {
-    const text = (value: string) => ({ DataType: 'String', StringValue: value });
+  async publish(message: RenderedMessage): Promise<{ messageId: string }> {
     const answer = await this.client.send(
       new PublishCommand({
         TopicArn: this.topicArn,
         Subject: message.subject,
         MessageStructure: 'json',
         Message: JSON.stringify(message.bodies),
-        MessageAttributes: { kind: text('digest'), week: text(message.week) },
+        MessageAttributes: message.attributes,
       }),
     );
     return { messageId: answer.MessageId ?? '' };

@@ -14,8 +14,8 @@ export interface NotifierTopics {
 export const IAM_ACTIONS = ['sns:Publish'] as const;
 
 /**
- * Publishes a notification with one body per protocol and the attributes subscribers filter on. `cluster` is a
- * String.Array, so a filter policy on one cluster also matches a notification that groups several.
+ * Publishes a notification with one body per protocol and the attributes subscribers filter on, all of it within
+ * SNS's message limit (shared/notify/message-bodies.ts says what is cut and how a filter policy still matches).
  */
 export class SnsNotifier implements Notifier {
   constructor(
@@ -28,20 +28,14 @@ export class SnsNotifier implements Notifier {
   }
 
   async publish(notification: Notification): Promise<{ messageId: string }> {
-    const { subject, bodies } = renderMessage(notification);
-    const text = (value: string) => ({ DataType: 'String', StringValue: value });
+    const { subject, bodies, attributes } = renderMessage(notification);
     const answer = await this.client.send(
       new PublishCommand({
         TopicArn: this.topicFor(notification),
         Subject: subject,
         MessageStructure: 'json',
         Message: JSON.stringify(bodies),
-        MessageAttributes: {
-          severity: text(notification.severity),
-          kind: text(notification.kind),
-          rule: text(notification.rule),
-          cluster: { DataType: 'String.Array', StringValue: JSON.stringify(notification.clusters) },
-        },
+        MessageAttributes: attributes,
       }),
     );
     return { messageId: answer.MessageId ?? '' };

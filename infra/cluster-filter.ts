@@ -1,4 +1,5 @@
 import * as sns from 'aws-cdk-lib/aws-sns';
+import { MORE_CLUSTERS } from '../shared/notify/message-bodies.ts';
 
 /**
  * A filter on the `cluster` message attribute of a notification. The notifier sends `cluster` as a `String.Array` of
@@ -7,7 +8,11 @@ import * as sns from 'aws-cdk-lib/aws-sns';
  *
  * Names match exactly, so `prod` does not match `prod-euw1`. A publisher that sent the names as one comma-joined
  * `String` instead would reach only the subscriptions of single-cluster notifications.
+ *
+ * A fleet page names more clusters than the attribute may carry: the attribute then lists the first ones and ends
+ * with `MORE_CLUSTERS`, which every cluster filter allows too, so that a subscriber hears of a fleet page that may
+ * include its cluster rather than miss one that does (the page's body lists the clusters).
  */
 export function clusterFilterPolicy(clusters: readonly string[]): Record<string, sns.SubscriptionFilter> {
-  return { cluster: sns.SubscriptionFilter.stringFilter({ allowlist: [...new Set(clusters)] }) };
+  return { cluster: sns.SubscriptionFilter.stringFilter({ allowlist: [...new Set(clusters), MORE_CLUSTERS] }) };
 }

@@ -2,6 +2,12 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
+import {
+  AUTO_SCALING_METRICS,
+  CONTAINER_INSIGHTS_METRICS,
+  EKS_METRICS,
+  type RequestVerb,
+} from '../shared/config/metric-catalogue.ts';
 import { pipelineMetric } from './pipeline-metrics.ts';
 
 export interface SentinelDashboardProps {
@@ -62,7 +68,7 @@ function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
       ...(cluster.region && { region: cluster.region }),
     });
   const eks = (name: string, statistic: string = cloudwatch.Stats.MAXIMUM) =>
-    metric('AWS/EKS', name, { ClusterName: cluster.name }, statistic);
+    metric(EKS_METRICS.namespace, name, { [EKS_METRICS.dimension]: cluster.name }, statistic);
   const maxOf = (label: string, metrics: Record<string, cloudwatch.IMetric>) =>
     new cloudwatch.MathExpression({
       expression: `MAX([${Object.keys(metrics).join(', ')}])`,
@@ -74,7 +80,7 @@ function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
   const widgets: cloudwatch.IWidget[] = [header];
   if (cluster.source.profile === 'eks') {
     // EKS documents Average as the statistic of its `_P99` metrics (https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html).
-    const p99 = (verb: string) => eks(`apiserver_request_duration_seconds_${verb}_P99`, cloudwatch.Stats.AVERAGE);
+    const p99 = (verb: RequestVerb) => eks(EKS_METRICS.requestDurationP99(verb), cloudwatch.Stats.AVERAGE);
     widgets.push(
       new cloudwatch.GraphWidget({
         title: `${cluster.name}: API request p99 (s)`,
@@ -94,11 +100,8 @@ function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
         title: `${cluster.name}: admission webhook p99 (s)`,
         left: [
           maxOf('webhook p99', {
-            admit: eks('apiserver_admission_webhook_admission_duration_seconds_ADMIT_P99', cloudwatch.Stats.AVERAGE),
-            validating: eks(
-              'apiserver_admission_webhook_admission_duration_seconds_VALIDATING_P99',
-              cloudwatch.Stats.AVERAGE,
-            ),
+            admit: eks(EKS_METRICS.webhookDurationP99('ADMIT'), cloudwatch.Stats.AVERAGE),
+            validating: eks(EKS_METRICS.webhookDurationP99('VALIDATING'), cloudwatch.Stats.AVERAGE),
           }),
         ],
         width: QUARTER,
@@ -110,8 +113,8 @@ function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
           new cloudwatch.MathExpression({
             expression: 'rejections / requests',
             usingMetrics: {
-              rejections: eks('apiserver_admission_webhook_rejection_count', cloudwatch.Stats.SUM),
-              requests: eks('apiserver_admission_webhook_request_total', cloudwatch.Stats.SUM),
+              rejections: eks(EKS_METRICS.webhookRejections, cloudwatch.Stats.SUM),
+              requests: eks(EKS_METRICS.webhookRequests, cloudwatch.Stats.SUM),
             },
             label: 'rejection ratio',
             period: PERIOD,
@@ -151,7 +154,12 @@ function nodeMetrics(
   metric: (namespace: string, name: string, dimensions: Record<string, string>, statistic: string) => cloudwatch.Metric,
 ): cloudwatch.IMetric[] {
   const terminating = cluster.source.nodeGroups.map((group) =>
-    metric('AWS/AutoScaling', 'GroupTerminatingInstances', { AutoScalingGroupName: group }, cloudwatch.Stats.MAXIMUM),
+    metric(
+      AUTO_SCALING_METRICS.namespace,
+      AUTO_SCALING_METRICS.terminating,
+      { [AUTO_SCALING_METRICS.dimension]: group },
+      cloudwatch.Stats.MAXIMUM,
+    ),
   );
   const lines: cloudwatch.IMetric[] = [];
   const [only] = terminating;
@@ -170,9 +178,9 @@ function nodeMetrics(
   if (cluster.source.containerInsights) {
     lines.push(
       metric(
-        'ContainerInsights',
-        'cluster_failed_node_count',
-        { ClusterName: cluster.name },
+        CONTAINER_INSIGHTS_METRICS.namespace,
+        CONTAINER_INSIGHTS_METRICS.failedNodes,
+        { [CONTAINER_INSIGHTS_METRICS.dimension]: cluster.name },
         cloudwatch.Stats.MAXIMUM,
       ).with({ label: 'nodes NotReady' }),
     );

@@ -1,7 +1,12 @@
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import { AUTO_SCALING_METRICS, CONTAINER_INSIGHTS_METRICS, EKS_METRICS } from '../shared/config/metric-catalogue.ts';
 
 /** The CloudWatch namespaces of the `eks` source profile: vended control-plane metrics, Container Insights, node groups. */
-export const EKS_PROFILE_NAMESPACES = ['AWS/EKS', 'ContainerInsights', 'AWS/AutoScaling'] as const;
+export const EKS_PROFILE_NAMESPACES = [
+  EKS_METRICS.namespace,
+  CONTAINER_INSIGHTS_METRICS.namespace,
+  AUTO_SCALING_METRICS.namespace,
+] as const;
 
 /**
  * Every namespace the poller may read: the `eks` profile's namespaces and each custom metric's namespace. A workload

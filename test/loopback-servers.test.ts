@@ -569,6 +569,15 @@ describe('loopback SNS', () => {
     ).rejects.toMatchObject({ Code: 'InvalidParameter', message: 'Invalid parameter: Message too long' });
   });
 
+  it('counts the subject against the 256 KiB too', async () => {
+    const subject = 'Webhook down';
+    await publish({ Subject: subject, Message: 'x'.repeat(262_144 - subject.length) });
+
+    await expect(
+      publish({ Subject: subject, Message: 'x'.repeat(262_144 - subject.length + 1) }),
+    ).rejects.toMatchObject({ Code: 'InvalidParameter', message: 'Invalid parameter: Message too long' });
+  });
+
   it('rejects more than 10 message attributes', async () => {
     const attributes = Object.fromEntries(
       Array.from({ length: 11 }, (_, index) => [`a${index}`, { DataType: 'String', StringValue: 'v' }]),

@@ -4,7 +4,7 @@ import { digestOfWeek, type StoreDigestInput } from '../../shared/digest/digest-
 import type { DigestPublisher } from '../../shared/digest/digest-publisher.ts';
 import { weekEndedBefore } from '../../shared/digest/iso-week.ts';
 import { renderDigest } from '../../shared/digest/render-digest.ts';
-import { messageBytes } from '../../shared/notify/message-bodies.ts';
+import { publishBytes } from '../../shared/notify/fit-message.ts';
 import { eventTime } from '../../shared/pipeline/event-time.ts';
 
 export const digestEventSchema = z.object({
@@ -38,12 +38,12 @@ export async function digestOnSchedule(deps: ScheduledDigestDependencies, event:
   const week = weekEndedBefore(scheduledAt, deps.config.digest.timeZone);
   const digest = await digestOfWeek(deps, week);
   const message = renderDigest(digest);
-  const { messageId } = await deps.publisher.publish({ ...message, week: week.label });
+  const { messageId } = await deps.publisher.publish(message);
   const summary = {
     week: week.label,
     subject: message.subject,
     messageId,
-    bytes: messageBytes(message.bodies),
+    bytes: publishBytes(message),
     ...(message.truncated && { truncated: message.truncated }),
   };
   deps.logger[message.truncated ? 'warn' : 'info']('digest sent', { ...summary });

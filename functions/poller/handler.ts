@@ -18,7 +18,7 @@ import { type PollEvent, type PollSummary, pollEventSchema, pollOnSchedule } fro
 // Built once per cold start: configuration, plan and clients are reused by every invocation of this container.
 const loaded = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
 const { config } = loaded;
-const plan = configuredPlan(loaded);
+const plan = configuredPlan({ ...loaded, region: requiredEnv('AWS_REGION') });
 const table = requiredEnv('SENTINEL_TABLE');
 const db = documentClient();
 const metricSource = new CloudWatchMetricSource({

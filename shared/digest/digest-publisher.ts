@@ -1,12 +1,6 @@
-import type { RenderedMessage } from '../notify/message-bodies.ts';
+import type { RenderedMessage } from '../notify/fit-message.ts';
 
-/** A rendered digest on its way out: SNS's digest topic when deployed. */
-export interface DigestMessage extends RenderedMessage {
-  /** The ISO week it reports on, e.g. `2026-W07`: subscribers can filter on it. */
-  readonly week: string;
-}
-
-/** Sends the weekly digest to whoever subscribed to it. */
+/** Sends the weekly digest to whoever subscribed to it; its attributes name the ISO week it reports on. */
 export interface DigestPublisher {
-  publish(message: DigestMessage): Promise<{ messageId: string }>;
+  publish(message: RenderedMessage): Promise<{ messageId: string }>;
 }

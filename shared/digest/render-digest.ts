@@ -1,20 +1,10 @@
 import type { Evidence } from '../engine/evaluate-condition.ts';
-import {
-  asciiLine,
-  MESSAGE_LIMIT_BYTES,
-  type MessageBodies,
-  messageBytes,
-  type RenderedMessage,
-  SUBJECT_LIMIT,
-} from '../notify/message-bodies.ts';
+import { fitMessage, type MessageBodies, type RenderedMessage, SUBJECT_LIMIT } from '../notify/fit-message.ts';
+import { asciiLine } from '../notify/message-bodies.ts';
 import { formatMinutes, formatNumber } from '../notify/notification-text.ts';
 import type { ClusterWeek, Digest, DigestIncident, DigestList, LatentRisk, WeekFigures } from './digest.ts';
 import { row, wrap } from './text-layout.ts';
 import { type CivilDate, formatLocal, weekdayOf } from './zoned-time.ts';
-
-/** SNS counts message attributes against its limit too; the digest's two are far smaller than this. */
-const ATTRIBUTE_ALLOWANCE_BYTES = 1024;
-export const DIGEST_LIMIT_BYTES = MESSAGE_LIMIT_BYTES - ATTRIBUTE_ALLOWANCE_BYTES;
 
 const INDENT = '  ';
 const DETAIL = '     ';
@@ -425,14 +415,27 @@ function shortened(digest: Digest, keep: number): Digest {
 }
 
 /**
- * Subject and one body per protocol: the email text by default, the digest as JSON for SQS and Lambda, a Chatbot
- * summary for HTTPS. A week too large for one message keeps the first entries of each list (the most important come
+ * Subject, one body per protocol (the email text by default, the digest as JSON for SQS and Lambda, a Chatbot summary
+ * for HTTPS) and the attributes subscribers filter on (`kind: digest`, `week`), within SNS's limit as SNS measures it
+ * (fit-message.ts). A week too large for one message keeps the first entries of each list (the most important come
  * first) and says in the text and the JSON how many it left out.
  */
-export function renderDigest(digest: Digest, limitBytes = DIGEST_LIMIT_BYTES): RenderedMessage {
+export function renderDigest(digest: Digest, limitBytes?: number): RenderedMessage {
   const subject = digestSubject(digest);
-  const full = bodiesOf(digest);
-  if (messageBytes(full) <= limitBytes) return { subject, bodies: full };
+  const attributes = {
+    kind: { DataType: 'String', StringValue: 'digest' },
+    week: { DataType: 'String', StringValue: digest.week.label },
+  } as const;
+  const render = (keep: number): RenderedMessage => {
+    const kept = shortened(digest, keep);
+    const left = Object.entries(kept.omitted ?? {}).map(([list, n]) => `${n} ${LIST_NOUNS[list as DigestList]}`);
+    return {
+      subject,
+      bodies: bodiesOf(kept),
+      attributes,
+      ...(left.length > 0 && { truncated: `shortened to fit 256 KiB: ${left.join(', ')} not listed` }),
+    };
+  };
   const longest = Math.max(
     digest.clusters.length,
     digest.incidents.length,
@@ -441,18 +444,7 @@ export function renderDigest(digest: Digest, limitBytes = DIGEST_LIMIT_BYTES): R
     digest.latentRisks.length,
     digest.pipeline.retried.length,
   );
-  // The most entries per list that still fit, by bisection: 0 always fits, `longest` did not.
-  let fits = 0;
-  let fitsNot = longest;
-  while (fitsNot - fits > 1) {
-    const keep = Math.floor((fits + fitsNot) / 2);
-    if (messageBytes(bodiesOf(shortened(digest, keep))) <= limitBytes) fits = keep;
-    else fitsNot = keep;
-  }
-  const kept = shortened(digest, fits);
-  const bodies = bodiesOf(kept);
-  if (messageBytes(bodies) > limitBytes)
-    throw new Error(`the digest of ${digest.week.label} does not fit even without its lists`);
-  const left = Object.entries(kept.omitted ?? {}).map(([list, n]) => `${n} ${LIST_NOUNS[list as DigestList]}`);
-  return { subject, bodies, truncated: `shortened to fit 256 KiB: ${left.join(', ')} not listed` };
+  const fitted = fitMessage(render, { least: 0, most: longest }, limitBytes);
+  if (!fitted) throw new Error(`the digest of ${digest.week.label} does not fit even without its lists`);
+  return fitted;
 }

@@ -1,3 +1,4 @@
+import { AUTO_SCALING_METRICS, CONTAINER_INSIGHTS_METRICS, EKS_METRICS } from '../config/metric-catalogue.ts';
 import { conditionSignals } from '../engine/condition.ts';
 import { coverageOf, describeCoverage, type RuleCoverage } from '../engine/coverage.ts';
 import { evaluateCondition } from '../engine/evaluate-condition.ts';
@@ -117,7 +118,9 @@ function diagnoseCluster(
     );
   }
   const missing = observation.signals.filter(({ signal }) => needed.has(signal) && !provided.has(signal));
-  const insights = missing.filter(({ metrics }) => metrics.some((m) => m.namespace === 'ContainerInsights'));
+  const insights = missing.filter(({ metrics }) =>
+    metrics.some((m) => m.namespace === CONTAINER_INSIGHTS_METRICS.namespace),
+  );
   if (insights.length > 0 && !observation.containerInsights) {
     fixes.push(
       `turn on Container Insights for ${observation.cluster} (${insights.map((s) => s.signal).join(', ')})${as}: aws eks create-addon --cluster-name ${observation.cluster} --addon-name amazon-cloudwatch-observability ${where}`,
@@ -125,12 +128,12 @@ function diagnoseCluster(
   }
   for (const group of observation.nodeGroups.filter((g) => !g.found)) {
     fixes.push(
-      `turn on group metrics for node group ${group.name} (nodes.replaced)${as}: aws autoscaling enable-metrics-collection --auto-scaling-group-name ${group.name} --granularity 1Minute --metrics GroupTerminatingInstances ${where}`,
+      `turn on group metrics for node group ${group.name} (nodes.replaced)${as}: aws autoscaling enable-metrics-collection --auto-scaling-group-name ${group.name} --granularity 1Minute --metrics ${AUTO_SCALING_METRICS.terminating} ${where}`,
     );
   }
   for (const { signal, metrics } of missing) {
     if (insights.some((s) => s.signal === signal) && !observation.containerInsights) continue;
-    if (metrics.every((m) => m.namespace === 'AWS/AutoScaling')) continue;
+    if (metrics.every((m) => m.namespace === AUTO_SCALING_METRICS.namespace)) continue;
     const stale = metrics.find((m) => m.listed);
     const metric = stale ?? metrics[0];
     if (!metric) continue;
@@ -139,7 +142,7 @@ function diagnoseCluster(
       fixes.push(
         `${signal}: ${name} has not reported for ${age(now - (stale.newestAt ?? 0), stale.newestAt)}; restore its publisher`,
       );
-    } else if (metric.namespace === 'AWS/EKS') {
+    } else if (metric.namespace === EKS_METRICS.namespace) {
       fixes.push(
         `${signal}: EKS vends ${metric.metricName} for supported Kubernetes versions only (https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html): update the cluster, or publish the signal as a custom metric`,
       );

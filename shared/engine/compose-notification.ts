@@ -1,4 +1,5 @@
 import { shortHash } from '../naming.ts';
+import { type GraphSettings, graphLink } from '../notify/graph-link.ts';
 import type { Evidence } from './evaluate-condition.ts';
 import { type ClusterFacts, hintsForClusters } from './hint-scope.ts';
 import { type Incident, maxSeverity, members } from './incident.ts';
@@ -21,6 +22,7 @@ export interface ComposeInput extends Pick<Notification, 'at' | 'kind' | 'reason
   readonly group: string;
   readonly ruleSet: RuleSet;
   readonly runbookBaseUrl: string;
+  readonly graph?: GraphSettings;
   readonly factsOf: (cluster: string) => ClusterFacts | undefined;
 }
 
@@ -37,6 +39,26 @@ export function composeNotification(input: ComposeInput): Notification {
       return items.length > 0 ? [{ cluster: incident.cluster, incident: incident.id, rule: id, items }] : [];
     }),
   );
+  const title = notificationTitle(kind, reason, rule, clusters);
+  const openedAt = about.map((i) => i.openedAt).sort()[0] ?? at;
+  const graph =
+    input.graph &&
+    graphLink(
+      {
+        title,
+        kind,
+        at,
+        openedAt,
+        // Every comparison last evaluated, met or not: a resolve graphs what it saw while the incident was open.
+        evidence: about.flatMap((incident) =>
+          members(incident).flatMap((id) =>
+            (incident.evidence[id] ?? []).map((item) => ({ cluster: incident.cluster, rule: id, item })),
+          ),
+        ),
+        ruleSet: input.ruleSet,
+      },
+      input.graph,
+    );
   return {
     id: `${at}/${kind}/${rule.id}/${shortHash(incidents.join(','))}`,
     at,
@@ -44,18 +66,19 @@ export function composeNotification(input: ComposeInput): Notification {
     reason,
     severity: alertSeverity(about.reduce((max, i) => maxSeverity(max, i.severity), 'ticket' as Incident['severity'])),
     rule: rule.id,
-    title: notificationTitle(kind, reason, rule, clusters),
+    title,
     summary: rule.summary,
     clusters,
     incidents,
     group: input.group,
-    openedAt: about.map((i) => i.openedAt).sort()[0] ?? at,
+    openedAt,
     symptoms,
     changes: input.changes,
     causalChain: symptoms.map((symptom) => input.ruleSet.chain(rule.id, symptom)),
     evidence,
     hints: hintsForClusters(rule.hints, clusters.map(input.factsOf)),
     runbook: `${input.runbookBaseUrl}${rule.runbook}`,
+    ...(graph && { graph }),
   };
 }
 

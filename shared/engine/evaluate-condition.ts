@@ -30,6 +30,9 @@ export interface Evidence {
   readonly passed: boolean;
 }
 
+/** How the evidence of an `absent` condition begins: `datapoints of` the signals the cluster provides. */
+export const DATAPOINTS_OF = 'datapoints of ';
+
 export interface ConditionResult {
   readonly verdict: Verdict;
   /** For a met condition, what tripped it; otherwise the comparisons that fell short (for near-miss reporting). */
@@ -206,7 +209,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
     }
     const passed = seen === 0;
     const evidence: Evidence = {
-      what: `datapoints of ${provided.join(', ')}`,
+      what: `${DATAPOINTS_OF}${provided.join(', ')}`,
       over: `last ${condition.window}`,
       observed: seen,
       op: '<=',

@@ -54,6 +54,11 @@ export interface Notification {
   readonly evidence: readonly ClusterEvidence[];
   readonly hints: readonly Hint[];
   readonly runbook: string;
+  /**
+   * A CloudWatch console link that graphs the evidence with its thresholds over the incident's window
+   * (shared/notify/graph-link.ts); absent when there is nothing to graph, as on a test page.
+   */
+  readonly graph?: string;
 }
 
 export function alertSeverity(severity: Severity): Notification['severity'] {

@@ -1,3 +1,4 @@
+import type { GraphSettings } from '../notify/graph-link.ts';
 import { isoSeconds } from '../time.ts';
 import { composeNotification, markShown } from './compose-notification.ts';
 import type { ClusterFacts } from './hint-scope.ts';
@@ -28,6 +29,8 @@ export interface EngineSettings {
   readonly renotifyMs: number;
   /** Prefix of runbook links; a rule's runbook path is appended. */
   readonly runbookBaseUrl: string;
+  /** Where each cluster's metrics are, for the console graph every notification links to. */
+  readonly graph?: GraphSettings;
   /** How clusters that fire the same rule become one fleet incident. */
   readonly grouping: GroupingSettings;
 }
@@ -136,6 +139,7 @@ export function step(input: StepInput): StepOutput {
         changes: decision.changes,
         ruleSet,
         runbookBaseUrl: settings.runbookBaseUrl,
+        ...(settings.graph && { graph: settings.graph }),
         factsOf: (cluster) => input.facts?.get(cluster),
       }),
     );

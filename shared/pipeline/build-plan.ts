@@ -1,21 +1,34 @@
 import { clusterFacts } from '../config/cluster-facts.ts';
-import { type DeploymentConfig, groupingSchema, pollSchema } from '../config/deployment-config.ts';
+import {
+  type ClusterConfig,
+  clusterSchema,
+  type DeploymentConfig,
+  groupingSchema,
+  pollSchema,
+} from '../config/deployment-config.ts';
+import { clusterSources } from '../config/metric-catalogue.ts';
 import { durationMs } from '../engine/duration.ts';
 import { type MaintenanceWindow, windowMute } from '../engine/maintenance.ts';
 import type { RuleOverrides } from '../engine/rule.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
 import type { GroupingSettings } from '../engine/step.ts';
+import type { GraphSettings } from '../notify/graph-link.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PlanInput {
   readonly ruleSet: RuleSet;
-  readonly config?: Pick<DeploymentConfig, 'notifications' | 'rules' | 'clusters' | 'digest' | 'poll' | 'grouping'>;
+  readonly config?: Pick<
+    DeploymentConfig,
+    'notifications' | 'rules' | 'clusters' | 'digest' | 'poll' | 'grouping' | 'ops'
+  >;
   /** The clusters to watch; those the configuration names get their own overrides. */
   readonly clusters: readonly string[];
   readonly maintenance: readonly MaintenanceWindow[];
   /** Who declared the windows that name no author: the configuration, or a scenario. */
   readonly maintenanceDeclaredBy?: string;
   readonly stepSeconds: number;
+  /** The Region the poller runs in, whose console the graph links open; `ops.region` when the configuration says. */
+  readonly region?: string;
 }
 
 /** Resolve each cluster's rules (fleet overrides, then the cluster's own) and the history a poll must read. */
@@ -49,8 +62,34 @@ export function buildPlan(input: PlanInput): WatchPlan {
     settings: {
       renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),
       runbookBaseUrl: input.config?.notifications.runbookBaseUrl ?? '',
+      graph: graphSettings(input),
       grouping: groupingSettings(input.config?.grouping ?? groupingSchema.parse({})),
     },
+  };
+}
+
+/**
+ * Where the metrics of every watched cluster are, for the graph links. A cluster the configuration does not name (a
+ * scenario's, replayed without one) is graphed as a deployment would read it by default: the `eks` profile.
+ */
+function graphSettings(input: PlanInput): GraphSettings {
+  const byDefault = clusterSchema.parse({ name: 'default' });
+  const region = input.config?.ops.region ?? input.region;
+  return {
+    ...(region && { region }),
+    clusters: new Map(
+      input.clusters.map((name) => {
+        const cluster: ClusterConfig = input.config?.clusters.find((c) => c.name === name) ?? { ...byDefault, name };
+        return [
+          name,
+          {
+            ...(cluster.accountId && { accountId: cluster.accountId }),
+            ...(cluster.region && { region: cluster.region }),
+            sources: clusterSources(cluster),
+          },
+        ];
+      }),
+    ),
   };
 }
 
@@ -76,13 +115,25 @@ export function configuredMaintenance(config: Pick<DeploymentConfig, 'maintenanc
   });
 }
 
-/** The plan of a deployment: every configured cluster, its maintenance windows, one-minute steps. */
-export function configuredPlan({ config, ruleSet }: { config: DeploymentConfig; ruleSet: RuleSet }): WatchPlan {
+/**
+ * The plan of a deployment: every configured cluster, its maintenance windows, one-minute steps; `region` is where the
+ * poller runs, for the graph links of a configuration without `ops.region`.
+ */
+export function configuredPlan({
+  config,
+  ruleSet,
+  region,
+}: {
+  config: DeploymentConfig;
+  ruleSet: RuleSet;
+  region?: string;
+}): WatchPlan {
   return buildPlan({
     ruleSet,
     config,
     clusters: config.clusters.map((c) => c.name),
     maintenance: configuredMaintenance(config),
     stepSeconds: 60,
+    ...(region && { region }),
   });
 }

@@ -1,4 +1,5 @@
 import type { ClusterConfig } from '../config/deployment-config.ts';
+import { EKS_METRICS } from '../config/metric-catalogue.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 
 /**
@@ -30,24 +31,15 @@ export const MIN_REJECTIONS = 10;
 export const CLOSED_SHARE = 0.5;
 
 /**
- * The metrics the alarm reads, each named by the canonical signal it stands for. The EKS names and statistics are the
- * ones "Monitor cluster data with Amazon CloudWatch" lists for the AWS/EKS namespace
- * (https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html): Average for a `_P99` metric, Sum for a count.
+ * The metrics the alarm reads, each named by the canonical signal it stands for, with the EKS names of the metric
+ * catalogue (shared/config/metric-catalogue.ts): Average for a `_P99` metric, Sum for a count.
  */
 export const TRIPWIRE_METRICS = {
-  write: {
-    signal: 'apiserver.write.p99',
-    eksMetric: 'apiserver_request_duration_seconds_PATCH_P99',
-    statistic: 'Average',
-  },
-  requests: { signal: 'apiserver.requests', eksMetric: 'apiserver_request_total', statistic: 'Sum' },
-  errors: { signal: 'apiserver.5xx', eksMetric: 'apiserver_request_total_5XX', statistic: 'Sum' },
-  shed: { signal: 'apiserver.429', eksMetric: 'apiserver_request_total_429', statistic: 'Sum' },
-  rejections: {
-    signal: 'webhook.rejections',
-    eksMetric: 'apiserver_admission_webhook_rejection_count',
-    statistic: 'Sum',
-  },
+  write: { signal: 'apiserver.write.p99', eksMetric: EKS_METRICS.requestDurationP99('PATCH'), statistic: 'Average' },
+  requests: { signal: 'apiserver.requests', eksMetric: EKS_METRICS.requests, statistic: 'Sum' },
+  errors: { signal: 'apiserver.5xx', eksMetric: EKS_METRICS.requests5xx, statistic: 'Sum' },
+  shed: { signal: 'apiserver.429', eksMetric: EKS_METRICS.requests429, statistic: 'Sum' },
+  rejections: { signal: 'webhook.rejections', eksMetric: EKS_METRICS.webhookRejections, statistic: 'Sum' },
 } as const satisfies Record<string, { signal: SignalName; eksMetric: string; statistic: 'Average' | 'Sum' }>;
 
 export type TripwireMetricId = keyof typeof TRIPWIRE_METRICS;
@@ -223,9 +215,9 @@ export function tripwireMetricSources(cluster: ClusterConfig): ReadonlyMap<Signa
       });
     } else if (cluster.source.profile === 'eks') {
       sources.set(signal, {
-        namespace: 'AWS/EKS',
+        namespace: EKS_METRICS.namespace,
         metricName: eksMetric,
-        dimensions: { ClusterName: cluster.name },
+        dimensions: { [EKS_METRICS.dimension]: cluster.name },
         statistic,
       });
     }

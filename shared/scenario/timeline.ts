@@ -60,6 +60,7 @@ export function replayJsonLines(result: ReplayResult): string[] {
       evidence: evidenceLines(n),
       hints: hintLines(n),
       runbook: n.runbook,
+      graph: n.graph,
     }),
   );
 }

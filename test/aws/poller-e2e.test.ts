@@ -10,6 +10,7 @@ import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { flowing, wideLines } from '../digest/digest-fixtures.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
+import { metricRows, parseJsurl } from '../support/jsurl.ts';
 import {
   arriveAt,
   contextFor,
@@ -136,6 +137,20 @@ describe('the poller over the real wire', () => {
     expect(chatbot.content.nextSteps.join('\n')).toContain(
       'kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations',
     );
+  });
+
+  it('links the page to a console graph, in the Region the poller runs in, of metrics the poller read', () => {
+    const page = published().find((p) => p.messageAttributes.kind?.StringValue === 'page');
+    const [, link] = /Graph of the evidence: (\S+)/.exec(page?.body.email ?? '') ?? [];
+    const graph = parseJsurl(link?.split('#metricsV2:graph=')[1] ?? '') as { metrics: unknown[][] };
+    const graphed = metricRows(graph).map((row) => row[1]);
+    const read = harness.cloudwatch.getMetricDataRequests.flatMap(
+      (request) => request.MetricDataQueries?.map((q) => q.MetricStat?.Metric?.MetricName) ?? [],
+    );
+
+    expect(link).toMatch(/^https:\/\/us-east-1\.console\.aws\.amazon\.com\/cloudwatch\/home\?region=us-east-1#/);
+    expect(graphed).toContain('apiserver_admission_webhook_admission_duration_seconds_VALIDATING_P99');
+    expect(graphed.filter((name) => !read.includes(name as string))).toEqual([]);
   });
 
   it('sets the attributes subscribers filter on', () => {

@@ -78,7 +78,7 @@ describe('buildSentinelApp', () => {
   });
 
   it('rejects a cluster filter longer than SNS allows', () => {
-    const names = Array.from({ length: 151 }, (_, i) => `cluster-${i}`);
+    const names = Array.from({ length: 150 }, (_, i) => `cluster-${i}`);
     const file = writeConfig('wide.json', {
       clusters: names.map((name) => ({ name })),
       subscriptions: {

@@ -21,12 +21,12 @@ export interface DeliverBatchDeps extends DeliveryDeps {
  */
 export async function deliverBatch(deps: DeliverBatchDeps, records: readonly SQSRecord[]): Promise<SQSBatchResponse> {
   const failures: string[] = [];
-  const byIncident = new Map<string, { record: SQSRecord; notification: Notification }[]>();
+  const byIncident = new Map<string, (ParsedRecord & { record: SQSRecord })[]>();
   for (const record of records) {
     try {
-      const notification = parseNotification(record);
-      const key = incidentKey(notification);
-      byIncident.set(key, [...(byIncident.get(key) ?? []), { record, notification }]);
+      const parsed = parseNotification(record);
+      const key = incidentKey(parsed.notification);
+      byIncident.set(key, [...(byIncident.get(key) ?? []), { record, ...parsed }]);
     } catch (error) {
       deps.logger.error('not a notification; left for the dead-letter queue', { messageId: record.messageId, error });
       failures.push(record.messageId);
@@ -35,9 +35,9 @@ export async function deliverBatch(deps: DeliverBatchDeps, records: readonly SQS
   await Promise.all(
     [...byIncident.values()].map(async (entries) => {
       entries.sort((a, b) => a.notification.at.localeCompare(b.notification.at));
-      for (const { record, notification } of entries) {
+      for (const { record, notification, clustersOmitted } of entries) {
         try {
-          const delivered = await deliverNotification(notification, deps);
+          const delivered = await deliverNotification(notification, deps, clustersOmitted);
           deps.logger.info('delivered', { notification: notification.id, kind: notification.kind, delivered });
         } catch (error) {
           deps.logger.error('delivery failed; SQS redelivers it', { notification: notification.id, error });
@@ -49,7 +49,13 @@ export async function deliverBatch(deps: DeliverBatchDeps, records: readonly SQS
   return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
-function parseNotification(record: SQSRecord): Notification {
+interface ParsedRecord {
+  readonly notification: Notification;
+  /** The notification was cut to fit SNS's limit: its body says how many clusters it does not name. */
+  readonly clustersOmitted: boolean;
+}
+
+function parseNotification(record: SQSRecord): ParsedRecord {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -61,5 +67,6 @@ function parseNotification(record: SQSRecord): Notification {
     const where = parsed.error.issues.map((issue) => `$.${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new NotANotificationError(`message ${record.messageId} is not a notification: ${where}`);
   }
-  return parsed.data;
+  const omitted = (body as { omitted?: { clusters?: unknown } }).omitted?.clusters;
+  return { notification: parsed.data, clustersOmitted: typeof omitted === 'number' && omitted > 0 };
 }

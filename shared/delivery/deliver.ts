@@ -70,15 +70,17 @@ export interface IntegrationDelivery {
 }
 
 /**
- * Deliver one notification of the paging topic to every PagingIntegration it concerns. Each integration is claimed,
+ * Deliver one notification of the paging topic to every PagingIntegration it concerns (all of them when it was cut to
+ * fit SNS and `clustersOmitted`). Each integration is claimed,
  * sent and recorded on its own, so a retry after one vendor failed sends only to that one. Throws
  * DeliveryFailedError (the SQS record fails and is redelivered) when any integration failed.
  */
 export async function deliverNotification(
   notification: Notification,
   deps: DeliveryDeps,
+  clustersOmitted = false,
 ): Promise<IntegrationDelivery[]> {
-  const targets = integrationsFor(notification, deps.integrations);
+  const targets = integrationsFor(notification, deps.integrations, clustersOmitted);
   const settled = await Promise.allSettled(
     targets.map(async (integration) => ({
       integration: integration.id,

@@ -30,13 +30,20 @@ function integrationId(subscriber: VendorSubscriber): string {
   return `${subscriber.protocol}:${secretName}${jsonField ? `#${jsonField}` : ''}`;
 }
 
-/** The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. */
+/**
+ * The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. A
+ * fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which matches the marker such a
+ * page ends its cluster attribute with, it then goes to every integration.
+ */
 export function integrationsFor(
   notification: Notification,
   integrations: readonly PagingIntegration[],
+  clustersOmitted = false,
 ): PagingIntegration[] {
   return integrations.filter(
     (integration) =>
-      integration.clusters === undefined || notification.clusters.some((c) => integration.clusters?.includes(c)),
+      integration.clusters === undefined ||
+      clustersOmitted ||
+      notification.clusters.some((c) => integration.clusters?.includes(c)),
   );
 }

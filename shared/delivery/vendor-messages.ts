@@ -42,11 +42,13 @@ export interface Link {
 }
 
 /**
- * The links a paging tool shows beside the incident: the runbook, when `notifications.runbookBaseUrl` makes it a URL.
- * A relative runbook path (no base URL configured) is left out: PagerDuty and Opsgenie need an absolute link.
+ * The links a paging tool shows beside the incident: the CloudWatch graph of the evidence, when there is one, and the
+ * runbook, when `notifications.runbookBaseUrl` makes it a URL. A relative runbook path (no base URL configured) is left
+ * out: PagerDuty and Opsgenie need an absolute link.
  */
 export function notificationLinks(notification: Notification): Link[] {
   const links: Link[] = [];
+  if (notification.graph) links.push({ href: notification.graph, text: 'Graph' });
   if (/^https?:\/\//.test(notification.runbook)) links.push({ href: notification.runbook, text: 'Runbook' });
   return links;
 }

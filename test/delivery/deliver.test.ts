@@ -1,3 +1,5 @@
+import type { SQSRecord } from 'aws-lambda';
+import { deliverBatch } from '../../functions/delivery/deliver-batch.ts';
 import {
   type ClaimOutcome,
   type DeliveryLedger,
@@ -8,6 +10,7 @@ import {
 } from '../../shared/delivery/deliver.ts';
 import type { PagingIntegration } from '../../shared/delivery/paging-integrations.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
+import { renderMessage } from '../../shared/notify/message-bodies.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 /** The ledger's rules on plain maps: what the DynamoDB ledger does with conditional writes. */
@@ -182,5 +185,22 @@ describe('delivering to a paging tool', () => {
 
     expect(delivered.map((d) => d.integration)).toEqual([INTEGRATION.id]);
     expect(channel.calls).toHaveLength(1);
+  });
+
+  it('sends a fleet page cut to fit SNS to a cluster-filtered integration, as the SNS filter would', async () => {
+    const { channel, deps } = setup();
+    const clusters = Array.from({ length: 3000 }, (_, i) => `prod-cluster-with-a-rather-long-name-${i}`);
+    const { page } = story();
+    const fleet = { ...page, clusters, incidents: clusters.map((c) => `${c}/webhook-blackhole/${page.at}`) };
+    const { bodies } = renderMessage(fleet);
+    const record = { messageId: 'm1', body: bodies.sqs } as SQSRecord;
+    const lastOnly = { ...INTEGRATION, id: 'opsgenie:last', clusters: ['prod-cluster-with-a-rather-long-name-2999'] };
+    const logger = { info: () => undefined, error: () => undefined };
+
+    const answer = await deliverBatch({ ...deps, integrations: [lastOnly], logger }, [record]);
+
+    expect(JSON.parse(bodies.sqs).clusters).not.toContain(lastOnly.clusters[0]);
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(channel.calls).toEqual([`open ${page.group}`]);
   });
 });

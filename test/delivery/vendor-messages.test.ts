@@ -61,6 +61,14 @@ describe('what PagerDuty and Opsgenie are sent', () => {
     expect(alert.details.clusters).toMatch(/\(\+2950 more\)$/);
   });
 
+  it('links the evidence graph first, then the runbook', () => {
+    const graph = 'https://console.aws.amazon.com/cloudwatch/home?region=eu-west-1#metricsV2:graph=x';
+
+    expect(notificationLinks({ ...page, graph }).map((link) => link.text)).toEqual(['Graph', 'Runbook']);
+    expect(pagerDutyEvent({ ...page, graph }, 'trigger').links?.[0]?.href).toBe(graph);
+    expect(opsgenieAlert({ ...page, graph }).details.Graph).toBe(graph);
+  });
+
   it('leaves out a runbook that is a relative path, which the tools cannot link', () => {
     expect(notificationLinks({ ...page, runbook: 'docs/runbooks/webhook-blackhole.md' })).toEqual([]);
   });

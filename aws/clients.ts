@@ -1,5 +1,6 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
@@ -8,7 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * which retries throttling and 5xx. Endpoints follow the SDK's own AWS_ENDPOINT_URL_<SERVICE> variables, which is
  * how tests point the very same code at loopback servers.
  */
-export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, dynamodb: 5 } as const;
+export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, dynamodb: 5, secretsManager: 3 } as const;
 
 /** The SDK's own name for the middleware that logs every call; see `withoutCallLogging`. */
 export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
@@ -56,4 +57,10 @@ function withoutCallLogging<Client extends { middlewareStack: { remove(name: str
 ): Client {
   client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
   return client;
+}
+
+export function secretsManagerClient(): SecretsManagerClient {
+  return withoutCallLogging(
+    new SecretsManagerClient({ maxAttempts: RETRY_ATTEMPTS.secretsManager, retryMode: 'standard' }),
+  );
 }

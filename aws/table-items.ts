@@ -143,7 +143,10 @@ const notification: z.ZodType<Notification> = z.looseObject({
   ),
   hints: z.array(z.looseObject({ text: z.string(), source: z.string() })),
   runbook: z.string(),
+  group: z.string().optional(),
 });
+/** A notification as the outbox stores it and the paging topic's delivery queue carries it. */
+export const notificationSchema = notification;
 
 const nearMiss: z.ZodType<NearMiss> = z.looseObject({
   cluster: z.string(),

@@ -15,6 +15,9 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it.
  * - `SILENCE`/`<end as first set>#<id>`: silences added at run time, sorted by the end they were given, so that one
  *   query of the keys at or after a time reads the silences that may still hold then, and not those long over.
+ * - `DELIVERY`/`N#<integration>#<notification id>`: a notification's delivery to a PagerDuty or Opsgenie integration
+ *   (claimed, then delivered); `DELIVERY`/`I#<integration>#<incident key>`: whether that integration's incident was
+ *   opened and whether its resolve has begun (the delivery ledger).
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -25,6 +28,7 @@ export const PARTITION = {
   pollLog: 'POLLLOG',
   tripwire: 'TRIPWIRE',
   silence: 'SILENCE',
+  delivery: 'DELIVERY',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -55,6 +59,10 @@ export const tripwireKey = (cluster: string) => key(PARTITION.tripwire, cluster)
 export const silenceKey = (givenEnd: number, id: string) => key(PARTITION.silence, `${iso(givenEnd)}#${id}`);
 /** The lowest sort key of a silence that ends at or after `at`. */
 export const silenceKeyFrom = (at: number) => iso(at);
+export const notificationDeliveryKey = (integration: string, notification: string) =>
+  key(PARTITION.delivery, `N#${integration}#${notification}`);
+export const incidentDeliveryKey = (integration: string, incident: string) =>
+  key(PARTITION.delivery, `I#${integration}#${incident}`);
 
 /** The UTC day of a time, as the day index files items under. */
 export const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);

@@ -7,6 +7,8 @@ export interface StackOutputs {
   readonly NoticeTopicArn: string;
   readonly DigestTopicArn: string;
   readonly TableName: string;
+  /** The PagerDuty and Opsgenie integrations of the delivery function, comma-separated; absent without any. */
+  readonly PagingIntegrations?: string;
 }
 
 export async function stackOutputs(stackName: string): Promise<StackOutputs> {

@@ -1,33 +1,92 @@
-import { snsClient } from '../aws/clients.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { documentClient, snsClient } from '../aws/clients.ts';
+import { DynamoDbDeliveryLedger } from '../aws/dynamodb-delivery-ledger.ts';
 import { SnsNotifier } from '../aws/sns-notifier.ts';
-import { testPage } from '../shared/notify/test-page.ts';
+import type { Notification } from '../shared/engine/notification.ts';
+import { testPage, testResolve } from '../shared/notify/test-page.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';
 import { stackOutputs } from './stack-outputs.ts';
 
+const DEFAULT_WAIT_SECONDS = 120;
+
 export const TEST_PAGE_COMMAND = defineCommand({
   name: 'test-page',
-  summary: "publish a clearly marked test page through a deployed stack's paging topic",
-  usage: ['sentinel test-page --stack NAME'],
+  summary: 'page through every integration of a deployed stack, then resolve the test incident',
+  usage: ['sentinel test-page --stack NAME [--wait SECONDS]'],
   options: {
     stack: { type: 'string', value: 'NAME', description: 'the deployed OpsStack whose paging topic to publish to' },
+    wait: {
+      type: 'string',
+      value: 'SECONDS',
+      description: `how long to wait for PagerDuty and Opsgenie to take each step (default ${DEFAULT_WAIT_SECONDS})`,
+    },
   },
-  notes: ['Uses the default AWS credential chain (AWS_PROFILE, AWS_REGION, ...).'],
+  notes: [
+    'Publishes a test page to the paging topic, which reaches the email, SMS and Chatbot subscribers through SNS and',
+    'PagerDuty and Opsgenie through the delivery function; waits until the function recorded the page at each of them,',
+    'publishes the resolve, and waits again. Exits 1 when an integration did not confirm a step in time.',
+    'Uses the default AWS credential chain (AWS_PROFILE, AWS_REGION, ...).',
+  ],
   run: (values, _, out) => testPageCommand(values, out),
 });
 
-/** Publish a clearly marked test page through the deployed paging topic, end to end. */
+/** How often the delivery records are read while waiting. */
+export interface TestPageTiming {
+  readonly pollMs: number;
+}
+
+/**
+ * Prove the paging path both ways: a clearly marked test page through the deployed paging topic, confirmed at every
+ * PagerDuty and Opsgenie integration the stack names, then its resolve, confirmed the same way.
+ */
 export async function testPageCommand(
-  options: { stack?: string },
+  options: { stack?: string; wait?: string },
   out: CommandOutput,
   now = Date.now(),
+  timing: TestPageTiming = { pollMs: 2000 },
 ): Promise<number> {
   if (!options.stack) throw new UsageError('--stack is required');
+  const waitSeconds = options.wait === undefined ? DEFAULT_WAIT_SECONDS : Number(options.wait);
+  if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > 900) {
+    throw new UsageError(`--wait must be a whole number of seconds from 0 to 900, got "${options.wait}"`);
+  }
   const outputs = await stackOutputs(options.stack);
   const notifier = new SnsNotifier(snsClient(), { paging: outputs.PagingTopicArn, notice: outputs.NoticeTopicArn });
-  const { messageId } = await notifier.publish(testPage(now, options.stack));
+  const integrations = (outputs.PagingIntegrations ?? '').split(',').filter((id) => id !== '');
+  const ledger = new DynamoDbDeliveryLedger(documentClient(), outputs.TableName);
+
+  /** Publish one step and wait until every integration recorded it; the names of those that did not, in time. */
+  const step = async (notification: Notification, what: string): Promise<string[]> => {
+    const { messageId } = await notifier.publish(notification);
+    out.stdout(`Test ${what} published to ${outputs.PagingTopicArn} (message ${messageId}).`);
+    const deadline = Date.now() + waitSeconds * 1000;
+    const pending = new Set(integrations);
+    for (;;) {
+      for (const integration of [...pending]) {
+        const outcome = await ledger.outcomeOf(integration, notification.id);
+        if (outcome === undefined) continue;
+        pending.delete(integration);
+        out.stdout(`  ${integration}: ${outcome}`);
+      }
+      if (pending.size === 0 || Date.now() >= deadline) break;
+      await sleep(timing.pollMs);
+    }
+    for (const integration of pending) {
+      out.stderr(
+        `  ${integration}: no delivery of the test ${what} recorded within ${waitSeconds} s; see the delivery function's log and its dead-letter queue (docs/deploy.md, PagerDuty and Opsgenie)`,
+      );
+    }
+    return [...pending];
+  };
+
+  const page = testPage(now, options.stack);
+  const unpaged = await step(page, 'page');
+  const unresolved = await step(testResolve(page, Math.max(Date.now(), now + 1000)), 'resolve');
   out.stdout(
-    `Test page published to ${outputs.PagingTopicArn} (message ${messageId}). Check that on-call received it.`,
+    integrations.length === 0
+      ? 'The stack names no PagerDuty or Opsgenie integration: check that the email, SMS and Chatbot subscribers received the page and its resolve.'
+      : 'Check that the email, SMS and Chatbot subscribers received the page and its resolve too: SNS does not report their delivery.',
   );
-  return 0;
+  return unpaged.length + unresolved.length > 0 ? 1 : 0;
 }

@@ -1,11 +1,13 @@
 import { IAM_ACTIONS as METRIC_SOURCE } from '../aws/cloudwatch-metric-source.ts';
 import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb-activity-log.ts';
+import { IAM_ACTIONS as DELIVERY_LEDGER } from '../aws/dynamodb-delivery-ledger.ts';
 import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb-incident-repository.ts';
 import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb-outbox.ts';
 import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb-step-ledger.ts';
 import { IAM_ACTIONS as TABLE_QUERIES } from '../aws/dynamodb-table.ts';
 import { IAM_ACTIONS as TRIPWIRE_RECORDER } from '../aws/dynamodb-tripwire-recorder.ts';
 import { IAM_ACTIONS as TRIPWIRES } from '../aws/dynamodb-tripwires.ts';
+import { IAM_ACTIONS as SECRET_VALUES } from '../aws/secret-values.ts';
 import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns-digest-publisher.ts';
 import { IAM_ACTIONS as NOTIFIER } from '../aws/sns-notifier.ts';
 
@@ -22,6 +24,8 @@ export interface FunctionAccess {
   readonly topics: readonly string[];
   /** CloudWatch actions, which take no resource. */
   readonly metrics: readonly string[];
+  /** Secrets Manager actions on the secrets the configuration names. */
+  readonly secrets: readonly string[];
 }
 
 const union = (...lists: readonly (readonly string[])[]): string[] => [...new Set(lists.flat())].sort();
@@ -31,7 +35,9 @@ export const FUNCTION_ACCESS = {
     table: union(STEP_LEDGER, INCIDENT_REPOSITORY, OUTBOX, ACTIVITY_LOG, TRIPWIRES, TABLE_QUERIES),
     topics: union(NOTIFIER),
     metrics: union(METRIC_SOURCE),
+    secrets: [],
   },
-  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [] },
-  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [] },
+  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [], secrets: [] },
+  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [], secrets: [] },
+  delivery: { table: union(DELIVERY_LEDGER), topics: [], metrics: [], secrets: union(SECRET_VALUES) },
 } as const satisfies Record<string, FunctionAccess>;

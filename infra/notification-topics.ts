@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { subscriberKey } from '../shared/config/config-verdict.ts';
-import type { DeploymentConfig, Subscriber } from '../shared/config/deployment-config.ts';
+import { type DeploymentConfig, isVendorSubscriber, type Subscriber } from '../shared/config/deployment-config.ts';
 import { clusterFilterPolicy } from './cluster-filter.ts';
 
 export type TopicRole = 'paging' | 'notice' | 'digest';
@@ -90,7 +90,8 @@ export class NotificationTopics extends Construct {
       const topicOfRole = role === 'paging' ? this.paging : this.notice;
       for (const subscription of props.config.subscriptions[role]) {
         const filterPolicy = subscription.clusters ? clusterFilterPolicy(subscription.clusters) : undefined;
-        for (const subscriber of subscription.subscribers) {
+        // PagerDuty and Opsgenie are called by the delivery function (infra/paging-delivery.ts), not by SNS.
+        for (const subscriber of subscription.subscribers.filter((s) => !isVendorSubscriber(s))) {
           this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, filterPolicy);
         }
       }
@@ -124,6 +125,9 @@ function endpointOf(subscriber: Subscriber): Pick<sns.SubscriptionProps, 'protoc
       return { protocol: sns.SubscriptionProtocol.EMAIL, endpoint: subscriber.endpoint };
     case 'sms':
       return { protocol: sns.SubscriptionProtocol.SMS, endpoint: subscriber.endpoint };
+    case 'pagerduty':
+    case 'opsgenie':
+      throw new Error(`unreachable: ${subscriber.protocol} is delivered by the delivery function, not SNS`);
     case 'https': {
       // A Secrets Manager dynamic reference: CloudFormation resolves it at deploy time, the template never holds it.
       const endpoint = subscriber.endpointSecret

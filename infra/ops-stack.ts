@@ -4,11 +4,13 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../aws/table-schema.ts';
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import { pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { MetricsSink } from './metrics-sink.ts';
 import { NotificationTopics } from './notification-topics.ts';
+import { PagingDelivery } from './paging-delivery.ts';
 import { SelfMonitoring } from './self-monitoring.ts';
 import { SentinelDashboard } from './sentinel-dashboard.ts';
 import { bindMetricReads, bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
@@ -54,6 +56,8 @@ export class OpsStack extends Stack {
   readonly poller: SentinelFunction;
   readonly digest: SentinelFunction;
   readonly tripwire: SentinelFunction;
+  /** PagerDuty and Opsgenie delivery, when the configuration names any. */
+  readonly delivery?: PagingDelivery;
   readonly sink?: MetricsSink;
   /** The sink the workload accounts of this Region link to, created or existing. */
   readonly sinkArn?: string;
@@ -192,6 +196,22 @@ export class OpsStack extends Stack {
       key,
     });
 
+    const integrations = pagingIntegrations(config);
+    if (integrations.length > 0) {
+      this.delivery = new PagingDelivery(this, 'PagingDelivery', {
+        integrations,
+        topic: this.topics.paging,
+        table: this.table,
+        key,
+        configFile,
+      });
+      new CfnOutput(this, 'PagingIntegrations', {
+        value: integrations.map((integration) => integration.id).join(','),
+        description:
+          'The PagerDuty and Opsgenie integrations the delivery function pages (sentinel test-page checks each)',
+      });
+    }
+
     const monitoring = new SelfMonitoring(this, 'SelfMonitoring', {
       deployment,
       alarmNamePrefix,
@@ -202,6 +222,7 @@ export class OpsStack extends Stack {
         Digest: digestDeadLetters,
         Tripwire: tripwireDeadLetters,
         Notification: notificationDeadLetters,
+        ...(this.delivery && { Delivery: this.delivery.deadLetters }),
       },
       topic: this.topics.paging,
     });

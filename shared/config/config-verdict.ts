@@ -1,6 +1,12 @@
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath } from '../schema-errors.ts';
-import { type DeploymentConfig, parseSinkArn, type Subscriber } from './deployment-config.ts';
+import {
+  type DeploymentConfig,
+  isVendorSubscriber,
+  parseSinkArn,
+  type SecretReference,
+  type Subscriber,
+} from './deployment-config.ts';
 import { hasTripwire, isLinked, linkedRegions, opsPlacement } from './deployment-shape.ts';
 
 /**
@@ -52,9 +58,14 @@ export function checkDeployable(
 
 /** What makes two subscribers the same SNS subscription: protocol and endpoint (or the secret holding it). */
 export function subscriberKey(subscriber: Subscriber): string {
-  if (subscriber.protocol === 'https' && subscriber.endpointSecret) {
-    const { secretName, jsonField } = subscriber.endpointSecret;
-    return `https secret ${secretName}#${jsonField ?? ''}`;
+  const secret = (reference: SecretReference) => `secret ${reference.secretName}#${reference.jsonField ?? ''}`;
+  switch (subscriber.protocol) {
+    case 'pagerduty':
+      return `pagerduty ${secret(subscriber.routingKeySecret)}`;
+    case 'opsgenie':
+      return `opsgenie ${secret(subscriber.apiKeySecret)}`;
+    case 'https':
+      if (subscriber.endpointSecret) return `https ${secret(subscriber.endpointSecret)}`;
   }
   return `${subscriber.protocol} ${subscriber.endpoint}`;
 }
@@ -73,6 +84,13 @@ function subscriptionErrors(config: DeploymentConfig): InputProblem[] {
       }
       subscription.subscribers.forEach((subscriber, position) => {
         const path = jsonPath([...at, 'subscribers', position]);
+        if (role !== 'paging' && isVendorSubscriber(subscriber)) {
+          problems.push({
+            path: `${path}.protocol`,
+            message: `a ${subscriber.protocol} subscriber belongs under subscriptions.paging: the delivery function reads the paging topic, and tickets do not page`,
+          });
+          return;
+        }
         const key = subscriberKey(subscriber);
         const first = seen.get(key);
         if (first === undefined) {

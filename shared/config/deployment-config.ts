@@ -116,6 +116,13 @@ export const clusterSchema = z.strictObject({
   overrides: ruleOverridesSchema.default({}),
 });
 
+/** A secret in Secrets Manager, and the field of its JSON that holds the value when it is not the whole string. */
+const secretReferenceSchema = z.strictObject({
+  secretName: secretNameSchema,
+  jsonField: z.string().min(1).max(256).optional(),
+});
+export type SecretReference = z.output<typeof secretReferenceSchema>;
+
 const subscriberSchema = z.discriminatedUnion(
   'protocol',
   [
@@ -141,17 +148,37 @@ const subscriberSchema = z.discriminatedUnion(
             }
           })
           .optional(),
-        endpointSecret: z
-          .strictObject({ secretName: secretNameSchema, jsonField: z.string().min(1).max(256).optional() })
-          .optional(),
+        endpointSecret: secretReferenceSchema.optional(),
       })
       .refine((s) => (s.endpoint === undefined) !== (s.endpointSecret === undefined), {
         error: 'an https subscriber needs exactly one of "endpoint" or "endpointSecret"',
       }),
+    // --- Native delivery (issue 16): PagerDuty and Opsgenie get their own APIs, with a stable key and a resolve. ---
+    z.strictObject({
+      protocol: z.literal('pagerduty'),
+      /** The Events API v2 routing (integration) key, read at run time so a rotated key needs no deploy. */
+      routingKeySecret: secretReferenceSchema,
+      /** The PagerDuty service region: events.pagerduty.com or events.eu.pagerduty.com. */
+      region: z.enum(['us', 'eu'], { error: 'expected "us" or "eu"' }).default('us'),
+    }),
+    z.strictObject({
+      protocol: z.literal('opsgenie'),
+      /** The API integration's key (`Authorization: GenieKey ...`), read at run time like the routing key. */
+      apiKeySecret: secretReferenceSchema,
+      /** Where the Opsgenie account lives: api.opsgenie.com or api.eu.opsgenie.com. */
+      region: z.enum(['us', 'eu'], { error: 'expected "us" or "eu"' }).default('us'),
+    }),
   ],
-  { error: 'expected a subscriber with "protocol" email, sms or https' },
+  { error: 'expected a subscriber with "protocol" email, sms, https, pagerduty or opsgenie' },
 );
 export type Subscriber = z.output<typeof subscriberSchema>;
+/** A subscriber the delivery function calls itself, through the vendor's API, rather than through SNS. */
+export type VendorSubscriber = Extract<Subscriber, { protocol: 'pagerduty' | 'opsgenie' }>;
+export const VENDOR_PROTOCOLS = ['pagerduty', 'opsgenie'] as const;
+
+export function isVendorSubscriber(subscriber: Subscriber): subscriber is VendorSubscriber {
+  return (VENDOR_PROTOCOLS as readonly string[]).includes(subscriber.protocol);
+}
 
 // --- Grouping (issue 13): one page per fleet incident over time. Alertmanager's route timers are the reference:
 // https://prometheus.io/docs/alerting/latest/configuration/#route ---

@@ -18,6 +18,8 @@ import type { RuleSet } from './rule-set.ts';
 export interface ComposeInput extends Pick<Notification, 'at' | 'kind' | 'reason' | 'rule' | 'changes'> {
   /** The incidents the notification is about, one per cluster. */
   readonly about: readonly Incident[];
+  /** The fleet incident's id. */
+  readonly group: string;
   readonly ruleSet: RuleSet;
   readonly runbookBaseUrl: string;
   readonly graph?: GraphSettings;
@@ -68,6 +70,7 @@ export function composeNotification(input: ComposeInput): Notification {
     summary: rule.summary,
     clusters,
     incidents,
+    group: input.group,
     openedAt,
     symptoms,
     changes: input.changes,

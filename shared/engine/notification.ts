@@ -40,6 +40,11 @@ export interface Notification {
   readonly summary: string;
   readonly clusters: readonly string[];
   readonly incidents: readonly string[];
+  /**
+   * The fleet incident this notification is about: the same on its page, updates and resolve whichever clusters each
+   * lists, so paging tools key their incident on it. Absent on notifications raised before it was recorded.
+   */
+  readonly group?: string;
   readonly openedAt: string;
   readonly symptoms: readonly string[];
   /** New symptoms or the replaced cause, for updates. */

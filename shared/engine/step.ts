@@ -135,6 +135,7 @@ export function step(input: StepInput): StepOutput {
         reason: decision.reason,
         rule: group.rule,
         about: decision.about,
+        group: group.id,
         changes: decision.changes,
         ruleSet,
         runbookBaseUrl: settings.runbookBaseUrl,

@@ -35,6 +35,29 @@ describe('configVerdict', () => {
     expect(verdict).toEqual({ errors: [], warnings: [] });
   });
 
+  it('refuses a PagerDuty or Opsgenie subscriber on the notice topic, where tickets would page', () => {
+    const pagerduty = { protocol: 'pagerduty', routingKeySecret: { secretName: 'sentinel/pd' } };
+    const config = configWith({
+      subscriptions: { paging: [{ subscribers: [oncall, pagerduty] }], notice: [{ subscribers: [team, pagerduty] }] },
+    });
+
+    expect(configVerdict(config).errors).toEqual([
+      {
+        path: '$.subscriptions.notice[0].subscribers[1].protocol',
+        message: expect.stringContaining('a pagerduty subscriber belongs under subscriptions.paging'),
+      },
+    ]);
+  });
+
+  it('refuses the same PagerDuty routing key twice on the paging topic', () => {
+    const pagerduty = { protocol: 'pagerduty', routingKeySecret: { secretName: 'sentinel/pd', jsonField: 'key' } };
+    const config = configWith({
+      subscriptions: { paging: [{ subscribers: [oncall, pagerduty] }, { clusters: ['a'], subscribers: [pagerduty] }] },
+    });
+
+    expect(pathsOf(configVerdict(config).errors)).toEqual(['$.subscriptions.paging[1].subscribers[0]']);
+  });
+
   it('refuses a subscriber subscribed twice to one topic, pointing at the second', () => {
     const config = configWith({
       subscriptions: {

@@ -142,8 +142,12 @@ describe('loadConfig', () => {
 
   it('rejects an https subscriber with both endpoint and endpointSecret', () => {
     const config = exampleWith([
-      ['subscriptions', 'paging', 0, 'subscribers', 0, 'endpoint'],
-      'https://alerts.example.com/hook',
+      ['subscriptions', 'paging', 0, 'subscribers', 0],
+      {
+        protocol: 'https',
+        endpoint: 'https://alerts.example.com/hook',
+        endpointSecret: { secretName: 'sentinel/chat-hook' },
+      },
     ]);
 
     expect(problemsOf(config)).toEqual([

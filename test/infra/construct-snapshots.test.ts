@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { BootstraplessSynthesizer, DefaultStackSynthesizer, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -12,6 +13,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { DeadLetterQueue } from '../../infra/dead-letter-queue.ts';
 import { MetricsSink } from '../../infra/metrics-sink.ts';
 import { NotificationTopics } from '../../infra/notification-topics.ts';
+import { PagingDelivery } from '../../infra/paging-delivery.ts';
 import { SelfMonitoring } from '../../infra/self-monitoring.ts';
 import { SentinelDashboard } from '../../infra/sentinel-dashboard.ts';
 import { SentinelFunction } from '../../infra/sentinel-function.ts';
@@ -20,6 +22,7 @@ import { SentinelSchedule } from '../../infra/sentinel-schedule.ts';
 import { SourceAccountStack } from '../../infra/source-account-stack.ts';
 import { Tripwires } from '../../infra/tripwires.ts';
 import { readConfigFile } from '../../io/input-files.ts';
+import { pagingIntegrations } from '../../shared/delivery/paging-integrations.ts';
 import { newApp, SINK_ARN, TEST_CONFIG, TEST_ENV } from './synth-sentinel-app.ts';
 
 /**
@@ -135,6 +138,14 @@ const constructs: Record<string, (stack: Stack) => void> = {
           evaluationPeriods: 1,
         }),
       ],
+    }),
+  PagingDelivery: (stack) =>
+    new PagingDelivery(stack, 'PagingDelivery', {
+      integrations: pagingIntegrations(config),
+      topic: topic(stack),
+      table: new dynamodb.Table(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
+      key: key(stack),
+      configFile: TEST_CONFIG,
     }),
   MetricsSink: (stack) =>
     new MetricsSink(stack, 'MetricsSink', {

@@ -38,6 +38,8 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   PublishCommand: 'sns:Publish',
   // @aws-sdk/client-sts
   GetCallerIdentityCommand: 'sts:GetCallerIdentity',
+  // @aws-lambda-powertools/parameters: SecretsProvider.get sends GetSecretValue
+  SecretsProvider: 'secretsmanager:GetSecretValue',
 };
 
 const AWS_DIR = path.join(PROJECT_ROOT, 'aws');
@@ -48,7 +50,7 @@ const adapters = readdirSync(AWS_DIR)
 /** The IAM actions a module's source sends: `new XCommand(` for the SDK, `sendOam('Operation'` for OAM. */
 function actionsSentBy(file: string): { actions: string[]; unmapped: string[] } {
   const source = readFileSync(file, 'utf8');
-  const commands = [...source.matchAll(/new (\w+Command)\(/g)].map(([, name]) => name ?? '');
+  const commands = [...source.matchAll(/new (\w+Command|SecretsProvider)\(/g)].map(([, name]) => name ?? '');
   const oam = [...source.matchAll(/sendOam(?:<[^>]*>)?\(\s*'(\w+)'/g)].map(([, operation]) => `oam:${operation}`);
   return {
     actions: [...new Set([...commands.flatMap((c) => COMMAND_ACTIONS[c] ?? []), ...oam])].sort(),
@@ -183,5 +185,50 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
         ...FAILURE_QUEUE_ACTIONS.map((action): [string, string] => [action, arn(queue ?? '')]),
       ].sort(),
     );
+  });
+});
+
+describe('the delivery role', () => {
+  const delivery = () => {
+    if (!synth.ops.delivery) throw new Error('the test configuration names PagerDuty and Opsgenie subscribers');
+    return synth.ops.delivery;
+  };
+  const arn = (construct: { node: { defaultChild?: unknown } }) =>
+    JSON.stringify({ 'Fn::GetAtt': [ref(construct), 'Arn'] });
+  const access = FUNCTION_ACCESS.delivery;
+
+  it('is given, in infra/function-access.ts, exactly what the adapters its handler reaches send', async () => {
+    expect([...access.table, ...access.secrets].sort()).toEqual(
+      await actionsOfHandler('functions/delivery/handler.ts'),
+    );
+  });
+
+  it('reads and writes the table alone, and reads only the secrets the configuration names', () => {
+    const grants = grantsOf(delivery().function);
+    const table = grants.filter(([action]) => action.startsWith('dynamodb:'));
+    const secrets = grants.filter(([action]) => action.startsWith('secretsmanager:'));
+
+    expect(table.map(([action]) => action).sort()).toEqual([...access.table]);
+    expect(new Set(table.map(([, resource]) => resource))).toEqual(new Set([arn(synth.ops.table)]));
+    expect(secrets.map(([action]) => action)).toEqual([
+      'secretsmanager:GetSecretValue',
+      'secretsmanager:GetSecretValue',
+    ]);
+    expect(secrets.map(([, resource]) => resource).join(' ')).not.toMatch(/secret:\*|secret:"/);
+  });
+
+  it('consumes its own queue, sends only to its dead-letter queue, and uses the key for nothing else', () => {
+    const grants = grantsOf(delivery().function);
+    const sqs = grants.filter(([action]) => action.startsWith('sqs:'));
+    const consumed = sqs.filter(([action]) => action !== 'sqs:SendMessage');
+    const key = grants.filter(([action]) => action.startsWith('kms:'));
+
+    expect(new Set(consumed.map(([, resource]) => resource))).toEqual(new Set([arn(delivery().queue)]));
+    expect(sqs.filter(([action]) => action === 'sqs:SendMessage')).toEqual([
+      ['sqs:SendMessage', arn(delivery().deadLetters)],
+    ]);
+    expect([...new Set(key.map(([action]) => action))].sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    expect(new Set(key.map(([, resource]) => resource))).toEqual(new Set([arn(synth.ops.key)]));
+    expect(grants.filter(([action]) => /^(sns|cloudwatch|sts):/.test(action))).toEqual([]);
   });
 });

@@ -75,7 +75,7 @@ describe('the functions', () => {
           }),
         },
       },
-      3,
+      4,
     );
   });
 
@@ -93,7 +93,7 @@ describe('the functions', () => {
     template.resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
       { RetentionInDays: 30, KmsKeyId: arnOf(synth.ops.key) },
-      3,
+      4,
     );
   });
 
@@ -350,15 +350,15 @@ describe('IAM', () => {
     const dynamodb = policyStatements().filter(({ statement }) =>
       actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
     );
-    // Poller (read-write), digest (read) and tripwire (PutItem only).
-    expect(dynamodb).toHaveLength(3);
+    // Poller (read-write), digest (read), tripwire (PutItem only) and delivery (its ledger's GetItem and UpdateItem).
+    expect(dynamodb).toHaveLength(4);
     expect(
       dynamodb.filter(({ policy }) => policy.startsWith('Tripwire')).map(({ statement }) => statement.Action),
     ).toEqual(['dynamodb:PutItem']);
-    // The tripwire only puts items: the table alone. The others query the byDay index too.
+    // The tripwire and the delivery read and write items: the table alone. The others query the byDay index too.
     for (const { policy, statement } of dynamodb) {
       expect(statement.Resource).toEqual(
-        policy.startsWith('Tripwire')
+        policy.startsWith('Tripwire') || policy.startsWith('PagingDelivery')
           ? arnOf(synth.ops.table)
           : [arnOf(synth.ops.table), { 'Fn::Join': ['', [arnOf(synth.ops.table), '/index/*']] }],
       );
@@ -407,7 +407,7 @@ describe('the dead-letter queues', () => {
     template.resourcePropertiesCountIs(
       'AWS::SQS::Queue',
       { KmsMasterKeyId: arnOf(synth.ops.key), MessageRetentionPeriod: 1209600 },
-      4,
+      5,
     );
     template.resourcePropertiesCountIs(
       'AWS::SQS::QueuePolicy',
@@ -418,7 +418,8 @@ describe('the dead-letter queues', () => {
           ]),
         },
       },
-      4,
+      // The five dead-letter queues and the delivery queue.
+      6,
     );
   });
 });
@@ -644,5 +645,56 @@ describe('the outputs', () => {
     template.hasOutput('NoticeTopicArn', { Value: ref(synth.ops.topics.notice) });
     template.hasOutput('DigestTopicArn', { Value: ref(synth.ops.topics.digest) });
     template.hasOutput('TableName', { Value: ref(synth.ops.table) });
+  });
+});
+
+describe('PagerDuty and Opsgenie delivery', () => {
+  const delivery = () => {
+    if (!synth.ops.delivery) throw new Error('the test configuration names PagerDuty and Opsgenie subscribers');
+    return synth.ops.delivery;
+  };
+
+  it('takes every notification of the paging topic, raw, and none of the pipeline alarms', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: ref(synth.ops.topics.paging),
+      Endpoint: arnOf(delivery().queue),
+      RawMessageDelivery: true,
+      FilterPolicy: { kind: [{ exists: true }] },
+    });
+  });
+
+  it('reports failed records alone, and moves a record that fails five runs to an alarmed dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: ref(delivery().function.function),
+      EventSourceArn: arnOf(delivery().queue),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 360,
+      RedrivePolicy: { deadLetterTargetArn: arnOf(delivery().deadLetters), maxReceiveCount: 5 },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'OpsStack-DeliveryDeadLetters',
+      AlarmActions: [ref(synth.ops.topics.paging)],
+    });
+  });
+
+  it('reads the named secrets at run time, and puts no key and no reference to one in the template', () => {
+    const secrets = policyStatements()
+      .map(({ statement }) => statement)
+      .filter((statement) => actionsOf(statement).includes('secretsmanager:GetSecretValue'));
+    const text = JSON.stringify(template.toJSON());
+
+    expect(JSON.stringify(secrets.map((s) => s.Resource))).toMatch(/secret:sentinel\/pagerduty-events-\?{6}/);
+    expect(JSON.stringify(secrets.map((s) => s.Resource))).toMatch(/secret:sentinel\/opsgenie-prod-\?{6}/);
+    expect(secrets.flatMap(actionsOf)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(text).not.toMatch(/resolve:secretsmanager:sentinel\/(pagerduty-events|opsgenie-prod)/);
+  });
+
+  it('names its integrations, and never their keys, for sentinel test-page', () => {
+    template.hasOutput('PagingIntegrations', {
+      Value: 'pagerduty:sentinel/pagerduty-events#routingKey,opsgenie:sentinel/opsgenie-prod',
+    });
   });
 });

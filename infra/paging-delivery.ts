@@ -1,0 +1,129 @@
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { SecretReference } from '../shared/config/deployment-config.ts';
+import type { PagingIntegration } from '../shared/delivery/paging-integrations.ts';
+import { DeadLetterQueue } from './dead-letter-queue.ts';
+import { FUNCTION_ACCESS } from './function-access.ts';
+import { bindTable, SentinelFunction } from './sentinel-function.ts';
+
+export interface PagingDeliveryProps {
+  readonly integrations: readonly PagingIntegration[];
+  readonly topic: sns.ITopic;
+  readonly table: dynamodb.ITable;
+  readonly key: kms.IKey;
+  readonly configFile: string;
+}
+
+/** A delivery run: two vendor calls of at most about 20 s each (aws/vendor-http.ts), with room to spare. */
+const DELIVERY_TIMEOUT = Duration.seconds(60);
+
+/**
+ * SQS shows a message again this long after a run received it; AWS asks for at least six times the function timeout
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html#events-sqs-queueconfig).
+ */
+const VISIBILITY_TIMEOUT = Duration.seconds(DELIVERY_TIMEOUT.toSeconds() * 6);
+
+/** Five runs, about half an hour apart from the first to the last, before a notification goes to the dead letters. */
+const MAX_RECEIVE_COUNT = 5;
+
+/**
+ * Native PagerDuty and Opsgenie delivery: a queue subscribed to the paging topic with raw message delivery (each
+ * message is the notification JSON, SNS's `sqs` body) and a filter on the `kind` attribute (the pipeline's own
+ * CloudWatch alarms carry none, and reach on-call through the topic's other subscribers), a function that calls the
+ * vendors' APIs, and a dead-letter queue that SelfMonitoring alarms on, which pages through the plain SNS path.
+ */
+export class PagingDelivery extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetters: DeadLetterQueue;
+  readonly function: SentinelFunction;
+
+  constructor(scope: Construct, id: string, props: PagingDeliveryProps) {
+    super(scope, id);
+    this.deadLetters = new DeadLetterQueue(this, 'DeadLetters', { key: props.key });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: props.key,
+      enforceSSL: true,
+      visibilityTimeout: VISIBILITY_TIMEOUT,
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+    // Not CDK's SqsSubscription: it would add a key policy statement naming the topic, whose own encryption with the
+    // same key makes a cycle. The key already lets SNS use it for this deployment's topics (infra/sentinel-key.ts).
+    new sns.Subscription(this, 'Subscription', {
+      topic: props.topic,
+      protocol: sns.SubscriptionProtocol.SQS,
+      endpoint: this.queue.queueArn,
+      rawMessageDelivery: true,
+      filterPolicy: { kind: sns.SubscriptionFilter.existsFilter() },
+      deadLetterQueue: this.deadLetters,
+    });
+    this.queue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'PagingTopicDelivers',
+        principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
+        actions: ['sqs:SendMessage'],
+        resources: [this.queue.queueArn],
+        conditions: { ArnEquals: { 'aws:SourceArn': props.topic.topicArn } },
+      }),
+    );
+
+    this.function = new SentinelFunction(this, 'Delivery', {
+      entry: 'functions/delivery/handler.ts',
+      description: 'k8s-incident-sentinel delivery: pages, updates and resolves to PagerDuty and Opsgenie',
+      memorySize: 256,
+      timeout: DELIVERY_TIMEOUT,
+      configFile: props.configFile,
+      key: props.key,
+      // Invoked by the SQS event source, synchronously: these only apply to asynchronous invocations.
+      failureQueue: this.deadLetters,
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(1),
+    });
+    this.function.function.addEventSource(
+      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+    Validations.of(this.function.function).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        "Lambda takes no on-failure destination for an SQS event source: a record that keeps failing goes to the queue's own dead-letter queue after maxReceiveCount, and that queue's depth pages.",
+    });
+    bindTable(this.function, props.table, FUNCTION_ACCESS.delivery.table);
+    this.readSecrets(props.integrations.map(({ subscriber }) => secretOf(subscriber)));
+  }
+
+  /**
+   * GetSecretValue on the named secrets and no other. A secret's ARN ends in a hyphen and six random characters that
+   * its name does not give, hence the `-??????` (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_examples.html).
+   */
+  private readSecrets(secrets: readonly SecretReference[]): void {
+    const stack = Stack.of(this);
+    const arns = [...new Set(secrets.map((s) => s.secretName))].map((name) =>
+      stack.formatArn({
+        service: 'secretsmanager',
+        resource: 'secret',
+        resourceName: `${name}-??????`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    );
+    const policy = new iam.Policy(this.function, 'ReadVendorKeys', {
+      statements: [new iam.PolicyStatement({ actions: [...FUNCTION_ACCESS.delivery.secrets], resources: arns })],
+    });
+    this.function.role.attachInlinePolicy(policy);
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5',
+      reason:
+        "The wildcard is the six random characters Secrets Manager appends to a secret's ARN; each resource names one secret of the configuration.",
+    });
+  }
+}
+
+function secretOf(subscriber: PagingIntegration['subscriber']): SecretReference {
+  return subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
+}

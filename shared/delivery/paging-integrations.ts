@@ -1,0 +1,49 @@
+import { type DeploymentConfig, isVendorSubscriber, type VendorSubscriber } from '../config/deployment-config.ts';
+import type { Notification } from '../engine/notification.ts';
+
+/** A PagerDuty service or Opsgenie team that the delivery function pages through the vendor's API. */
+export interface PagingIntegration {
+  /**
+   * Names the integration in the delivery records and the logs: its protocol and the secret that holds its key, never
+   * the key. Stable across deploys and reorderings of the configuration.
+   */
+  readonly id: string;
+  readonly subscriber: VendorSubscriber;
+  /** Only notifications about one of these clusters reach it, when given (as an SNS filter policy would). */
+  readonly clusters?: readonly string[];
+}
+
+/** The PagerDuty and Opsgenie subscribers of the paging topic (the configuration verdict keeps them off the others). */
+export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[] {
+  return config.subscriptions.paging.flatMap((subscription) =>
+    subscription.subscribers.filter(isVendorSubscriber).map((subscriber) => ({
+      id: integrationId(subscriber),
+      subscriber,
+      ...(subscription.clusters && { clusters: subscription.clusters }),
+    })),
+  );
+}
+
+function integrationId(subscriber: VendorSubscriber): string {
+  const { secretName, jsonField } =
+    subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
+  return `${subscriber.protocol}:${secretName}${jsonField ? `#${jsonField}` : ''}`;
+}
+
+/**
+ * The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. A
+ * fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which matches the marker such a
+ * page ends its cluster attribute with, it then goes to every integration.
+ */
+export function integrationsFor(
+  notification: Notification,
+  integrations: readonly PagingIntegration[],
+  clustersOmitted = false,
+): PagingIntegration[] {
+  return integrations.filter(
+    (integration) =>
+      integration.clusters === undefined ||
+      clustersOmitted ||
+      notification.clusters.some((c) => integration.clusters?.includes(c)),
+  );
+}

@@ -1,0 +1,119 @@
+import { testPageCommand } from '../../cli/test-page-command.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
+import { CapturedCommandOutput } from '../support/command-output.ts';
+import {
+  type DeliveryHandler,
+  type DeliveryHarness,
+  LAMBDA_CONTEXT,
+  loadDelivery,
+  sqsEvent,
+  startDeliveryHarness,
+} from '../support/delivery-harness.ts';
+
+let harness: DeliveryHarness;
+let cloudformation: CloudFormationServer;
+let handler: DeliveryHandler;
+const INTEGRATIONS = 'pagerduty:sentinel/pagerduty#routingKey,opsgenie:sentinel/opsgenie';
+
+/**
+ * What SNS and SQS do in a deployed stack: every message published to the paging topic reaches the delivery queue
+ * (its `sqs` body, raw), and the event source mapping hands it to the delivery function.
+ */
+function pumpPagingTopic(): () => void {
+  let delivered = 0;
+  let running = Promise.resolve();
+  const timer = setInterval(() => {
+    const fresh = harness.aws.sns.published.slice(delivered).filter((m) => m.topicArn === harness.aws.topics.paging);
+    delivered = harness.aws.sns.published.length;
+    if (fresh.length === 0) return;
+    const notifications = fresh.map((m) => JSON.parse(JSON.parse(m.message).sqs) as Notification);
+    running = running.then(() => handler(sqsEvent(notifications), LAMBDA_CONTEXT).then(() => undefined));
+  }, 25);
+  return () => clearInterval(timer);
+}
+
+beforeAll(async () => {
+  harness = await startDeliveryHarness();
+  cloudformation = await startCloudFormationServer();
+  process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudformation.endpoint;
+  handler = await loadDelivery([{ name: 'dev-a' }]);
+});
+
+afterAll(async () => {
+  await Promise.all([harness?.close(), cloudformation?.close()]);
+});
+
+beforeEach(async () => {
+  await harness.reset();
+  harness.aws.sns.published.length = 0;
+});
+
+function addStack(integrations?: string): void {
+  cloudformation.addStack('OpsStack', {
+    PagingTopicArn: harness.aws.topics.paging,
+    NoticeTopicArn: harness.aws.topics.notice,
+    DigestTopicArn: harness.aws.topics.digest,
+    TableName: 'sentinel-test',
+    ...(integrations && { PagingIntegrations: integrations }),
+  });
+}
+
+/** Run `sentinel test-page` against the stack while the paging topic feeds the delivery function. */
+async function testPageWithDelivery(wait: string): Promise<{ code: number; out: CapturedCommandOutput }> {
+  const stop = pumpPagingTopic();
+  const out = new CapturedCommandOutput();
+  try {
+    const code = await testPageCommand({ stack: 'OpsStack', wait }, out, Date.now(), { pollMs: 50 });
+    return { code, out };
+  } finally {
+    stop();
+  }
+}
+
+describe('sentinel test-page', () => {
+  it('opens a test incident at PagerDuty and Opsgenie, then resolves it, and says so per integration', async () => {
+    addStack(INTEGRATIONS);
+    const { code, out } = await testPageWithDelivery('20');
+
+    expect(code).toBe(0);
+    expect(harness.pagerduty.incidents.map((i) => [i.dedupKey, i.status])).toEqual([
+      [expect.stringMatching(/^sentinel-test-page\/OpsStack\//), 'resolved'],
+    ]);
+    expect(harness.opsgenie.alerts.map((a) => [a.message, a.status])).toEqual([
+      [expect.stringMatching(/^TEST - k8s-incident-sentinel test page from OpsStack/), 'closed'],
+    ]);
+    expect(out.stdoutText).toMatch(
+      /page published[\s\S]*pagerduty:sentinel\/pagerduty#routingKey: opened[\s\S]*resolve published[\s\S]*opsgenie:sentinel\/opsgenie: closed/,
+    );
+    const [page, resolve] = harness.aws.sns.published.map((m) => m.subject);
+    expect([page, resolve]).toEqual([
+      expect.stringMatching(/^\[PAGE\] TEST - /),
+      expect.stringMatching(/^\[RESOLVED\] Resolved: TEST - /),
+    ]);
+  });
+
+  it('fails, naming the integration, when one never confirms the page', async () => {
+    addStack(INTEGRATIONS);
+    harness.opsgenie.faults.inject({ kind: 'server-error' });
+    const { code, out } = await testPageWithDelivery('1');
+
+    expect(code).toBe(1);
+    expect(out.stderrText).toMatch(/opsgenie:sentinel\/opsgenie: no delivery of the test page recorded within 1 s/);
+    expect(out.stderrText).not.toMatch(/pagerduty/);
+  });
+
+  it('publishes the page and its resolve through SNS alone for a stack without integrations', async () => {
+    addStack();
+    const out = new CapturedCommandOutput();
+
+    const code = await testPageCommand({ stack: 'OpsStack' }, out);
+
+    expect(code).toBe(0);
+    expect(harness.aws.sns.published.map((m) => JSON.parse(JSON.parse(m.message).sqs).kind)).toEqual([
+      'page',
+      'resolve',
+    ]);
+    expect(out.stdoutText).toMatch(/names no PagerDuty or Opsgenie integration/);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * A loopback fake of Secrets Manager's GetSecretValue that the real @aws-sdk/client-secrets-manager (and so
+ * Powertools' SecretsProvider) talks to unmodified: AWS JSON 1.1, `X-Amz-Target: secretsmanager.GetSecretValue`, a
+ * JSON body `{ SecretId }`, errors as `{ __type, message }`
+ * (https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_GetSecretValue.html).
+ */
+import type { ErrorFaultKind } from './faults.ts';
+import {
+  type HttpReply,
+  LoopbackServer,
+  type LoopbackServerOptions,
+  type RawRequest,
+  type ServiceCall,
+  ServiceError,
+} from './loopback-server.ts';
+
+const TARGET_PREFIX = 'secretsmanager.';
+const CONTENT_TYPE = 'application/x-amz-json-1.1';
+
+export async function startSecretsManagerServer(options: LoopbackServerOptions = {}): Promise<SecretsManagerServer> {
+  return new SecretsManagerServer(options).listen();
+}
+
+export class SecretsManagerServer extends LoopbackServer<{ SecretId?: unknown }> {
+  readonly #secrets = new Map<string, { value: string; version: number }>();
+  /** Every SecretId asked for, in order, faulted requests included. */
+  readonly reads: string[] = [];
+
+  /** Create or rotate a secret: a new version with this value. */
+  putSecret(name: string, value: string): void {
+    this.#secrets.set(name, { value, version: (this.#secrets.get(name)?.version ?? 0) + 1 });
+  }
+
+  protected decode({ headers, body }: RawRequest): ServiceCall<{ SecretId?: unknown }> {
+    const target = headers['x-amz-target'];
+    if (typeof target !== 'string' || !target.startsWith(TARGET_PREFIX)) {
+      throw new ServiceError('UnknownOperationException', `X-Amz-Target ${String(target)} is not Secrets Manager`);
+    }
+    try {
+      return { operation: target.slice(TARGET_PREFIX.length), input: JSON.parse(body || '{}') };
+    } catch {
+      throw new ServiceError('SerializationException', 'The request body is not valid JSON');
+    }
+  }
+
+  protected handle({ operation, input }: ServiceCall<{ SecretId?: unknown }>): HttpReply {
+    if (operation !== 'GetSecretValue') {
+      throw new ServiceError('UnknownOperationException', `The loopback fake does not implement ${operation}`);
+    }
+    const name = String(input.SecretId ?? '');
+    this.reads.push(name);
+    const secret = this.#secrets.get(name);
+    if (!secret) {
+      throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    }
+    return {
+      status: 200,
+      contentType: CONTENT_TYPE,
+      body: JSON.stringify({
+        ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf`,
+        Name: name,
+        SecretString: secret.value,
+        VersionId: `v${secret.version}`,
+        VersionStages: ['AWSCURRENT'],
+        CreatedDate: 1_700_000_000,
+      }),
+    };
+  }
+
+  protected encodeError(error: ServiceError): HttpReply {
+    return {
+      status: error.status,
+      contentType: CONTENT_TYPE,
+      body: JSON.stringify({ __type: error.code, message: error.message }),
+    };
+  }
+
+  protected faultError(kind: ErrorFaultKind): ServiceError {
+    switch (kind) {
+      case 'throttle':
+        return new ServiceError('ThrottlingException', 'Rate exceeded');
+      case 'server-error':
+        return new ServiceError('InternalServiceError', 'Internal service error (injected fault)', 500);
+      case 'unavailable':
+        return new ServiceError('ServiceUnavailable', 'Service unavailable (injected fault)', 503);
+    }
+  }
+}

@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { readConfigFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 import { measureBundles } from './bundles.ts';
 import { measureCadenceOptions } from './cadence-options.ts';
 import { costModel, tripwireChangesPerMonth } from './cost-model.ts';
@@ -64,6 +65,9 @@ try {
     footprint,
     cadenceOptions,
     pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),
+    notificationsPerClusterMonth:
+      (quiet.notifications / quietWeek.clusters.size) * (MINUTES_PER_MONTH / quietWeek.steps),
+    dashboard: config.dashboard.enabled,
   });
 
   const runSeconds = (performance.now() - started) / 1000;

@@ -206,12 +206,15 @@ export class OpsStack extends Stack {
       topic: this.topics.paging,
     });
 
-    const dashboard = new SentinelDashboard(this, 'Dashboard', {
-      dashboardName: deployment,
-      config,
-      deployment,
-      alarms: monitoring.alarms,
-    });
+    // Optional (`dashboard.enabled`): $3.00 a month beyond the account's 3 free dashboards (docs/deploy.md).
+    const dashboard = config.dashboard.enabled
+      ? new SentinelDashboard(this, 'Dashboard', {
+          dashboardName: deployment,
+          config,
+          deployment,
+          alarms: monitoring.alarms,
+        })
+      : undefined;
 
     if (props.sink) {
       if ('existingArn' in props.sink) this.sinkArn = props.sink.existingArn;
@@ -232,6 +235,6 @@ export class OpsStack extends Stack {
     new CfnOutput(this, 'NoticeTopicArn', { value: this.topics.notice.topicArn });
     new CfnOutput(this, 'DigestTopicArn', { value: this.topics.digest.topicArn });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
-    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+    if (dashboard) new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
   }
 }

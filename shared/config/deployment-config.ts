@@ -271,6 +271,16 @@ export const deploymentConfigSchema = z.strictObject({
   // --- Grouping (issue 13). ---
   grouping: groupingSchema,
   /**
+   * The CloudWatch dashboard of the pipeline and the clusters, and the poller metrics only it reads. Off by default:
+   * it costs $3.00 a month beyond the account's 3 free dashboards, plus $0.30 a month for each of the 8 poller metrics
+   * no alarm reads (docs/deploy.md, What it costs). Pages, the alarms and the weekly digest do not need it.
+   */
+  dashboard: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+    })
+    .prefault({}),
+  /**
    * Maintenance windows: a window mutes what each rule's maintenance policy lets it mute (docs/rules.md), and never a
    * severe, sustained outage. `author` says whose decision it is, as a run-time silence will.
    */

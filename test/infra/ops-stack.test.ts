@@ -4,7 +4,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { DEPLOYMENT_DIMENSION, PIPELINE_METRICS, PIPELINE_NAMESPACE } from '../../shared/pipeline/pipeline-metrics.ts';
-import { type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
+import { EXAMPLE_CONFIG, type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
 
 interface Statement {
   readonly Effect: string;
@@ -585,6 +585,18 @@ describe('the tripwires', () => {
 });
 
 describe('the dashboard', () => {
+  it('is left out unless the configuration asks for it, and so is its output', () => {
+    const example = synthSentinelApp({ configFile: EXAMPLE_CONFIG, bundle: false });
+    try {
+      const withoutIt = Template.fromStack(example.ops);
+      withoutIt.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+      expect(Object.keys(withoutIt.findOutputs('DashboardName'))).toEqual([]);
+      template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    } finally {
+      example.dispose();
+    }
+  });
+
   it('draws write and read p99 of each EKS cluster as the worst of their verbs', () => {
     const widget = dashboardBody().widgets.find((w) => w.properties.title === 'prod-euw1: API request p99 (s)');
     expect(JSON.stringify(widget?.properties.metrics)).toContain('MAX([post, put, patch, del])');

@@ -1,7 +1,7 @@
 import { metricsPerPoll } from '../aws/query-plan.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
-import { emittedPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
+import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
 import {
   type TripwireSettings,
   tripwireBreaches,
@@ -136,7 +136,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     topicPublishes: clusters * inputs.notificationsPerClusterMonth + digests,
     serviceEvents: tripwireEvents,
   };
-  const emitted = emittedPipelineMetrics(inputs.dashboard);
+  const emitted = steadyPipelineMetrics(inputs.dashboard);
   const lines = [
     line(
       'CloudWatch GetMetricData',
@@ -146,7 +146,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     line(
       'Pipeline custom metrics',
       emitted.length * AWS_PRICES.customMetricMonth.usd,
-      `${emitted.length} metrics the poller emits (${inputs.dashboard ? 'dashboard on: all of them' : 'the alarmed ones; the dashboard is off'})`,
+      `${emitted.length} sent every minute (${inputs.dashboard ? 'the dashboard on: all of them' : 'the heartbeat; failure counts only while failing'})`,
     ),
     ...priceTemplate(stack.resources, usage),
   ];

@@ -46,7 +46,8 @@ export type ResourcePricing = { readonly priced: Pricer } | { readonly free: str
 
 const line = (item: string, monthly: number, basis: string): CostLine => ({ item, monthly, basis });
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
-const CLOUDWATCH_BILLING = 'https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html';
+/** "Cross-account observability comes with no extra cost for logs and metrics." */
+const CROSS_ACCOUNT_FREE = `no charge for sharing metrics (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch-Unified-Cross-Account.html)`;
 
 /** Tripwire alarms are per cluster (infra/tripwires.ts names them `DEPLOYMENT-tripwire-CLUSTER`). */
 export const isTripwireAlarm = (alarm: TemplateResource): boolean =>
@@ -54,7 +55,8 @@ export const isTripwireAlarm = (alarm: TemplateResource): boolean =>
 
 /**
  * A metric alarm is billed per metric it reads, metric-math alarms included (`Metrics` entries with a `MetricStat`),
- * at the high-resolution price when it evaluates more often than a minute (CLOUDWATCH_BILLING).
+ * at the high-resolution price when it evaluates more often than a minute
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html).
  */
 export function alarmMetrics(alarm: TemplateResource): number {
   const metrics = alarm.properties.Metrics;
@@ -264,8 +266,8 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
     },
   },
 
-  'AWS::Oam::Sink': { free: 'cross-account observability has no charge for metrics (CLOUDWATCH_BILLING)' },
-  'AWS::Oam::Link': { free: 'cross-account observability has no charge for metrics (CLOUDWATCH_BILLING)' },
+  'AWS::Oam::Sink': { free: CROSS_ACCOUNT_FREE },
+  'AWS::Oam::Link': { free: CROSS_ACCOUNT_FREE },
   'AWS::Events::EventBus': { free: 'a bus costs nothing; events sent to it are priced by the rule that sends them' },
   'AWS::Events::EventBusPolicy': { free: 'a resource policy' },
   'AWS::IAM::Role': { free: 'IAM has no charge' },

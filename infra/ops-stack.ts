@@ -48,7 +48,8 @@ const POLLER_CONCURRENCY = 2;
  * and the OAM sink through which workload accounts share their cluster metrics.
  */
 export class OpsStack extends Stack {
-  readonly key: SentinelKey;
+  /** The deployment's key, unless the configuration leaves encryption to each service's own key. */
+  readonly key: SentinelKey | undefined;
   readonly table: dynamodb.Table;
   readonly topics: NotificationTopics;
   readonly poller: SentinelFunction;
@@ -69,7 +70,11 @@ export class OpsStack extends Stack {
       digest: `${deployment}-digest`,
     };
 
-    const key = new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix });
+    // Optional (`encryption.key`): $1.00 a month and its requests, for a key policy of our own (docs/deploy.md).
+    const key =
+      config.encryption.key === 'customer-managed'
+        ? new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix })
+        : undefined;
     this.key = key;
     // Notifications SNS could not deliver to a subscriber after its retries.
     const notificationDeadLetters = new DeadLetterQueue(this, 'NotificationDeadLetters', { key });
@@ -87,8 +92,10 @@ export class OpsStack extends Stack {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
-      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
-      encryptionKey: key,
+      // Without the deployment's key, DynamoDB's own (AWS owned), at no charge.
+      ...(key
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: key }
+        : { encryption: dynamodb.TableEncryption.DEFAULT }),
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

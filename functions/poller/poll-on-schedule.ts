@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { z } from 'zod';
 import { eventTime } from '../../shared/pipeline/event-time.ts';
 import {
-  emittedPipelineMetrics,
+  isEmitted,
   type PipelineMetricName,
   type PipelineMetricsRecorder,
   recordPipelineMetric,
@@ -65,9 +65,8 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   for (const cluster of report.blindTripwires) {
     deps.logger.warn('tripwire armed on data that reads fine: its alarm cannot read its metric', { cluster });
   }
-  const emitted = new Set(emittedPipelineMetrics(deps.dashboard));
   const record = (name: PipelineMetricName, value: number) => {
-    if (emitted.has(name)) recordPipelineMetric(deps.pipelineMetrics, name, value);
+    if (isEmitted(name, value, deps.dashboard)) recordPipelineMetric(deps.pipelineMetrics, name, value);
   };
   record('ClustersPolled', report.polled.length - report.unreadableClusters);
   record('MetricsRequested', report.metricsRequested);

@@ -281,6 +281,20 @@ export const deploymentConfigSchema = z.strictObject({
     })
     .prefault({}),
   /**
+   * What encrypts the table, the topics, the dead-letter queues and the logs at rest. `customer-managed` (the default):
+   * one KMS key of the deployment, with a key policy that names each service allowed to use it, for $1.00 a month and
+   * its requests. `aws-managed`: each service's own key, for nothing; the paging topic is then not encrypted at rest,
+   * because CloudWatch alarms cannot publish to a topic encrypted with the AWS managed key (docs/deploy.md, What it
+   * costs).
+   */
+  encryption: z
+    .strictObject({
+      key: z
+        .enum(['customer-managed', 'aws-managed'], { error: 'expected "customer-managed" or "aws-managed"' })
+        .default('customer-managed'),
+    })
+    .prefault({}),
+  /**
    * Maintenance windows: a window mutes what each rule's maintenance policy lets it mute (docs/rules.md), and never a
    * severe, sustained outage. `author` says whose decision it is, as a run-time silence will.
    */

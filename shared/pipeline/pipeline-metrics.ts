@@ -16,8 +16,8 @@ interface PipelineMetricSpec {
   /** Something went wrong that on-call must hear about: an alarm pages on it. */
   readonly failure: boolean;
   /**
-   * An alarm reads it, so the poller always emits it. The others feed only the dashboard: each is a custom metric at
-   * $0.30 a month, so the poller emits them only when the deployment has the dashboard (`dashboard.enabled`).
+   * An alarm reads it. The others feed only the dashboard: each is a custom metric at $0.30 a month, so the poller
+   * emits them only when the deployment has the dashboard (`dashboard.enabled`; see `isEmitted`).
    */
   readonly alarmed: boolean;
 }
@@ -46,11 +46,21 @@ export interface PipelineMetricsRecorder {
   addMetric(name: string, unit: PipelineMetricUnit, value: number): void;
 }
 
-/** The metrics the poller emits: the alarmed ones, and with the dashboard every one. */
-export function emittedPipelineMetrics(dashboard: boolean): PipelineMetricName[] {
-  return (Object.keys(PIPELINE_METRICS) as PipelineMetricName[]).filter(
-    (name) => dashboard || PIPELINE_METRICS[name].alarmed,
-  );
+/**
+ * Whether the poller sends this value. With the dashboard, every value. Without it, only what an alarm reads, and a
+ * failure count only when it is not zero: its alarm treats missing data as not breaching, so a zero it is not sent
+ * reads as the zero it is, and a custom metric costs only in the hours it receives data
+ * (https://aws.amazon.com/cloudwatch/pricing/). A healthy month then pays for the heartbeat alone.
+ */
+export function isEmitted(name: PipelineMetricName, value: number, dashboard: boolean): boolean {
+  const spec: PipelineMetricSpec = PIPELINE_METRICS[name];
+  if (dashboard) return true;
+  return spec.alarmed && !(spec.failure && value === 0);
+}
+
+/** The metrics the poller sends every minute of a healthy month, which is what CloudWatch bills as custom metrics. */
+export function steadyPipelineMetrics(dashboard: boolean): PipelineMetricName[] {
+  return (Object.keys(PIPELINE_METRICS) as PipelineMetricName[]).filter((name) => isEmitted(name, 0, dashboard));
 }
 
 /** Record one value of a pipeline metric, in the unit the catalogue gives it. */

@@ -105,6 +105,12 @@ const FUNCTIONS = [
 let synth: SynthesizedSentinelApp;
 let template: Template;
 
+/** The test configuration keeps the default, a customer managed key of the deployment. */
+function deploymentKey() {
+  if (!synth.ops.key) throw new Error('the test configuration has no key of its own');
+  return synth.ops.key;
+}
+
 beforeAll(() => {
   synth = synthSentinelApp({ bundle: false });
   template = Template.fromStack(synth.ops);
@@ -165,7 +171,7 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
     ]);
 
     expect(key.map(([action]) => action).sort()).toEqual([...expected].sort());
-    expect(new Set(key.map(([, resource]) => resource))).toEqual(new Set([arn(ref(synth.ops.key))]));
+    expect(new Set(key.map(([, resource]) => resource))).toEqual(new Set([arn(ref(deploymentKey()))]));
   });
 
   it('writes only its own logs and sends only to its own failure queue', () => {

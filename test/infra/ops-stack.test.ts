@@ -4,7 +4,13 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { DEPLOYMENT_DIMENSION, PIPELINE_METRICS, PIPELINE_NAMESPACE } from '../../shared/pipeline/pipeline-metrics.ts';
-import { EXAMPLE_CONFIG, type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
+import {
+  EXAMPLE_CONFIG,
+  fixture,
+  type SynthesizedSentinelApp,
+  synthSentinelApp,
+  TEST_CONFIG,
+} from './synth-sentinel-app.ts';
 
 interface Statement {
   readonly Effect: string;
@@ -46,6 +52,12 @@ function dashboardBody(): { widgets: { type: string; properties: Record<string, 
   const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
   const parts: unknown[] = dashboard?.Properties.DashboardBody['Fn::Join'][1];
   return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'REF')).join(''));
+}
+
+/** The test configuration keeps the default, a customer managed key of the deployment. */
+function deploymentKey() {
+  if (!synth.ops.key) throw new Error('the test configuration has no key of its own');
+  return synth.ops.key;
 }
 
 beforeAll(() => {
@@ -92,7 +104,7 @@ describe('the functions', () => {
   it('write their logs to encrypted log groups with a retention', () => {
     template.resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
-      { RetentionInDays: 30, KmsKeyId: arnOf(synth.ops.key) },
+      { RetentionInDays: 30, KmsKeyId: arnOf(deploymentKey()) },
       3,
     );
   });
@@ -218,9 +230,50 @@ describe('the key', () => {
   });
 });
 
+describe('without a key of its own (encryption.key: aws-managed)', () => {
+  let own: SynthesizedSentinelApp;
+  let plain: Template;
+  beforeAll(() => {
+    own = synthSentinelApp({ bundle: false, configFile: fixture('aws-managed-keys.json') });
+    plain = Template.fromStack(own.ops);
+  });
+  afterAll(() => own.dispose());
+
+  it('creates no KMS key and grants no key to anyone', () => {
+    plain.resourceCountIs('AWS::KMS::Key', 0);
+    expect(JSON.stringify(plain.findResources('AWS::IAM::Policy'))).not.toContain('kms:');
+  });
+
+  it("leaves the table, the queues and the logs to their services' own encryption", () => {
+    // SSEEnabled false is DynamoDB's AWS owned key: every table is encrypted at rest.
+    plain.hasResourceProperties('AWS::DynamoDB::Table', { SSESpecification: { SSEEnabled: false } });
+    plain.resourcePropertiesCountIs(
+      'AWS::SQS::Queue',
+      { SqsManagedSseEnabled: true, KmsMasterKeyId: Match.absent() },
+      4,
+    );
+    plain.resourcePropertiesCountIs('AWS::Logs::LogGroup', { KmsKeyId: Match.absent() }, 3);
+  });
+
+  it("encrypts the notice and digest topics with SNS's AWS managed key, and leaves the paging topic, which alarms publish to, unencrypted", () => {
+    const topics = Object.values(plain.findResources('AWS::SNS::Topic')).map((t) => [
+      t.Properties.TopicName,
+      t.Properties.KmsMasterKeyId,
+    ]);
+
+    expect(topics).toEqual(
+      expect.arrayContaining([
+        [expect.stringMatching(/-paging$/), undefined],
+        [expect.stringMatching(/-notice$/), 'alias/aws/sns'],
+        [expect.stringMatching(/-digest$/), 'alias/aws/sns'],
+      ]),
+    );
+  });
+});
+
 describe('the topics', () => {
   it('are encrypted with the deployment key', () => {
-    template.resourcePropertiesCountIs('AWS::SNS::Topic', { KmsMasterKeyId: arnOf(synth.ops.key) }, 3);
+    template.resourcePropertiesCountIs('AWS::SNS::Topic', { KmsMasterKeyId: arnOf(deploymentKey()) }, 3);
   });
 
   it('refuse publishing without TLS', () => {
@@ -406,7 +459,7 @@ describe('the dead-letter queues', () => {
   it('are encrypted with the deployment key, refuse requests without TLS and keep messages 14 days', () => {
     template.resourcePropertiesCountIs(
       'AWS::SQS::Queue',
-      { KmsMasterKeyId: arnOf(synth.ops.key), MessageRetentionPeriod: 1209600 },
+      { KmsMasterKeyId: arnOf(deploymentKey()), MessageRetentionPeriod: 1209600 },
       4,
     );
     template.resourcePropertiesCountIs(
@@ -474,6 +527,8 @@ describe('self-monitoring', () => {
         MetricName: name,
         Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }],
         AlarmActions: [ref(synth.ops.topics.paging)],
+        // The poller sends a failure count only when it is not zero: a minute it is not sent is a good minute.
+        TreatMissingData: 'notBreaching',
       });
     }
     expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters']);

@@ -37,8 +37,8 @@ interface CfnResource {
  * Synthesize the app for the example configuration with bundling on, as `cdk deploy` would: the bundles measured
  * here are the ones CDK uploads, built by infra/sentinel-function.ts with the locally installed esbuild.
  */
-export function synthesizeDeployedStack(): DeployedStack {
-  const synth = synthSentinelApp({ configFile: EXAMPLE_CONFIG, credentials: {} });
+export function synthesizeDeployedStack(configFile: string = EXAMPLE_CONFIG): DeployedStack {
+  const synth = synthSentinelApp({ configFile, credentials: {} });
   const template = synth.assembly.getStackByName(synth.ops.stackName).template as {
     Resources: Record<string, CfnResource>;
   };
@@ -69,7 +69,7 @@ export function synthesizeDeployedStack(): DeployedStack {
     (r) => r.Type === 'AWS::Scheduler::Schedule' && String(r.Properties?.ScheduleExpression).startsWith('rate('),
   );
   return {
-    configFile: EXAMPLE_CONFIG,
+    configFile,
     poller: deployed(synth.ops.poller),
     digest: deployed(synth.ops.digest),
     tripwire: deployed(synth.ops.tripwire),

@@ -76,14 +76,17 @@ export class OpsStack extends Stack {
         ? new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix })
         : undefined;
     this.key = key;
-    // Notifications SNS could not deliver to a subscriber after its retries.
-    const notificationDeadLetters = new DeadLetterQueue(this, 'NotificationDeadLetters', { key });
+    // Everything the pipeline gave up on, in one queue behind one alarm (an alarm is billed per metric it reads, so a
+    // queue per source would cost $0.10 a month each): notifications SNS could not deliver, poll and digest events
+    // Scheduler could not hand over, tripwire events EventBridge could not, and invocations Lambda gave up on. Each
+    // message says where it comes from (docs/deploy.md, Self-monitoring).
+    const deadLetters = new DeadLetterQueue(this, 'DeadLetters', { key });
     this.topics = new NotificationTopics(this, 'Topics', {
       config,
       topicNames,
       alarmNamePrefix,
       key,
-      deadLetterQueue: notificationDeadLetters,
+      deadLetterQueue: deadLetters,
     });
 
     this.table = new dynamodb.Table(this, 'Table', {
@@ -106,8 +109,6 @@ export class OpsStack extends Stack {
       projectionType: dynamodb.ProjectionType.ALL,
     });
 
-    // Poll events Scheduler could not hand to Lambda, and poller invocations Lambda gave up on.
-    const pollerDeadLetters = new DeadLetterQueue(this, 'PollerDeadLetters', { key });
     this.poller = new SentinelFunction(this, 'Poller', {
       entry: 'functions/poller/handler.ts',
       description: 'k8s-incident-sentinel poller: reads cluster metrics, correlates incidents, pages on-call',
@@ -116,7 +117,7 @@ export class OpsStack extends Stack {
       timeout: POLLER_TIMEOUT,
       configFile,
       key,
-      failureQueue: pollerDeadLetters,
+      failureQueue: deadLetters,
       reservedConcurrentExecutions: POLLER_CONCURRENCY,
       // A failed poll is retried twice; a retry that finds a later step already evaluated only delivers the outbox.
       retryAttempts: 2,
@@ -129,8 +130,6 @@ export class OpsStack extends Stack {
     // Metrics of linked workload accounts are read the same way, through the OAM sink: no role to assume.
     bindMetricReads(this.poller, poller.metrics);
 
-    // Digest events Scheduler could not hand to Lambda, and digest invocations Lambda gave up on.
-    const digestDeadLetters = new DeadLetterQueue(this, 'DigestDeadLetters', { key });
     this.digest = new SentinelFunction(this, 'Digest', {
       entry: 'functions/digest/handler.ts',
       description: 'k8s-incident-sentinel weekly digest: incidents and near misses of the past week',
@@ -138,7 +137,7 @@ export class OpsStack extends Stack {
       timeout: Duration.minutes(2),
       configFile,
       key,
-      failureQueue: digestDeadLetters,
+      failureQueue: deadLetters,
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
     });
@@ -157,12 +156,11 @@ export class OpsStack extends Stack {
       // A poll that could not be handed over within a minute is superseded by the next one.
       retryAttempts: 3,
       maxEventAge: Duration.minutes(1),
-      deadLetterQueue: pollerDeadLetters,
+      deadLetterQueue: deadLetters,
       key,
     });
     // Tripwire state changes get a function of their own: a burst of them (an ingestion delay flips every tripwire at
     // once) must not queue behind, nor hold back, the poller's two reserved executions.
-    const tripwireDeadLetters = new DeadLetterQueue(this, 'TripwireDeadLetters', { key });
     this.tripwire = new SentinelFunction(this, 'Tripwire', {
       entry: 'functions/tripwire/handler.ts',
       description: 'k8s-incident-sentinel tripwire: arms and disarms minute-by-minute polling of a cluster',
@@ -170,7 +168,7 @@ export class OpsStack extends Stack {
       timeout: Duration.seconds(10),
       configFile,
       key,
-      failureQueue: tripwireDeadLetters,
+      failureQueue: deadLetters,
       retryAttempts: 2,
       maxEventAge: Duration.minutes(10),
     });
@@ -179,7 +177,7 @@ export class OpsStack extends Stack {
       config,
       deployment,
       target: this.tripwire.function,
-      deadLetterQueue: tripwireDeadLetters,
+      deadLetterQueue: deadLetters,
     });
 
     const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
@@ -195,7 +193,7 @@ export class OpsStack extends Stack {
       input: { kind: 'digest', scheduledTime: scheduler.ContextAttribute.scheduledTime },
       retryAttempts: 10,
       maxEventAge: Duration.hours(2),
-      deadLetterQueue: digestDeadLetters,
+      deadLetterQueue: deadLetters,
       key,
     });
 
@@ -204,12 +202,8 @@ export class OpsStack extends Stack {
       alarmNamePrefix,
       poller: this.poller,
       pollerTimeout: POLLER_TIMEOUT,
-      deadLetterQueues: {
-        Poller: pollerDeadLetters,
-        Digest: digestDeadLetters,
-        Tripwire: tripwireDeadLetters,
-        Notification: notificationDeadLetters,
-      },
+      deadLetterQueue: deadLetters,
+      earlyWarnings: config.selfMonitoring.earlyWarnings,
       topic: this.topics.paging,
     });
 

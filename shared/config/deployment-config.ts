@@ -287,6 +287,16 @@ export const deploymentConfigSchema = z.strictObject({
    * because CloudWatch alarms cannot publish to a topic encrypted with the AWS managed key (docs/deploy.md, What it
    * costs).
    */
+  /** The alarms on the pipeline itself (docs/deploy.md, Self-monitoring), each $0.10 a month. */
+  selfMonitoring: z
+    .strictObject({
+      /**
+       * Page on throttled poller runs and on polls near the timeout, before polls fail. Without them, a poller that
+       * gets slow pages once its polls fail (PollerErrors), stop (PollerHeartbeat) or are dead-lettered.
+       */
+      earlyWarnings: z.boolean().default(true),
+    })
+    .prefault({}),
   encryption: z
     .strictObject({
       key: z

@@ -113,7 +113,8 @@ const constructs: Record<string, (stack: Stack) => void> = {
       alarmNamePrefix: ALARM_NAME_PREFIX,
       poller: sentinelFunction(stack),
       pollerTimeout: Duration.seconds(50),
-      deadLetterQueues: { Poller: queue(stack, 'PollerDeadLetters'), Tripwire: queue(stack, 'TripwireDeadLetters') },
+      deadLetterQueue: queue(stack),
+      earlyWarnings: true,
       topic: topic(stack),
     }),
   Tripwires: (stack) =>

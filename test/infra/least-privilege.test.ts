@@ -174,11 +174,9 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
     expect(new Set(key.map(([, resource]) => resource))).toEqual(new Set([arn(ref(deploymentKey()))]));
   });
 
-  it('writes only its own logs and sends only to its own failure queue', () => {
+  it('writes only its own logs and sends only to the failure queue', () => {
     const rest = grantsOf(fn()).filter(([action]) => !/^(dynamodb|sns|cloudwatch|kms):/.test(action));
-    const queue = Object.keys(template.findResources('AWS::SQS::Queue')).find((id) =>
-      id.startsWith(`${name[0]?.toUpperCase()}${name.slice(1)}DeadLetters`),
-    );
+    const queue = Object.keys(template.findResources('AWS::SQS::Queue')).find((id) => id.startsWith('DeadLetters'));
 
     expect(rest.sort()).toEqual(
       [

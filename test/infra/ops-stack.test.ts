@@ -250,7 +250,7 @@ describe('without a key of its own (encryption.key: aws-managed)', () => {
     plain.resourcePropertiesCountIs(
       'AWS::SQS::Queue',
       { SqsManagedSseEnabled: true, KmsMasterKeyId: Match.absent() },
-      4,
+      1,
     );
     plain.resourcePropertiesCountIs('AWS::Logs::LogGroup', { KmsKeyId: Match.absent() }, 3);
   });
@@ -366,7 +366,7 @@ describe('the topics', () => {
       'AWS::SNS::Subscription',
       {
         RedrivePolicy: {
-          deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^NotificationDeadLetters'), 'Arn'] },
+          deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] },
         },
       },
       5,
@@ -436,7 +436,7 @@ describe('the schedules', () => {
         Input:
           '{"kind":"poll","scheduledTime":"<aws.scheduler.scheduled-time>","executionId":"<aws.scheduler.execution-id>"}',
         RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 3 },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PollerDeadLetters'), 'Arn'] } },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] } },
       },
     });
   });
@@ -449,18 +449,18 @@ describe('the schedules', () => {
         Arn: arnOf(synth.ops.digest.function),
         Input: '{"kind":"digest","scheduledTime":"<aws.scheduler.scheduled-time>"}',
         RetryPolicy: { MaximumEventAgeInSeconds: 7200, MaximumRetryAttempts: 10 },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DigestDeadLetters'), 'Arn'] } },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] } },
       },
     });
   });
 });
 
-describe('the dead-letter queues', () => {
-  it('are encrypted with the deployment key, refuse requests without TLS and keep messages 14 days', () => {
+describe('the dead-letter queue', () => {
+  it('is encrypted with the deployment key, refuses requests without TLS and keeps messages 14 days', () => {
     template.resourcePropertiesCountIs(
       'AWS::SQS::Queue',
       { KmsMasterKeyId: arnOf(deploymentKey()), MessageRetentionPeriod: 1209600 },
-      4,
+      1,
     );
     template.resourcePropertiesCountIs(
       'AWS::SQS::QueuePolicy',
@@ -471,7 +471,7 @@ describe('the dead-letter queues', () => {
           ]),
         },
       },
-      4,
+      1,
     );
   });
 });
@@ -540,17 +540,29 @@ describe('self-monitoring', () => {
     pagingAlarm('PollerDuration', { MetricName: 'Duration', Statistic: 'Maximum', Threshold: 40000 });
   });
 
-  it('pages when any dead-letter queue holds a message', () => {
-    for (const name of ['Poller', 'Digest', 'Tripwire', 'Notification']) {
-      pagingAlarm(`${name}DeadLetters`, {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [
-          { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${name}DeadLetters`), 'QueueName'] } },
-        ],
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-      });
+  it('pages when the dead-letter queue, the one queue of everything given up on, holds a message', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 1);
+    pagingAlarm('DeadLetters', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'QueueName'] } },
+      ],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
+  it('leaves out the early warnings when the configuration asks', () => {
+    const quiet = synthSentinelApp({ bundle: false, configFile: fixture('aws-managed-keys.json') });
+    try {
+      const names = Object.values(Template.fromStack(quiet.ops).findResources('AWS::CloudWatch::Alarm')).map(
+        (alarm) => alarm.Properties.AlarmName,
+      );
+      expect(names.filter((name) => /Poller(Throttles|Duration)$/.test(name))).toEqual([]);
+      expect(names).toEqual(expect.arrayContaining(['OpsStack-PollerHeartbeat', 'OpsStack-PollerErrors']));
+    } finally {
+      quiet.dispose();
     }
   });
 });

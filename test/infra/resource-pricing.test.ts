@@ -51,7 +51,7 @@ describe('the cost model and the templates', () => {
 
     expect([monthly('Tripwire alarms'), monthly('Pipeline alarms')]).toEqual([
       expect.closeTo(2 * 5 * 0.1),
-      expect.closeTo(10 * 0.1),
+      expect.closeTo(7 * 0.1),
     ]);
   });
 });

@@ -92,7 +92,8 @@ export function evaluateGoals(results: {
       return goal(
         `cost.per-cluster.${fleet.clusters}`,
         `at most $${max.toFixed(2)} per cluster-month, all in, at ${fleet.clusters.toLocaleString('en-US')} cluster(s), with the small-fleet settings`,
-        `$${fleet.perCluster.toFixed(2)} ($${byDefault.toFixed(2)} with the defaults)`,
+        // Three decimals: a cost rounded to the goal's cents could hide that it is above it.
+        `$${fleet.perCluster.toFixed(3)} ($${byDefault.toFixed(3)} with the defaults)`,
         fleet.perCluster <= max,
       );
     }),

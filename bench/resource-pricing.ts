@@ -131,8 +131,9 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
   },
   'AWS::KMS::Key': {
     priced: (keys, usage) => {
-      // An upper bound: each function reading the table or writing logs, and each topic's publishers, ask for a data
-      // key once per reuse period (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).
+      // An upper bound, as if every caller were busy all month: each function twice (its table reads and writes, its
+      // log group), and the topics' two kinds of publisher (the functions, the alarms), each asking for a data key once
+      // per reuse period of 5 minutes (R = B / D × 2P: https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html).
       const callers = 2 * Object.keys(usage.functions).length + 2;
       const requests = keys.length * callers * KMS_REQUESTS_PER_CALLER_MONTH;
       return [

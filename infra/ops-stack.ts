@@ -44,8 +44,9 @@ const POLLER_CONCURRENCY = 2;
 
 /**
  * Everything in the ops account: the incidents table, the topics on-call subscribes to, the poller (every minute) and
- * the weekly digest, their schedules and dead-letter queues, the alarms that watch the pipeline itself, a dashboard,
- * and the OAM sink through which workload accounts share their cluster metrics.
+ * the weekly digest, their schedules and the dead-letter queue, the alarms that watch the pipeline itself, the
+ * dashboard and the key when the configuration has them, and the OAM sink through which workload accounts share their
+ * cluster metrics.
  */
 export class OpsStack extends Stack {
   /** The deployment's key, unless the configuration leaves encryption to each service's own key. */

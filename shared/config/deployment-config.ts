@@ -281,7 +281,7 @@ export const deploymentConfigSchema = z.strictObject({
     })
     .prefault({}),
   /**
-   * What encrypts the table, the topics, the dead-letter queues and the logs at rest. `customer-managed` (the default):
+   * What encrypts the table, the topics, the dead-letter queue and the logs at rest. `customer-managed` (the default):
    * one KMS key of the deployment, with a key policy that names each service allowed to use it, for $1.00 a month and
    * its requests. `aws-managed`: each service's own key, for nothing; the paging topic is then not encrypted at rest,
    * because CloudWatch alarms cannot publish to a topic encrypted with the AWS managed key (docs/deploy.md, What it

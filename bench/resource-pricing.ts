@@ -227,7 +227,7 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
       line(
         'SQS',
         0,
-        `${queues.length} dead-letter queues: a request only when something is dead-lettered (a queue a function consumes is priced with its event source mapping)`,
+        `${queues.length} queue(s), billed per request: a dead-letter queue only when something is dead-lettered, a queue a function consumes with its event source mapping`,
       ),
     ],
   },
@@ -246,12 +246,29 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
       ];
     },
   },
+  'AWS::Logs::MetricFilter': {
+    // Each metric a filter writes is a custom metric, billed in every hour it receives data: at most all month.
+    priced: (filters) => {
+      const metrics = filters.reduce(
+        (n, f) =>
+          n + (Array.isArray(f.properties.MetricTransformations) ? f.properties.MetricTransformations.length : 1),
+        0,
+      );
+      return [
+        line(
+          'Log metric filters',
+          metrics * AWS_PRICES.customMetricMonth.usd,
+          `${metrics} custom metric(s) written by ${filters.length} filter(s), at most every hour`,
+        ),
+      ];
+    },
+  },
   'AWS::Events::Rule': {
     priced: (rules, usage) => {
-      const custom = rules.filter((rule) => !matchesServiceEventsOnly(rule));
+      const custom = rules.filter((rule) => !matchesServiceEventsOnly(rule) || sendsToEventBus(rule));
       if (custom.length > 0) {
         throw new UnpricedResourceError(
-          `${custom.map((r) => `${r.stack}/${r.logicalId}`).join(', ')} (AWS::Events::Rule) match events other than AWS service events, which are billed per event ($${AWS_PRICES.customEvent.usd * 1e6} per million): give the bench their count`,
+          `${custom.map((r) => `${r.stack}/${r.logicalId}`).join(', ')} (AWS::Events::Rule) match events other than AWS service events, or send them to an event bus, which is billed per event ($${AWS_PRICES.customEvent.usd * 1e6} per million): give the bench their count`,
         );
       }
       return [
@@ -299,6 +316,10 @@ function schedulerInvocations(schedule: TemplateResource): number {
     `${schedule.stack}/${schedule.logicalId}: the schedule ${expression} is neither a rate nor a weekly cron`,
   );
 }
+
+/** A rule that forwards events to a bus (another account's, say) pays for each as a custom event (EventBridge pricing). */
+const sendsToEventBus = (rule: TemplateResource) =>
+  JSON.stringify(rule.properties.Targets ?? []).includes('event-bus/');
 
 const matchesServiceEventsOnly = (rule: TemplateResource) => {
   const sources = (rule.properties.EventPattern as { source?: unknown } | undefined)?.source;

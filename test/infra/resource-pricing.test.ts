@@ -111,6 +111,15 @@ describe('priceTemplate', () => {
     expect(() => priceTemplate([rule], USAGE)).toThrow(/billed per event/);
   });
 
+  it('refuses a rule that forwards AWS service events to another bus, which bills them as custom events', () => {
+    const rule = resource('AWS::Events::Rule', {
+      EventPattern: { source: ['aws.autoscaling'] },
+      Targets: [{ Arn: 'arn:aws:events:eu-west-1:111122223333:event-bus/default', Id: 'Ops' }],
+    });
+
+    expect(() => priceTemplate([rule], USAGE)).toThrow(/billed per event/);
+  });
+
   it('prices a queue a function consumes by the receives of its long polling', () => {
     const lines = priceTemplate([resource('AWS::Lambda::EventSourceMapping')], USAGE);
 

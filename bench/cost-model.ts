@@ -1,17 +1,19 @@
 import { metricsPerPoll } from '../aws/query-plan.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
+import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
 import {
   type TripwireSettings,
   tripwireBreaches,
   tripwireDefinition,
   tripwireValues,
 } from '../shared/pipeline/tripwire-alarm.ts';
+import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import type { CadenceOption } from './cadence-options.ts';
-import type { DeployedStack } from './deployed-stack.ts';
+import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';
 import type { PollFootprint } from './poll-footprint.ts';
-import { MINUTES_PER_MONTH, PRICES } from './prices.ts';
+import { type CostLine, type FleetUsage, priceTemplate } from './resource-pricing.ts';
 
 /** Lambda's own START, END and REPORT lines per invocation (with the X-Ray trace id), which the poller never writes. */
 const PLATFORM_LOG_BYTES = 400;
@@ -33,13 +35,10 @@ export interface CostInputs {
   readonly cadenceOptions: readonly CadenceOption[];
   /** Poll time added per cluster read (CloudWatch at 50 ms a call, and the engine), from the fleet-scale figures. */
   readonly pollMsPerCluster: number;
-}
-
-export interface CostLine {
-  readonly item: string;
-  /** Dollars a month for the whole deployment. */
-  readonly monthly: number;
-  readonly basis: string;
+  /** Notifications per cluster-month in the quiet week: SNS publishes. */
+  readonly notificationsPerClusterMonth: number;
+  /** The deployment's `dashboard.enabled`: with it, the poller emits every pipeline metric, not only the alarmed. */
+  readonly dashboard: boolean;
 }
 
 export interface FleetCost {
@@ -95,8 +94,8 @@ export function costModel(inputs: CostInputs): CostModel {
     cadences: inputs.cadenceOptions.map((option) => ({
       ...option,
       cloudWatchPerClusterMonth:
-        option.quietPolledShare * MINUTES_PER_MONTH * metricsPerClusterPoll * PRICES.getMetricDataPerMetric +
-        (option.tripwire ? tripwireMetricsPerCluster * PRICES.alarmMetricMonth : 0),
+        option.quietPolledShare * MINUTES_PER_MONTH * metricsPerClusterPoll * AWS_PRICES.getMetricDataMetric.usd +
+        (option.tripwire ? tripwireMetricsPerCluster * AWS_PRICES.standardAlarmMetricMonth.usd : 0),
     })),
   };
 }
@@ -104,56 +103,60 @@ export function costModel(inputs: CostInputs): CostModel {
 function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invocations: number): FleetCost {
   const { stack, footprint } = inputs;
   const share = inputs.quietPolledShare;
-  // The stack synthesized for the example configuration has one tripwire per cluster in its region, billed per metric.
-  const tripwiresPerCluster = stack.tripwireAlarmMetrics / inputs.exampleClusters.length;
   const clusterPolls = clusters * MINUTES_PER_MONTH * share;
   const tripwireEvents = clusters * inputs.tripwireChangesPerClusterMonth;
-  const allInvocations = invocations + tripwireEvents;
-  const seconds = (allInvocations * footprint.medianDurationMs + clusterPolls * inputs.pollMsPerCluster) / 1000;
-  const gbSeconds = (seconds * stack.poller.memoryMb) / 1024;
-  const readUnits = invocations * footprint.readUnitsPerInvocation + tripwireEvents * footprint.tripwireEvent.readUnits;
-  const writeUnits =
-    invocations * footprint.writeUnitsPerInvocation + tripwireEvents * footprint.tripwireEvent.writeUnits;
-  const logGb = (allInvocations * (footprint.logBytesPerInvocation + PLATFORM_LOG_BYTES)) / 1e9;
-  const line = (item: string, monthly: number, basis: string): CostLine => ({ item, monthly, basis });
+  const gbSeconds = (ms: number, fn: DeployedFunction) => (ms / 1000) * (fn.memoryMb / 1024);
+  const digests = MINUTES_PER_MONTH / (7 * 24 * 60);
+  const notifications = clusters * inputs.notificationsPerClusterMonth;
+  const usage: FleetUsage = {
+    clusterScale: clusters / inputs.exampleClusters.length,
+    functions: {
+      Poller: {
+        invocations,
+        gbSeconds: gbSeconds(
+          invocations * footprint.medianDurationMs + clusterPolls * inputs.pollMsPerCluster,
+          stack.poller,
+        ),
+      },
+      // The tripwire function does one write per event; the poll's median duration bounds it.
+      Tripwire: {
+        invocations: tripwireEvents,
+        gbSeconds: gbSeconds(tripwireEvents * footprint.medianDurationMs, stack.tripwire),
+      },
+      // Weekly, at most its timeout.
+      Digest: {
+        invocations: digests,
+        gbSeconds: gbSeconds(digests * stack.digest.timeoutSeconds * 1000, stack.digest),
+      },
+      // At most one run per notification (the paging topic's only, in fact), each waiting on the vendors' answers.
+      ...(stack.delivery && {
+        PagingDelivery: {
+          invocations: notifications,
+          gbSeconds: gbSeconds(notifications * VENDOR_ANSWER_MS, stack.delivery),
+        },
+      }),
+    },
+    dynamoReadUnits:
+      invocations * footprint.readUnitsPerInvocation + tripwireEvents * footprint.tripwireEvent.readUnits,
+    dynamoWriteUnits:
+      invocations * footprint.writeUnitsPerInvocation + tripwireEvents * footprint.tripwireEvent.writeUnits,
+    logIngestedGb: ((invocations + tripwireEvents) * (footprint.logBytesPerInvocation + PLATFORM_LOG_BYTES)) / 1e9,
+    topicPublishes: notifications + digests,
+    serviceEvents: tripwireEvents,
+  };
+  const emitted = steadyPipelineMetrics(inputs.dashboard);
   const lines = [
     line(
       'CloudWatch GetMetricData',
-      clusterPolls * metrics * PRICES.getMetricDataPerMetric,
+      clusterPolls * metrics * AWS_PRICES.getMetricDataMetric.usd,
       `${metrics} metrics × ${Math.round(clusterPolls).toLocaleString('en-US')} cluster-polls (${(share * 100).toFixed(1)} % of cluster-minutes)`,
     ),
     line(
-      'Tripwire alarms',
-      clusters * tripwiresPerCluster * PRICES.alarmMetricMonth,
-      `${tripwiresPerCluster} alarm metrics per cluster (one metric-math alarm)`,
+      'Pipeline custom metrics',
+      emitted.length * AWS_PRICES.customMetricMonth.usd,
+      `${emitted.length} sent every minute (${inputs.dashboard ? 'the dashboard on: all of them' : 'the heartbeat; failure counts only while failing'})`,
     ),
-    line(
-      'Lambda compute',
-      gbSeconds * PRICES.lambdaArmGbSecond,
-      `${Math.round(gbSeconds).toLocaleString('en-US')} GB-s at ${stack.poller.memoryMb} MB (arm64)`,
-    ),
-    line(
-      'Lambda requests',
-      allInvocations * PRICES.lambdaRequest,
-      `${Math.round(allInvocations).toLocaleString('en-US')} invocations (schedule and tripwire events)`,
-    ),
-    line('EventBridge Scheduler', invocations * PRICES.schedulerInvocation, 'one poll a minute'),
-    line(
-      'DynamoDB requests',
-      readUnits * PRICES.dynamoReadUnit + writeUnits * PRICES.dynamoWriteUnit,
-      `${footprint.readUnitsPerInvocation.toFixed(1)} RRU + ${footprint.writeUnitsPerInvocation.toFixed(1)} WRU per poll, measured`,
-    ),
-    line('CloudWatch Logs ingestion', logGb * PRICES.logIngestionPerGb, `${(logGb * 1000).toFixed(1)} MB`),
-    stack.poller.traced
-      ? line('X-Ray traces', allInvocations * PRICES.xrayTrace, 'active tracing, every invocation')
-      : line('X-Ray traces', 0, 'tracing off (docs/deploy.md)'),
-    line(
-      'Pipeline alarms',
-      stack.pipelineAlarmMetrics * PRICES.alarmMetricMonth,
-      `${stack.pipelineAlarmMetrics} alarm metrics`,
-    ),
-    line('Dashboard', stack.dashboards * PRICES.dashboardMonth, `${stack.dashboards} dashboard`),
-    line('KMS key', stack.keys * PRICES.kmsKeyMonth, `${stack.keys} customer managed key`),
+    ...priceTemplate(stack.resources, usage),
   ];
   const monthly = lines.reduce((n, l) => n + l.monthly, 0);
   return {
@@ -161,9 +164,17 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     lines,
     monthly,
     perCluster: monthly / clusters,
-    everyMinutePerCluster: metrics * MINUTES_PER_MONTH * PRICES.getMetricDataPerMetric,
+    everyMinutePerCluster: metrics * MINUTES_PER_MONTH * AWS_PRICES.getMetricDataMetric.usd,
   };
 }
+
+const line = (item: string, monthly: number, basis: string): CostLine => ({ item, monthly, basis });
+
+/**
+ * What a delivery run waits on PagerDuty and Opsgenie, assumed, not measured: the loopback vendors answer at once, and
+ * the real ones' answer time is not measurable from here. The run's own work is a few table reads and writes.
+ */
+const VENDOR_ANSWER_MS = 1000;
 
 /**
  * Tripwire alarm state changes per cluster-month in a scenario: the deployed alarm's definition, evaluated on the

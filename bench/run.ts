@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { readConfigFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 import { measureBundles } from './bundles.ts';
 import { measureCadenceOptions } from './cadence-options.ts';
 import { costModel, tripwireChangesPerMonth } from './cost-model.ts';
@@ -16,6 +17,7 @@ import { measureFleetScale } from './fleet-scale.ts';
 import { evaluateGoals, MAX_FLEET_RSS_MB } from './goals.ts';
 import { measurePollFootprint } from './poll-footprint.ts';
 import { type BenchResults, renderResults } from './report.ts';
+import { withSmallFleetSettings } from './small-fleet.ts';
 
 const started = performance.now();
 const at = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -55,8 +57,7 @@ try {
   const largest = fleet.find((row) => row.clusters === 1000)?.figures;
   if (!quietWeek || !quiet || !smallest || !largest)
     throw new Error('bench: the quiet week or the fleet polls are missing');
-  const cost = costModel({
-    stack,
+  const costInputs = {
     exampleClusters: config.clusters,
     signals: ruleSet.signals(),
     quietPolledShare: quiet.polledShare,
@@ -64,17 +65,28 @@ try {
     footprint,
     cadenceOptions,
     pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),
-  });
+    notificationsPerClusterMonth:
+      (quiet.notifications / quietWeek.clusters.size) * (MINUTES_PER_MONTH / quietWeek.steps),
+    dashboard: config.dashboard.enabled,
+  };
+  const cost = costModel({ ...costInputs, stack });
+  step('pricing the same fleets with the small-fleet settings');
+  const smallFleetConfig = withSmallFleetSettings(stack.configFile);
+  const smallFleetStack = synthesizeDeployedStack(smallFleetConfig.file);
+  const smallFleetCost = costModel({ ...costInputs, stack: smallFleetStack, cadenceOptions: [] });
+  smallFleetStack.dispose();
+  smallFleetConfig.dispose();
 
   const runSeconds = (performance.now() - started) / 1000;
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
     machine: { node: process.version, cpus: cpus().length, platform: `${process.platform}-${process.arch}` },
     runSeconds,
-    goals: evaluateGoals({ detection, cost, fleet, bundles, runSeconds }),
+    goals: evaluateGoals({ detection, cost, smallFleetCost, fleet, bundles, runSeconds }),
     detection,
     footprint,
     cost,
+    smallFleetCost,
     fleet,
     bundles,
   };

@@ -4,18 +4,20 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 
 export interface DeadLetterQueueProps {
-  readonly key: kms.IKey;
+  /** The deployment's key; without one, SQS's own (SSE-SQS), which SNS, EventBridge and Scheduler can send to. */
+  readonly key: kms.IKey | undefined;
 }
 
 /**
- * Where something the pipeline gave up on waits for a human: encrypted with the deployment's key, TLS only, kept for
+ * Where something the pipeline gave up on waits for a human: encrypted at rest, TLS only, kept for
  * the longest time SQS allows. Its depth is alarmed by SelfMonitoring.
  */
 export class DeadLetterQueue extends sqs.Queue {
   constructor(scope: Construct, id: string, props: DeadLetterQueueProps) {
     super(scope, id, {
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: props.key,
+      ...(props.key
+        ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.key }
+        : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });

@@ -11,12 +11,15 @@ import { clusterFilterPolicy } from './cluster-filter.ts';
 
 export type TopicRole = 'paging' | 'notice' | 'digest';
 
+const AWS_MANAGED_SNS_KEY = 'alias/aws/sns';
+
 export interface NotificationTopicsProps {
   readonly config: DeploymentConfig;
   /** Physical topic names, known before the topics exist so the key policy can name them. */
   readonly topicNames: Readonly<Record<TopicRole, string>>;
   readonly alarmNamePrefix: string;
-  readonly key: kms.IKey;
+  /** The deployment's key; without one, see `topic` below. */
+  readonly key: kms.IKey | undefined;
   /** Where SNS puts a notification it could not deliver to a subscriber after its retries. */
   readonly deadLetterQueue: sqs.IQueue;
 }
@@ -35,7 +38,7 @@ const HTTPS_DELIVERY_POLICY: sns.DeliveryPolicy = {
 };
 
 /**
- * The three topics on-call hears from, encrypted with the deployment's key and refusing unencrypted publishing:
+ * The three topics on-call hears from, encrypted at rest and refusing unencrypted publishing:
  * `paging` (pages and their updates, plus the pipeline's own alarms), `notice` (tickets) and `digest` (the weekly
  * email). Subscriptions come from the configuration; a subscription limited to some clusters filters on the `cluster`
  * message attribute.
@@ -50,13 +53,22 @@ export class NotificationTopics extends Construct {
 
   constructor(scope: Construct, id: string, props: NotificationTopicsProps) {
     super(scope, id);
-    const topic = (role: TopicRole, displayName: string) =>
-      new sns.Topic(this, `${role[0]?.toUpperCase()}${role.slice(1)}Topic`, {
+    const topic = (role: TopicRole, displayName: string) => {
+      const created = new sns.Topic(this, `${role[0]?.toUpperCase()}${role.slice(1)}Topic`, {
         topicName: props.topicNames[role],
         displayName,
         masterKey: props.key,
         enforceSSL: true,
       });
+      // Without the deployment's key (`encryption.key: aws-managed`), SNS's AWS managed key, which needs no grant of
+      // ours. Not on the paging topic: CloudWatch alarms cannot publish to a topic encrypted with it, since its key
+      // policy cannot let them (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html), so the paging
+      // topic is then not encrypted at rest (docs/deploy.md, What it costs).
+      if (!props.key && role !== 'paging') {
+        (created.node.defaultChild as sns.CfnTopic).kmsMasterKeyId = AWS_MANAGED_SNS_KEY;
+      }
+      return created;
+    };
     this.paging = topic('paging', 'K8s Sentinel page');
     this.notice = topic('notice', 'K8s Sentinel notice');
     this.digest = topic('digest', 'K8s Sentinel digest');

@@ -46,16 +46,20 @@ const POLLER_CONCURRENCY = 2;
 
 /**
  * Everything in the ops account: the incidents table, the topics on-call subscribes to, the poller (every minute) and
- * the weekly digest, their schedules and dead-letter queues, the alarms that watch the pipeline itself, a dashboard,
- * and the OAM sink through which workload accounts share their cluster metrics.
+ * the weekly digest, their schedules and the dead-letter queue, the alarms that watch the pipeline itself, the
+ * dashboard and the key when the configuration has them, and the OAM sink through which workload accounts share their
+ * cluster metrics.
  */
 export class OpsStack extends Stack {
-  readonly key: SentinelKey;
+  /** The deployment's key, unless the configuration leaves encryption to each service's own key. */
+  readonly key: SentinelKey | undefined;
   readonly table: dynamodb.Table;
   readonly topics: NotificationTopics;
   readonly poller: SentinelFunction;
   readonly digest: SentinelFunction;
   readonly tripwire: SentinelFunction;
+  /** The one queue of everything the pipeline gave up on. */
+  readonly deadLetters: DeadLetterQueue;
   /** PagerDuty and Opsgenie delivery, when the configuration names any. */
   readonly delivery?: PagingDelivery;
   readonly sink?: MetricsSink;
@@ -73,16 +77,24 @@ export class OpsStack extends Stack {
       digest: `${deployment}-digest`,
     };
 
-    const key = new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix });
+    // Optional (`encryption.key`): $1.00 a month and its requests, for a key policy of our own (docs/deploy.md).
+    const key =
+      config.encryption.key === 'customer-managed'
+        ? new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix })
+        : undefined;
     this.key = key;
-    // Notifications SNS could not deliver to a subscriber after its retries.
-    const notificationDeadLetters = new DeadLetterQueue(this, 'NotificationDeadLetters', { key });
+    // Everything the pipeline gave up on, in one queue behind one alarm (an alarm is billed per metric it reads, so a
+    // queue per source would cost $0.10 a month each): notifications SNS could not deliver, poll and digest events
+    // Scheduler could not hand over, tripwire events EventBridge could not, and invocations Lambda gave up on. Each
+    // message says where it comes from (docs/deploy.md, Self-monitoring).
+    const deadLetters = new DeadLetterQueue(this, 'DeadLetters', { key });
+    this.deadLetters = deadLetters;
     this.topics = new NotificationTopics(this, 'Topics', {
       config,
       topicNames,
       alarmNamePrefix,
       key,
-      deadLetterQueue: notificationDeadLetters,
+      deadLetterQueue: deadLetters,
     });
 
     this.table = new dynamodb.Table(this, 'Table', {
@@ -91,8 +103,10 @@ export class OpsStack extends Stack {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE_SCHEMA.timeToLive,
-      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
-      encryptionKey: key,
+      // Without the deployment's key, DynamoDB's own (AWS owned), at no charge.
+      ...(key
+        ? { encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: key }
+        : { encryption: dynamodb.TableEncryption.DEFAULT }),
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -103,8 +117,6 @@ export class OpsStack extends Stack {
       projectionType: dynamodb.ProjectionType.ALL,
     });
 
-    // Poll events Scheduler could not hand to Lambda, and poller invocations Lambda gave up on.
-    const pollerDeadLetters = new DeadLetterQueue(this, 'PollerDeadLetters', { key });
     this.poller = new SentinelFunction(this, 'Poller', {
       entry: 'functions/poller/handler.ts',
       description: 'k8s-incident-sentinel poller: reads cluster metrics, correlates incidents, pages on-call',
@@ -113,7 +125,7 @@ export class OpsStack extends Stack {
       timeout: POLLER_TIMEOUT,
       configFile,
       key,
-      failureQueue: pollerDeadLetters,
+      failureQueue: deadLetters,
       reservedConcurrentExecutions: POLLER_CONCURRENCY,
       // A failed poll is retried twice; a retry that finds a later step already evaluated only delivers the outbox.
       retryAttempts: 2,
@@ -126,8 +138,6 @@ export class OpsStack extends Stack {
     // Metrics of linked workload accounts are read the same way, through the OAM sink: no role to assume.
     bindMetricReads(this.poller, poller.metrics);
 
-    // Digest events Scheduler could not hand to Lambda, and digest invocations Lambda gave up on.
-    const digestDeadLetters = new DeadLetterQueue(this, 'DigestDeadLetters', { key });
     this.digest = new SentinelFunction(this, 'Digest', {
       entry: 'functions/digest/handler.ts',
       description: 'k8s-incident-sentinel weekly digest: incidents and near misses of the past week',
@@ -135,7 +145,7 @@ export class OpsStack extends Stack {
       timeout: Duration.minutes(2),
       configFile,
       key,
-      failureQueue: digestDeadLetters,
+      failureQueue: deadLetters,
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
     });
@@ -154,12 +164,11 @@ export class OpsStack extends Stack {
       // A poll that could not be handed over within a minute is superseded by the next one.
       retryAttempts: 3,
       maxEventAge: Duration.minutes(1),
-      deadLetterQueue: pollerDeadLetters,
+      deadLetterQueue: deadLetters,
       key,
     });
     // Tripwire state changes get a function of their own: a burst of them (an ingestion delay flips every tripwire at
     // once) must not queue behind, nor hold back, the poller's two reserved executions.
-    const tripwireDeadLetters = new DeadLetterQueue(this, 'TripwireDeadLetters', { key });
     this.tripwire = new SentinelFunction(this, 'Tripwire', {
       entry: 'functions/tripwire/handler.ts',
       description: 'k8s-incident-sentinel tripwire: arms and disarms minute-by-minute polling of a cluster',
@@ -167,7 +176,7 @@ export class OpsStack extends Stack {
       timeout: Duration.seconds(10),
       configFile,
       key,
-      failureQueue: tripwireDeadLetters,
+      failureQueue: deadLetters,
       retryAttempts: 2,
       maxEventAge: Duration.minutes(10),
     });
@@ -176,7 +185,7 @@ export class OpsStack extends Stack {
       config,
       deployment,
       target: this.tripwire.function,
-      deadLetterQueue: tripwireDeadLetters,
+      deadLetterQueue: deadLetters,
     });
 
     const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
@@ -192,7 +201,7 @@ export class OpsStack extends Stack {
       input: { kind: 'digest', scheduledTime: scheduler.ContextAttribute.scheduledTime },
       retryAttempts: 10,
       maxEventAge: Duration.hours(2),
-      deadLetterQueue: digestDeadLetters,
+      deadLetterQueue: deadLetters,
       key,
     });
 
@@ -203,6 +212,7 @@ export class OpsStack extends Stack {
         topic: this.topics.paging,
         table: this.table,
         key,
+        deadLetters,
         configFile,
       });
       new CfnOutput(this, 'PagingIntegrations', {
@@ -217,22 +227,20 @@ export class OpsStack extends Stack {
       alarmNamePrefix,
       poller: this.poller,
       pollerTimeout: POLLER_TIMEOUT,
-      deadLetterQueues: {
-        Poller: pollerDeadLetters,
-        Digest: digestDeadLetters,
-        Tripwire: tripwireDeadLetters,
-        Notification: notificationDeadLetters,
-        ...(this.delivery && { Delivery: this.delivery.deadLetters }),
-      },
+      deadLetterQueue: deadLetters,
+      earlyWarnings: config.selfMonitoring.earlyWarnings,
       topic: this.topics.paging,
     });
 
-    const dashboard = new SentinelDashboard(this, 'Dashboard', {
-      dashboardName: deployment,
-      config,
-      deployment,
-      alarms: monitoring.alarms,
-    });
+    // Optional (`dashboard.enabled`): $3.00 a month beyond the account's 3 free dashboards (docs/deploy.md).
+    const dashboard = config.dashboard.enabled
+      ? new SentinelDashboard(this, 'Dashboard', {
+          dashboardName: deployment,
+          config,
+          deployment,
+          alarms: monitoring.alarms,
+        })
+      : undefined;
 
     if (props.sink) {
       if ('existingArn' in props.sink) this.sinkArn = props.sink.existingArn;
@@ -253,6 +261,6 @@ export class OpsStack extends Stack {
     new CfnOutput(this, 'NoticeTopicArn', { value: this.topics.notice.topicArn });
     new CfnOutput(this, 'DigestTopicArn', { value: this.topics.digest.topicArn });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
-    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+    if (dashboard) new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
   }
 }

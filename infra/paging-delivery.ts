@@ -8,7 +8,6 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SecretReference } from '../shared/config/deployment-config.ts';
 import type { PagingIntegration } from '../shared/delivery/paging-integrations.ts';
-import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { bindTable, SentinelFunction } from './sentinel-function.ts';
 
@@ -16,7 +15,10 @@ export interface PagingDeliveryProps {
   readonly integrations: readonly PagingIntegration[];
   readonly topic: sns.ITopic;
   readonly table: dynamodb.ITable;
-  readonly key: kms.IKey;
+  /** The deployment's key; without one, SQS's own (SSE-SQS), which SNS can send to. */
+  readonly key: kms.IKey | undefined;
+  /** The deployment's one dead-letter queue: a notification that keeps failing waits there, and its depth pages. */
+  readonly deadLetters: sqs.IQueue;
   readonly configFile: string;
 }
 
@@ -36,23 +38,22 @@ const MAX_RECEIVE_COUNT = 5;
  * Native PagerDuty and Opsgenie delivery: a queue subscribed to the paging topic with raw message delivery (each
  * message is the notification JSON, SNS's `sqs` body) and a filter on the `kind` attribute (the pipeline's own
  * CloudWatch alarms carry none, and reach on-call through the topic's other subscribers), a function that calls the
- * vendors' APIs, and a dead-letter queue that SelfMonitoring alarms on, which pages through the plain SNS path.
+ * vendors' APIs, and the deployment's dead-letter queue behind it, whose alarm pages through the plain SNS path.
  */
 export class PagingDelivery extends Construct {
   readonly queue: sqs.Queue;
-  readonly deadLetters: DeadLetterQueue;
   readonly function: SentinelFunction;
 
   constructor(scope: Construct, id: string, props: PagingDeliveryProps) {
     super(scope, id);
-    this.deadLetters = new DeadLetterQueue(this, 'DeadLetters', { key: props.key });
     this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: props.key,
+      ...(props.key
+        ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.key }
+        : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
       enforceSSL: true,
       visibilityTimeout: VISIBILITY_TIMEOUT,
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
+      deadLetterQueue: { queue: props.deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
     // Not CDK's SqsSubscription: it would add a key policy statement naming the topic, whose own encryption with the
     // same key makes a cycle. The key already lets SNS use it for this deployment's topics (infra/sentinel-key.ts).
@@ -62,7 +63,7 @@ export class PagingDelivery extends Construct {
       endpoint: this.queue.queueArn,
       rawMessageDelivery: true,
       filterPolicy: { kind: sns.SubscriptionFilter.existsFilter() },
-      deadLetterQueue: this.deadLetters,
+      deadLetterQueue: props.deadLetters,
     });
     this.queue.addToResourcePolicy(
       new iam.PolicyStatement({
@@ -82,7 +83,7 @@ export class PagingDelivery extends Construct {
       configFile: props.configFile,
       key: props.key,
       // Invoked by the SQS event source, synchronously: these only apply to asynchronous invocations.
-      failureQueue: this.deadLetters,
+      failureQueue: props.deadLetters,
       retryAttempts: 0,
       maxEventAge: Duration.minutes(1),
     });
@@ -92,7 +93,7 @@ export class PagingDelivery extends Construct {
     Validations.of(this.function.function).acknowledge({
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason:
-        "Lambda takes no on-failure destination for an SQS event source: a record that keeps failing goes to the queue's own dead-letter queue after maxReceiveCount, and that queue's depth pages.",
+        "Lambda takes no on-failure destination for an SQS event source: a record that keeps failing goes to the deployment's dead-letter queue after maxReceiveCount, and that queue's depth pages.",
     });
     bindTable(this.function, props.table, FUNCTION_ACCESS.delivery.table);
     this.readSecrets(props.integrations.map(({ subscriber }) => secretOf(subscriber)));

@@ -14,11 +14,18 @@ export interface SelfMonitoringProps {
   readonly alarmNamePrefix: string;
   readonly poller: SentinelFunction;
   readonly pollerTimeout: Duration;
-  /** Dead-letter queues by a short name used in the alarm name, e.g. `poller`. */
-  readonly deadLetterQueues: Readonly<Record<string, sqs.IQueue>>;
+  /** The dead-letter queue of everything the pipeline gave up on. */
+  readonly deadLetterQueue: sqs.IQueue;
+  /**
+   * The alarms that warn before polls fail (throttled runs, polls near the timeout): `selfMonitoring.earlyWarnings`.
+   * Without them, a poller that gets slow pages once its polls fail, stop or are dead-lettered.
+   */
+  readonly earlyWarnings: boolean;
   /** Where the alarms page: the paging topic. */
   readonly topic: sns.ITopic;
 }
+
+const PER_MINUTE = { period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM };
 
 /**
  * Alarms on the pipeline itself, sent to the paging topic (to its subscribers without a cluster filter: an alarm
@@ -30,9 +37,6 @@ export class SelfMonitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: SelfMonitoringProps) {
     super(scope, id);
-    const fn = props.poller.function;
-    const perMinute = { period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM };
-
     this.alarm('PollerHeartbeat', props, {
       alarmDescription:
         'No poll evaluated its own step with fresh data for 5 minutes: the poller stopped running, fails before it finishes, keeps finding its step taken (a clock problem), or reads only gaps for every cluster. Nothing is watching the clusters.',
@@ -48,33 +52,14 @@ export class SelfMonitoring extends Construct {
     this.alarm('PollerErrors', props, {
       alarmDescription:
         'The poller failed in 3 of the last 5 minutes: a poll that failed, a timeout, or a start that did not get as far as polling. See its log group for the error.',
-      metric: fn.metricErrors(perMinute),
+      metric: props.poller.function.metricErrors(PER_MINUTE),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 5,
       datapointsToAlarm: 3,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.alarm('PollerThrottles', props, {
-      alarmDescription:
-        'Poller invocations were throttled in 3 of the last 5 minutes: runs are overlapping their reserved concurrency, usually because polls got slow.',
-      metric: fn.metricThrottles(perMinute),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 5,
-      datapointsToAlarm: 3,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    const nearTimeout = Math.round(props.pollerTimeout.toMilliseconds() * 0.8);
-    this.alarm('PollerDuration', props, {
-      alarmDescription: `A poll took more than ${nearTimeout} ms (80% of the timeout) in 2 of the last 3 five-minute windows: CloudWatch or DynamoDB are slow, or there are too many clusters for one poller.`,
-      metric: fn.metricDuration({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
-      threshold: nearTimeout,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    if (props.earlyWarnings) this.earlyWarnings(props);
     this.alarm('NotificationFailures', props, {
       alarmDescription:
         'Publishing notifications to SNS failed in 3 of the last 5 minutes. They stay in the outbox and are retried every poll; check the poller log for the SNS error.',
@@ -97,19 +82,43 @@ export class SelfMonitoring extends Construct {
       datapointsToAlarm: 5,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
-      this.alarm(`${name}DeadLetters`, props, {
-        alarmDescription: `Messages are waiting in the ${name} dead-letter queue: something was given up on. Read them, fix the cause, then redrive or purge.`,
-        metric: queue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(5),
-          statistic: cloudwatch.Stats.MAXIMUM,
-        }),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    }
+    this.alarm('DeadLetters', props, {
+      alarmDescription:
+        'Messages are waiting in the dead-letter queue: something was given up on. Read them (each says where it comes from), fix the cause, then redrive or purge.',
+      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  /** Throttled runs and polls near the timeout: polls still succeed, but not for long. */
+  private earlyWarnings(props: SelfMonitoringProps): void {
+    const fn = props.poller.function;
+    this.alarm('PollerThrottles', props, {
+      alarmDescription:
+        'Poller invocations were throttled in 3 of the last 5 minutes: runs are overlapping their reserved concurrency, usually because polls got slow.',
+      metric: fn.metricThrottles(PER_MINUTE),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    const nearTimeout = Math.round(props.pollerTimeout.toMilliseconds() * 0.8);
+    this.alarm('PollerDuration', props, {
+      alarmDescription: `A poll took more than ${nearTimeout} ms (80% of the timeout) in 2 of the last 3 five-minute windows: CloudWatch or DynamoDB are slow, or there are too many clusters for one poller.`,
+      metric: fn.metricDuration({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+      threshold: nearTimeout,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
   }
 
   private alarm(id: string, props: SelfMonitoringProps, alarmProps: Omit<cloudwatch.AlarmProps, 'alarmName'>): void {

@@ -65,8 +65,8 @@ export interface SentinelFunctionProps {
   readonly timeout: Duration;
   /** The validated deployment configuration, copied into the bundle as `sentinel.config.json`. */
   readonly configFile: string;
-  /** Encrypts the log group. */
-  readonly key: kms.IKey;
+  /** Encrypts the log group; without it, CloudWatch Logs encrypts it with its own key. */
+  readonly key: kms.IKey | undefined;
   /** Where asynchronous invocations go once Lambda has given up on them. */
   readonly failureQueue: sqs.IQueue;
   /** Lambda's own retries of a failed asynchronous invocation (0 to 2). */

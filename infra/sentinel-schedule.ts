@@ -19,8 +19,8 @@ export interface SentinelScheduleProps {
   readonly retryAttempts: number;
   readonly maxEventAge: Duration;
   readonly deadLetterQueue: sqs.IQueue;
-  /** The key of the dead-letter queue. */
-  readonly key: kms.IKey;
+  /** The key of the dead-letter queue, when it has one of the deployment's. */
+  readonly key: kms.IKey | undefined;
 }
 
 /**
@@ -41,7 +41,7 @@ export class SentinelSchedule extends Construct {
       }),
     });
     // The dead-letter queue is encrypted: Scheduler writes to it with this role.
-    props.key.grant(this.role, 'kms:GenerateDataKey', 'kms:Decrypt');
+    props.key?.grant(this.role, 'kms:GenerateDataKey', 'kms:Decrypt');
 
     this.schedule = new scheduler.Schedule(this, 'Schedule', {
       description: props.description,

@@ -52,6 +52,7 @@ export const handler = middy<PollEvent, PollSummary, Error, Context>()
         ingestionLag: config.poll.ingestionLag,
         logger,
         pipelineMetrics: metrics,
+        dashboard: config.dashboard.enabled,
       },
       event,
     ),

@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { z } from 'zod';
 import { eventTime } from '../../shared/pipeline/event-time.ts';
 import {
+  isEmitted,
   type PipelineMetricName,
   type PipelineMetricsRecorder,
   recordPipelineMetric,
@@ -42,6 +43,8 @@ export interface ScheduledPollDependencies extends PollDependencies {
   readonly logger: Pick<Logger, 'error' | 'debug' | 'warn'>;
   /** Where the poll reports on itself; `logMetrics` flushes it after the invocation. */
   readonly pipelineMetrics: PipelineMetricsRecorder;
+  /** The deployment has the dashboard: emit every pipeline metric, not only those an alarm reads. */
+  readonly dashboard: boolean;
 }
 
 /**
@@ -62,7 +65,9 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   for (const cluster of report.blindTripwires) {
     deps.logger.warn('tripwire armed on data that reads fine: its alarm cannot read its metric', { cluster });
   }
-  const record = (name: PipelineMetricName, value: number) => recordPipelineMetric(deps.pipelineMetrics, name, value);
+  const record = (name: PipelineMetricName, value: number) => {
+    if (isEmitted(name, value, deps.dashboard)) recordPipelineMetric(deps.pipelineMetrics, name, value);
+  };
   record('ClustersPolled', report.polled.length - report.unreadableClusters);
   record('MetricsRequested', report.metricsRequested);
   record('Findings', report.findings.filter((f) => f.verdict === 'met').length);

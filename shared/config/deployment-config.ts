@@ -298,6 +298,40 @@ export const deploymentConfigSchema = z.strictObject({
   // --- Grouping (issue 13). ---
   grouping: groupingSchema,
   /**
+   * The CloudWatch dashboard of the pipeline and the clusters, and the poller metrics only it reads. Off by default:
+   * it costs $3.00 a month beyond the account's 3 free dashboards, plus $0.30 a month for each of the 8 poller metrics
+   * no alarm reads (docs/deploy.md, What it costs). Pages, the alarms and the weekly digest do not need it.
+   */
+  dashboard: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+    })
+    .prefault({}),
+  /**
+   * What encrypts the table, the topics, the dead-letter queue and the logs at rest. `customer-managed` (the default):
+   * one KMS key of the deployment, with a key policy that names each service allowed to use it, for $1.00 a month and
+   * its requests. `aws-managed`: each service's own key, for nothing; the paging topic is then not encrypted at rest,
+   * because CloudWatch alarms cannot publish to a topic encrypted with the AWS managed key (docs/deploy.md, What it
+   * costs).
+   */
+  /** The alarms on the pipeline itself (docs/deploy.md, Self-monitoring), each $0.10 a month. */
+  selfMonitoring: z
+    .strictObject({
+      /**
+       * Page on throttled poller runs and on polls near the timeout, before polls fail. Without them, a poller that
+       * gets slow pages once its polls fail (PollerErrors), stop (PollerHeartbeat) or are dead-lettered.
+       */
+      earlyWarnings: z.boolean().default(true),
+    })
+    .prefault({}),
+  encryption: z
+    .strictObject({
+      key: z
+        .enum(['customer-managed', 'aws-managed'], { error: 'expected "customer-managed" or "aws-managed"' })
+        .default('customer-managed'),
+    })
+    .prefault({}),
+  /**
    * Maintenance windows: a window mutes what each rule's maintenance policy lets it mute (docs/rules.md), and never a
    * severe, sustained outage. `author` says whose decision it is, as a run-time silence will.
    */

@@ -1,3 +1,5 @@
+import { AWS_PRICES, MONTH_MS } from '../pricing/aws-prices.ts';
+
 /** What the week's polls and tripwire alarms cost, priced as AWS lists it (us-east-1, before the free tier). */
 export interface CostModel {
   /** The poller's memory: Lambda bills GB-seconds of it. */
@@ -24,19 +26,19 @@ export interface CostEstimate {
   readonly model: CostModel;
 }
 
-/** GetMetricData, Lambda arm64 duration and Lambda requests, from the AWS price pages. */
-const AWS_PRICES = {
-  cloudWatchUsdPer1000Metrics: 0.01,
-  cloudWatchUsdPerAlarmMetricMonth: 0.1,
-  lambdaUsdPerGbSecond: 0.0000133334,
-  lambdaUsdPerMillionRequests: 0.2,
+/** GetMetricData, the tripwire alarms, Lambda arm64 duration and Lambda requests, from the one price table. */
+const DIGEST_PRICES = {
+  cloudWatchUsdPer1000Metrics: AWS_PRICES.getMetricDataMetric.usd * 1000,
+  cloudWatchUsdPerAlarmMetricMonth: AWS_PRICES.standardAlarmMetricMonth.usd,
+  lambdaUsdPerGbSecond: AWS_PRICES.lambdaArmGbSecond.usd,
+  lambdaUsdPerMillionRequests: AWS_PRICES.lambdaRequest.usd * 1e6,
 } as const;
 
 /** The poller's memory as infra/ops-stack.ts sizes it; change both together. */
 export const POLLER_MEMORY_MB = 512;
 
 export function costModel(pollerMemoryMb: number): CostModel {
-  return { pollerMemoryMb, ...AWS_PRICES };
+  return { pollerMemoryMb, ...DIGEST_PRICES };
 }
 
 /** The tripwire alarms over a period: their alarm metrics, billed per month of 30 days, pro rata. */
@@ -44,8 +46,6 @@ export interface AlarmUsage {
   readonly alarmMetrics: number;
   readonly periodMs: number;
 }
-
-const MONTH_MS = 30 * 86_400_000;
 
 /**
  * One Lambda request per poll; duration as the polls measured it, which leaves out start-up and billing rounding; and

@@ -15,23 +15,28 @@ interface PipelineMetricSpec {
   readonly unit: PipelineMetricUnit;
   /** Something went wrong that on-call must hear about: an alarm pages on it. */
   readonly failure: boolean;
+  /**
+   * An alarm reads it. The others feed only the dashboard: each is a custom metric at $0.30 a month, so the poller
+   * emits them only when the deployment has the dashboard (`dashboard.enabled`; see `isEmitted`).
+   */
+  readonly alarmed: boolean;
 }
 
 /** Emitted once per completed poll, in this order. */
 export const PIPELINE_METRICS = {
-  ClustersPolled: { unit: 'Count', failure: false },
-  MetricsRequested: { unit: 'Count', failure: false },
-  Findings: { unit: 'Count', failure: false },
+  ClustersPolled: { unit: 'Count', failure: false, alarmed: false },
+  MetricsRequested: { unit: 'Count', failure: false, alarmed: false },
+  Findings: { unit: 'Count', failure: false, alarmed: false },
   /** Rule evaluations on clusters that lack some of the rule's signals (some branches skipped), and lack all of them. */
-  RulesPartial: { unit: 'Count', failure: false },
-  RulesSkipped: { unit: 'Count', failure: false },
-  NotificationsSent: { unit: 'Count', failure: false },
-  NotificationFailures: { unit: 'Count', failure: true },
-  UnreadableClusters: { unit: 'Count', failure: true },
+  RulesPartial: { unit: 'Count', failure: false, alarmed: false },
+  RulesSkipped: { unit: 'Count', failure: false, alarmed: false },
+  NotificationsSent: { unit: 'Count', failure: false, alarmed: false },
+  NotificationFailures: { unit: 'Count', failure: true, alarmed: true },
+  UnreadableClusters: { unit: 'Count', failure: true, alarmed: true },
   /** Tripwires that keep their cluster armed though its metric reads fine: ten times the reads, nothing failing. */
-  BlindTripwires: { unit: 'Count', failure: false },
-  PollDurationMs: { unit: 'Milliseconds', failure: false },
-  Heartbeat: { unit: 'Count', failure: false },
+  BlindTripwires: { unit: 'Count', failure: false, alarmed: false },
+  PollDurationMs: { unit: 'Milliseconds', failure: false, alarmed: false },
+  Heartbeat: { unit: 'Count', failure: false, alarmed: true },
 } as const satisfies Record<string, PipelineMetricSpec>;
 
 export type PipelineMetricName = keyof typeof PIPELINE_METRICS;
@@ -39,6 +44,23 @@ export type PipelineMetricName = keyof typeof PIPELINE_METRICS;
 /** Where a use case records the pipeline's metrics: Powertools' `Metrics` in a Lambda, anything alike in a test. */
 export interface PipelineMetricsRecorder {
   addMetric(name: string, unit: PipelineMetricUnit, value: number): void;
+}
+
+/**
+ * Whether the poller sends this value. With the dashboard, every value. Without it, only what an alarm reads, and a
+ * failure count only when it is not zero: its alarm treats missing data as not breaching, so a zero it is not sent
+ * reads as the zero it is, and a custom metric costs only in the hours it receives data
+ * (https://aws.amazon.com/cloudwatch/pricing/). A healthy month then pays for the heartbeat alone.
+ */
+export function isEmitted(name: PipelineMetricName, value: number, dashboard: boolean): boolean {
+  const spec: PipelineMetricSpec = PIPELINE_METRICS[name];
+  if (dashboard) return true;
+  return spec.alarmed && !(spec.failure && value === 0);
+}
+
+/** The metrics the poller sends every minute of a healthy month, which is what CloudWatch bills as custom metrics. */
+export function steadyPipelineMetrics(dashboard: boolean): PipelineMetricName[] {
+  return (Object.keys(PIPELINE_METRICS) as PipelineMetricName[]).filter((name) => isEmitted(name, 0, dashboard));
 }
 
 /** Record one value of a pipeline metric, in the unit the catalogue gives it. */

@@ -65,8 +65,9 @@ beforeAll(async () => {
   scenario = trimmedScenario('scenarios/opa-webhook-outage.json', OPA_FROM_STEP);
   const clusters = harnessClusters(['dev-euw1']);
   putCalls = await putScenario(scenario, clusters);
-  // Every cluster every minute, in the poller and in the replay alike, so that the two must agree exactly.
-  const everyMinute = { poll: { every: '1m' } };
+  // Every cluster every minute, in the poller and in the replay alike, so that the two must agree exactly; with the
+  // dashboard, so that every pipeline metric is emitted.
+  const everyMinute = { poll: { every: '1m' }, dashboard: { enabled: true } };
   poll = await loadPoller(harness, clusters, everyMinute);
   configFile = process.env.SENTINEL_CONFIG_FILE as string;
   const { config, ruleSet } = loadConfig({ clusters, ...everyMinute }, 'test config');
@@ -179,7 +180,7 @@ describe('the poller over the real wire', () => {
     ]);
   });
 
-  it('reports on itself in embedded metric format after every poll, with a heartbeat', () => {
+  it('reports on itself in embedded metric format after every poll, with a heartbeat and, with the dashboard, every figure', () => {
     const reports = emfLines(output).filter(
       (line) => line._aws.CloudWatchMetrics[0]?.Namespace === 'K8sIncidentSentinel',
     );

@@ -125,8 +125,19 @@ describe('the poller under faults', () => {
       expect.objectContaining({ level: 'ERROR', service: 'k8s-incident-sentinel', id: expect.any(String) }),
     ]);
     expect(written.filter((line) => '_aws' in line)).toEqual([
-      expect.objectContaining({ NotificationFailures: 1, NotificationsSent: 0, Heartbeat: 1 }),
+      expect.objectContaining({ NotificationFailures: 1, Heartbeat: 1 }),
     ]);
+  }, 30_000);
+
+  it('emits only the heartbeat of a healthy poll when the deployment has no dashboard', async () => {
+    const before = output.json().length;
+    await pollSteps(PAGE_STEP - 2, PAGE_STEP - 2);
+    const [report] = output
+      .json()
+      .slice(before)
+      .filter((line) => '_aws' in line) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } }[];
+
+    expect(report?._aws.CloudWatchMetrics[0]?.Metrics.map((m) => m.Name)).toEqual(['Heartbeat']);
   }, 30_000);
 
   it('pages once when two pollers run the same minute', async () => {

@@ -4,13 +4,13 @@ import { Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
-import { EXAMPLE_CONFIG, type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
+import { EXAMPLE_CONFIG, fixture, type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
 
 const DEPLOY_DOC = readFileSync(path.join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
 
 /**
- * Both the test configuration (an explicit environment, linked accounts) and the shipped example (environment-agnostic,
- * as `cdk synth` without credentials produces it), with CDK's built-in CloudFormation validation on, as `cdk synth`
+ * The test configuration (an explicit environment, linked accounts), the shipped example (environment-agnostic, as
+ * `cdk synth` without credentials produces it) and one that leaves encryption to each service's own key, with CDK's built-in CloudFormation validation on, as `cdk synth`
  * runs it. Synth itself already fails on an unacknowledged error finding; these tests also catch warnings and CDK's
  * own annotations.
  */
@@ -21,6 +21,10 @@ beforeAll(() => {
   apps.push([
     'the example configuration',
     synthSentinelApp({ bundle: false, validation: true, configFile: EXAMPLE_CONFIG, credentials: {} }),
+  ]);
+  apps.push([
+    'a configuration without a key of its own',
+    synthSentinelApp({ bundle: false, validation: true, configFile: fixture('aws-managed-keys.json') }),
   ]);
 });
 
@@ -47,6 +51,7 @@ describe('synthesis', () => {
     expect(apps.map(([, synth]) => stacksOf(synth).map((stack) => stack.stackName))).toEqual([
       ['OpsStack', 'SourceAccountStack'],
       ['OpsStack', 'SourceAccountStack'],
+      ['OpsStack'],
     ]);
   });
 

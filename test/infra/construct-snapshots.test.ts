@@ -116,7 +116,8 @@ const constructs: Record<string, (stack: Stack) => void> = {
       alarmNamePrefix: ALARM_NAME_PREFIX,
       poller: sentinelFunction(stack),
       pollerTimeout: Duration.seconds(50),
-      deadLetterQueues: { Poller: queue(stack, 'PollerDeadLetters'), Tripwire: queue(stack, 'TripwireDeadLetters') },
+      deadLetterQueue: queue(stack),
+      earlyWarnings: true,
       topic: topic(stack),
     }),
   Tripwires: (stack) =>
@@ -145,6 +146,7 @@ const constructs: Record<string, (stack: Stack) => void> = {
       topic: topic(stack),
       table: new dynamodb.Table(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
       key: key(stack),
+      deadLetters: queue(stack),
       configFile: TEST_CONFIG,
     }),
   MetricsSink: (stack) =>

@@ -4,7 +4,13 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { DEPLOYMENT_DIMENSION, PIPELINE_METRICS, PIPELINE_NAMESPACE } from '../../shared/pipeline/pipeline-metrics.ts';
-import { type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
+import {
+  EXAMPLE_CONFIG,
+  fixture,
+  type SynthesizedSentinelApp,
+  synthSentinelApp,
+  TEST_CONFIG,
+} from './synth-sentinel-app.ts';
 
 interface Statement {
   readonly Effect: string;
@@ -46,6 +52,12 @@ function dashboardBody(): { widgets: { type: string; properties: Record<string, 
   const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
   const parts: unknown[] = dashboard?.Properties.DashboardBody['Fn::Join'][1];
   return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'REF')).join(''));
+}
+
+/** The test configuration keeps the default, a customer managed key of the deployment. */
+function deploymentKey() {
+  if (!synth.ops.key) throw new Error('the test configuration has no key of its own');
+  return synth.ops.key;
 }
 
 beforeAll(() => {
@@ -92,7 +104,7 @@ describe('the functions', () => {
   it('write their logs to encrypted log groups with a retention', () => {
     template.resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
-      { RetentionInDays: 30, KmsKeyId: arnOf(synth.ops.key) },
+      { RetentionInDays: 30, KmsKeyId: arnOf(deploymentKey()) },
       4,
     );
   });
@@ -218,9 +230,50 @@ describe('the key', () => {
   });
 });
 
+describe('without a key of its own (encryption.key: aws-managed)', () => {
+  let own: SynthesizedSentinelApp;
+  let plain: Template;
+  beforeAll(() => {
+    own = synthSentinelApp({ bundle: false, configFile: fixture('aws-managed-keys.json') });
+    plain = Template.fromStack(own.ops);
+  });
+  afterAll(() => own.dispose());
+
+  it('creates no KMS key and grants no key to anyone', () => {
+    plain.resourceCountIs('AWS::KMS::Key', 0);
+    expect(JSON.stringify(plain.findResources('AWS::IAM::Policy'))).not.toContain('kms:');
+  });
+
+  it("leaves the table, the queues and the logs to their services' own encryption", () => {
+    // SSEEnabled false is DynamoDB's AWS owned key: every table is encrypted at rest.
+    plain.hasResourceProperties('AWS::DynamoDB::Table', { SSESpecification: { SSEEnabled: false } });
+    plain.resourcePropertiesCountIs(
+      'AWS::SQS::Queue',
+      { SqsManagedSseEnabled: true, KmsMasterKeyId: Match.absent() },
+      1,
+    );
+    plain.resourcePropertiesCountIs('AWS::Logs::LogGroup', { KmsKeyId: Match.absent() }, 3);
+  });
+
+  it("encrypts the notice and digest topics with SNS's AWS managed key, and leaves the paging topic, which alarms publish to, unencrypted", () => {
+    const topics = Object.values(plain.findResources('AWS::SNS::Topic')).map((t) => [
+      t.Properties.TopicName,
+      t.Properties.KmsMasterKeyId,
+    ]);
+
+    expect(topics).toEqual(
+      expect.arrayContaining([
+        [expect.stringMatching(/-paging$/), undefined],
+        [expect.stringMatching(/-notice$/), 'alias/aws/sns'],
+        [expect.stringMatching(/-digest$/), 'alias/aws/sns'],
+      ]),
+    );
+  });
+});
+
 describe('the topics', () => {
   it('are encrypted with the deployment key', () => {
-    template.resourcePropertiesCountIs('AWS::SNS::Topic', { KmsMasterKeyId: arnOf(synth.ops.key) }, 3);
+    template.resourcePropertiesCountIs('AWS::SNS::Topic', { KmsMasterKeyId: arnOf(deploymentKey()) }, 3);
   });
 
   it('refuse publishing without TLS', () => {
@@ -313,10 +366,11 @@ describe('the topics', () => {
       'AWS::SNS::Subscription',
       {
         RedrivePolicy: {
-          deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^NotificationDeadLetters'), 'Arn'] },
+          deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] },
         },
       },
-      5,
+      // The four subscribers of the test configuration's topics, and the delivery queue.
+      6,
     );
   });
 });
@@ -383,7 +437,7 @@ describe('the schedules', () => {
         Input:
           '{"kind":"poll","scheduledTime":"<aws.scheduler.scheduled-time>","executionId":"<aws.scheduler.execution-id>"}',
         RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 3 },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PollerDeadLetters'), 'Arn'] } },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] } },
       },
     });
   });
@@ -396,18 +450,18 @@ describe('the schedules', () => {
         Arn: arnOf(synth.ops.digest.function),
         Input: '{"kind":"digest","scheduledTime":"<aws.scheduler.scheduled-time>"}',
         RetryPolicy: { MaximumEventAgeInSeconds: 7200, MaximumRetryAttempts: 10 },
-        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DigestDeadLetters'), 'Arn'] } },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] } },
       },
     });
   });
 });
 
-describe('the dead-letter queues', () => {
-  it('are encrypted with the deployment key, refuse requests without TLS and keep messages 14 days', () => {
+describe('the dead-letter queue', () => {
+  it('is encrypted with the deployment key, refuses requests without TLS and keeps messages 14 days', () => {
     template.resourcePropertiesCountIs(
       'AWS::SQS::Queue',
-      { KmsMasterKeyId: arnOf(synth.ops.key), MessageRetentionPeriod: 1209600 },
-      5,
+      { KmsMasterKeyId: arnOf(deploymentKey()), MessageRetentionPeriod: 1209600 },
+      1,
     );
     template.resourcePropertiesCountIs(
       'AWS::SQS::QueuePolicy',
@@ -418,8 +472,8 @@ describe('the dead-letter queues', () => {
           ]),
         },
       },
-      // The five dead-letter queues and the delivery queue.
-      6,
+      // The dead-letter queue and the delivery queue.
+      2,
     );
   });
 });
@@ -475,6 +529,8 @@ describe('self-monitoring', () => {
         MetricName: name,
         Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }],
         AlarmActions: [ref(synth.ops.topics.paging)],
+        // The poller sends a failure count only when it is not zero: a minute it is not sent is a good minute.
+        TreatMissingData: 'notBreaching',
       });
     }
     expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters']);
@@ -486,17 +542,30 @@ describe('self-monitoring', () => {
     pagingAlarm('PollerDuration', { MetricName: 'Duration', Statistic: 'Maximum', Threshold: 40000 });
   });
 
-  it('pages when any dead-letter queue holds a message', () => {
-    for (const name of ['Poller', 'Digest', 'Tripwire', 'Notification']) {
-      pagingAlarm(`${name}DeadLetters`, {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [
-          { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp(`^${name}DeadLetters`), 'QueueName'] } },
-        ],
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-      });
+  it('pages when the dead-letter queue, the one queue of everything given up on, holds a message', () => {
+    // The dead-letter queue, and the delivery queue that moves a notification there after five runs.
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    pagingAlarm('DeadLetters', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'QueueName'] } },
+      ],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
+  it('leaves out the early warnings when the configuration asks', () => {
+    const quiet = synthSentinelApp({ bundle: false, configFile: fixture('aws-managed-keys.json') });
+    try {
+      const names = Object.values(Template.fromStack(quiet.ops).findResources('AWS::CloudWatch::Alarm')).map(
+        (alarm) => alarm.Properties.AlarmName,
+      );
+      expect(names.filter((name) => /Poller(Throttles|Duration)$/.test(name))).toEqual([]);
+      expect(names).toEqual(expect.arrayContaining(['OpsStack-PollerHeartbeat', 'OpsStack-PollerErrors']));
+    } finally {
+      quiet.dispose();
     }
   });
 });
@@ -586,6 +655,18 @@ describe('the tripwires', () => {
 });
 
 describe('the dashboard', () => {
+  it('is left out unless the configuration asks for it, and so is its output', () => {
+    const example = synthSentinelApp({ configFile: EXAMPLE_CONFIG, bundle: false });
+    try {
+      const withoutIt = Template.fromStack(example.ops);
+      withoutIt.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+      expect(Object.keys(withoutIt.findOutputs('DashboardName'))).toEqual([]);
+      template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    } finally {
+      example.dispose();
+    }
+  });
+
   it('draws write and read p99 of each EKS cluster as the worst of their verbs', () => {
     const widget = dashboardBody().widgets.find((w) => w.properties.title === 'prod-euw1: API request p99 (s)');
     expect(JSON.stringify(widget?.properties.metrics)).toContain('MAX([post, put, patch, del])');
@@ -664,7 +745,7 @@ describe('PagerDuty and Opsgenie delivery', () => {
     });
   });
 
-  it('reports failed records alone, and moves a record that fails five runs to an alarmed dead-letter queue', () => {
+  it('reports failed records alone, and moves a record that fails five runs to the alarmed dead-letter queue', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: ref(delivery().function.function),
       EventSourceArn: arnOf(delivery().queue),
@@ -672,11 +753,10 @@ describe('PagerDuty and Opsgenie delivery', () => {
     });
     template.hasResourceProperties('AWS::SQS::Queue', {
       VisibilityTimeout: 360,
-      RedrivePolicy: { deadLetterTargetArn: arnOf(delivery().deadLetters), maxReceiveCount: 5 },
-    });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmName: 'OpsStack-DeliveryDeadLetters',
-      AlarmActions: [ref(synth.ops.topics.paging)],
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] },
+        maxReceiveCount: 5,
+      },
     });
   });
 

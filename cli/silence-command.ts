@@ -68,12 +68,15 @@ export const SILENCE_COMMAND = defineCommand({
 type SilenceOptions = OptionValues<typeof SILENCE_OPTIONS>;
 type SilenceKnown = Pick<SilenceContext, 'clusters' | 'rules'>;
 
-/** `sentinel silence add | list | expire ID`, against the deployed table. */
+/**
+ * `sentinel silence add | list | expire ID`, against the deployed table. Times are whole seconds, as the command
+ * prints them and an operator types them.
+ */
 export async function silenceCommand(
   options: SilenceOptions,
   positionals: readonly string[],
   out: CommandOutput,
-  now = Date.now(),
+  now = Math.floor(Date.now() / 1000) * 1000,
   newId: () => string = () => randomBytes(4).toString('hex'),
 ): Promise<number> {
   const [action, ...rest] = positionals;

@@ -66,7 +66,7 @@ const pollMs = performance.now() - started;
 const figures: FleetPollFigures = {
   clusters: size,
   metricsRequested: report.metricsRequested,
-  getMetricDataCalls: source.lastCalls,
+  getMetricDataCalls: source.spent.calls,
   unreadableClusters: report.unreadableClusters,
   pollMs,
   readMs,

@@ -151,16 +151,17 @@ export class RuleSet {
     return path[0] === cause ? path : [cause, symptom];
   }
 
-  /** Every signal some rule of the set reads, its maintenance condition included: what a poll must fetch, no more. */
-  signals(): ReadonlySet<SignalName> {
-    return new Set(
-      this.rules.flatMap((rule) => conditionsOf(rule).flatMap(([condition]) => conditionSignals(condition))),
-    );
+  /**
+   * Every signal some rule of the set (or of `rules`) reads, its maintenance condition included: what a poll must
+   * fetch, no more.
+   */
+  signals(rules: readonly Rule[] = this.rules): ReadonlySet<SignalName> {
+    return new Set(rules.flatMap((rule) => conditionsOf(rule).flatMap(([condition]) => conditionSignals(condition))));
   }
 
-  /** Samples of history the whole set reads at one step. */
-  lookback(stepSeconds: number): number {
-    return Math.max(1, ...this.rules.map((rule) => ruleLookback(rule, stepSeconds)));
+  /** Samples of history the whole set (or `rules`) reads at one step. */
+  lookback(stepSeconds: number, rules: readonly Rule[] = this.rules): number {
+    return Math.max(1, ...rules.map((rule) => ruleLookback(rule, stepSeconds)));
   }
 
   /** Problems with overrides written at `path` in `file` (unknown rules or parameters). */

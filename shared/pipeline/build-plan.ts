@@ -3,8 +3,10 @@ import { type DeploymentConfig, groupingSchema, pollSchema } from '../config/dep
 import { durationMs } from '../engine/duration.ts';
 import { type MaintenanceWindow, windowMute } from '../engine/maintenance.ts';
 import type { RuleOverrides } from '../engine/rule.ts';
-import type { RuleSet } from '../engine/rule-set.ts';
+import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
 import type { GroupingSettings } from '../engine/step.ts';
+import { BLIND_AFTER_STEPS } from './blind-tripwires.ts';
+import { TRIPWIRE_METRICS } from './tripwire-alarm.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PlanInput {
@@ -24,21 +26,35 @@ export function buildPlan(input: PlanInput): WatchPlan {
   // A scenario replayed without a configuration runs with the defaults a deployment would get.
   const poll = input.config?.poll ?? pollSchema.parse(undefined);
   const { tripwire } = poll;
-  const clusters = input.clusters.map((name) => {
-    const configured = input.config?.clusters.find((c) => c.name === name);
-    const own = configured?.overrides ?? {};
-    return {
-      name,
-      rules: input.ruleSet.forCluster([fleet, own]),
-      ...(configured && { facts: clusterFacts(configured) }),
-    };
+  const configured = input.clusters.map((name) => {
+    const config = input.config?.clusters.find((c) => c.name === name);
+    return { name, config, rules: input.ruleSet.forCluster([fleet, config?.overrides ?? {}]) };
   });
+  // A minute read covers the page-level rules' windows (and the steps a blind tripwire is judged on), and with them
+  // every rule whose windows fit inside those.
+  const pageRules = [...new Set(configured.flatMap((c) => c.rules.filter((r) => r.severity === 'page')))];
+  const shortLookback = Math.max(
+    BLIND_AFTER_STEPS,
+    input.ruleSet.lookback(
+      input.stepSeconds,
+      pageRules.map((r) => r.rule),
+    ),
+  );
+  const clusters = configured.map(({ name, config, rules }) => ({
+    name,
+    rules,
+    minuteRules: rules.filter(
+      (r) => r.severity === 'page' || input.ruleSet.lookback(input.stepSeconds, [r.rule]) <= shortLookback,
+    ),
+    ...(config && { facts: clusterFacts(config) }),
+  }));
   return {
     ruleSet: input.ruleSet,
     clusters,
     mutes: input.maintenance.map((w) => windowMute(w, input.maintenanceDeclaredBy ?? 'the deployment configuration')),
     stepSeconds: input.stepSeconds,
     lookback: input.ruleSet.lookback(input.stepSeconds),
+    minuteRead: minuteRead(input.ruleSet, clusters, shortLookback),
     nearMissMargin: input.config?.digest.nearMissMargin ?? 0.2,
     cadence: {
       everySteps: Math.max(1, Math.round(durationMs(poll.every) / (input.stepSeconds * 1000))),
@@ -52,6 +68,17 @@ export function buildPlan(input: PlanInput): WatchPlan {
       grouping: groupingSettings(input.config?.grouping ?? groupingSchema.parse({})),
     },
   };
+}
+
+/** The minute read of the fleet: the short lookback, and the signals the minute rules and the tripwire read. */
+function minuteRead(
+  ruleSet: RuleSet,
+  clusters: readonly { readonly minuteRules: readonly ClusterRule[] }[],
+  lookback: number,
+): WatchPlan['minuteRead'] {
+  const rules = [...new Set(clusters.flatMap((c) => c.minuteRules.map((r) => r.rule)))];
+  const tripwire = Object.values(TRIPWIRE_METRICS).map((metric) => metric.signal);
+  return { lookback, signals: new Set([...ruleSet.signals(rules), ...tripwire]) };
 }
 
 /** The grouping block of a configuration, in the engine's units. */

@@ -2,6 +2,7 @@ import type { Incident } from '../engine/incident.ts';
 import type { NearMiss } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
+import type { SignalName } from '../engine/signals.ts';
 
 /** Reads the signals of watched clusters: CloudWatch when deployed, a scenario file in replay. */
 export interface MetricSource {
@@ -22,6 +23,8 @@ export interface MetricRequest {
   readonly end: number;
   readonly samples: number;
   readonly stepSeconds: number;
+  /** Only these signals, those the rules evaluated at this read need; every signal the source reads without it. */
+  readonly signals?: ReadonlySet<SignalName>;
 }
 
 /** Why a poll did or did not evaluate its step. */

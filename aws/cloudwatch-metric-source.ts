@@ -197,18 +197,25 @@ export class CloudWatchMetricSource implements MetricSource {
     let nextToken: string | undefined;
     do {
       const budget = start >= (this.options.now ?? Date.now)() - RECENT_START_MS ? 'recent' : 'older';
-      await this.pacer.acquire({ budget, units });
+      const slot = await this.pacer.acquire({ budget, units });
       this.spent.calls++;
       this.spent.datapoints += units;
-      const answer = await client.send(
-        new GetMetricDataCommand({
-          MetricDataQueries: queries.map((q) => q.query),
-          StartTime: new Date(start),
-          EndTime: new Date(end),
-          ScanBy: 'TimestampAscending',
-          ...(nextToken && { NextToken: nextToken }),
-        }),
+      const command = new GetMetricDataCommand({
+        MetricDataQueries: queries.map((q) => q.query),
+        StartTime: new Date(start),
+        EndTime: new Date(end),
+        ScanBy: 'TimestampAscending',
+        ...(nextToken && { NextToken: nextToken }),
+      });
+      // The innermost step, right before each attempt goes on the wire: where CloudWatch starts counting it.
+      command.middlewareStack.add(
+        (next) => (args) => {
+          slot.sent();
+          return next(args);
+        },
+        { step: 'deserialize', name: 'quotaSlotSent' },
       );
+      const answer = await client.send(command).finally(() => slot.settled());
       for (const result of answer.MetricDataResults ?? []) onResult(result);
       nextToken = answer.NextToken;
     } while (nextToken);

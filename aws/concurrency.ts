@@ -23,7 +23,7 @@ export interface QuotaPacerOptions {
  * each assuming it has it all.
  */
 export class QuotaPacer {
-  readonly #started: { at: number; cost?: QuotaCost }[] = [];
+  readonly #started: Slot[] = [];
   readonly #windowMs: number;
 
   constructor(private readonly options: QuotaPacerOptions) {
@@ -31,37 +31,67 @@ export class QuotaPacer {
   }
 
   /**
-   * Resolves when a call costing `cost` fits the window, and counts it as started. Time is the monotonic clock: a
-   * wall clock set back would hold every call until it caught up again.
+   * Resolves when a call costing `cost` fits the window, with the call's slot in it. The caller marks the slot `sent`
+   * as the request goes on the wire (each attempt, retries included): the service counts it from then, which may be
+   * much later than now (a first call resolves credentials and opens a connection). Until then the slot holds its
+   * place. Time is the monotonic clock: a wall clock set back would hold every call until it caught up again.
    */
-  async acquire(cost?: QuotaCost): Promise<void> {
+  async acquire(cost?: QuotaCost): Promise<Slot> {
     for (let wait = this.#waitFor(performance.now(), cost); wait > 0; wait = this.#waitFor(performance.now(), cost)) {
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    this.#started.push({ at: performance.now(), ...(cost && { cost }) });
+    const slot = new Slot(performance.now(), cost);
+    this.#started.push(slot);
+    return slot;
   }
 
   /** How long a call costing `cost` must wait before it fits; 0 when it fits now. */
   #waitFor(now: number, cost: QuotaCost | undefined): number {
     const started = this.#started;
-    while ((started[0]?.at ?? now) <= now - this.#windowMs) started.shift();
+    while (started[0] && started[0].at !== undefined && started[0].at <= now - this.#windowMs) started.shift();
+    // The slots in the window, oldest sent first; those not sent yet are counted and leave last.
+    const inWindow = started
+      .filter((s) => s.at === undefined || s.at > now - this.#windowMs)
+      .sort((a, b) => (a.at ?? Number.POSITIVE_INFINITY) - (b.at ?? Number.POSITIVE_INFINITY));
     let until = now;
+    const leaves = (slot: Slot | undefined) => (slot?.at ?? now + UNSENT_POLL_MS - this.#windowMs) + this.#windowMs;
     const { callsPerSecond } = this.options;
-    if (started.length >= callsPerSecond) {
-      until = Math.max(until, (started[started.length - callsPerSecond]?.at ?? now) + this.#windowMs);
-    }
+    if (inWindow.length >= callsPerSecond) until = Math.max(until, leaves(inWindow[inWindow.length - callsPerSecond]));
     const budget = cost && this.options.budgets?.[cost.budget];
     if (cost && budget !== undefined) {
-      const same = started.filter((s) => s.cost?.budget === cost.budget);
+      const same = inWindow.filter((s) => s.cost?.budget === cost.budget);
       let spent = same.reduce((sum, s) => sum + (s.cost?.units ?? 0), 0);
-      // The oldest starts of the budget that must leave the window before what is left and this call fit.
-      for (const entry of same) {
+      // The oldest slots of the budget that must leave the window before what is left and this call fit.
+      for (const slot of same) {
         if (spent + cost.units <= budget) break;
-        spent -= entry.cost?.units ?? 0;
-        until = Math.max(until, entry.at + this.#windowMs);
+        spent -= slot.cost?.units ?? 0;
+        until = Math.max(until, leaves(slot));
       }
     }
     return until - now;
+  }
+}
+
+/** How often a call waiting on a slot not yet sent looks again. */
+const UNSENT_POLL_MS = 20;
+
+/** One call's place in a pacer's window. */
+export class Slot {
+  /** When the request last went on the wire; undefined until it does. */
+  at: number | undefined;
+
+  constructor(
+    readonly acquiredAt: number,
+    readonly cost: QuotaCost | undefined,
+  ) {}
+
+  sent(): void {
+    this.at = performance.now();
+  }
+
+  /** The call is over: one that never went on the wire (it failed before) spent nothing and leaves the window. */
+  settled(): void {
+    this.at ??= Number.NEGATIVE_INFINITY;
   }
 }
 

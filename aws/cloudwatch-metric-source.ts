@@ -100,12 +100,21 @@ export class CloudWatchMetricSource implements MetricSource {
   ): Promise<{ series: Map<string, SeriesBySignal>; metricsRequested: number; unreadable: MetricReadFailure[] }> {
     const stepMs = request.stepSeconds * 1000;
     const start = request.end - (request.samples - 1) * stepMs;
-    const planned = this.plan(request.clusters, request.stepSeconds, request.signals);
-    const perCall = Math.max(1, Math.min(MAX_QUERIES_PER_CALL, Math.floor(MAX_DATAPOINTS_PER_PAGE / request.samples)));
-    const batches: { region: string; queries: PlannedQuery[] }[] = [];
-    for (const [region, queries] of groupBy(planned, (q) => this.clusters.get(q.cluster)?.region ?? 'default')) {
+    const only = request.signals;
+    const planned = this.plan(request.clusters, request.stepSeconds, only && new Set(only.keys()));
+    // A signal read over fewer samples than the request's starts later: its queries go in calls of their own, as a
+    // call has one StartTime, and each call could return no more than it needs.
+    const samplesOf = (query: PlannedQuery) =>
+      Math.min(request.samples, only?.get(query.source.signal) ?? request.samples);
+    const batches: { region: string; samples: number; queries: PlannedQuery[] }[] = [];
+    const byCall = groupBy(planned, (q) => `${this.clusters.get(q.cluster)?.region ?? 'default'}\u0000${samplesOf(q)}`);
+    for (const queries of byCall.values()) {
+      const first = queries[0] as PlannedQuery;
+      const region = this.clusters.get(first.cluster)?.region ?? 'default';
+      const samples = samplesOf(first);
+      const perCall = Math.max(1, Math.min(MAX_QUERIES_PER_CALL, Math.floor(MAX_DATAPOINTS_PER_PAGE / samples)));
       for (let i = 0; i < queries.length; i += perCall)
-        batches.push({ region, queries: queries.slice(i, i + perCall) });
+        batches.push({ region, samples, queries: queries.slice(i, i + perCall) });
     }
     // Series are allocated up front and each answer page is folded into them as it arrives, so that no SDK answer
     // outlives its page: a 1,000-cluster poll holds numbers, not millions of Date objects.
@@ -124,7 +133,8 @@ export class CloudWatchMetricSource implements MetricSource {
     const failures: MetricReadFailure[] = [];
     await mapLimited(batches, this.options.concurrency ?? 4, async (batch) => {
       try {
-        await this.fetch(batch.region, batch.queries, start, request.end + stepMs, request.samples, (result) =>
+        const from = request.end - (batch.samples - 1) * stepMs;
+        await this.fetch(batch.region, batch.queries, from, request.end + stepMs, batch.samples, (result) =>
           fold(result, targets, start, stepMs),
         );
         onProgress?.(++finished, batches.length);

@@ -28,6 +28,11 @@ export interface FleetPollFigures {
   readonly engineMs: number;
   readonly notifications: number;
   readonly pagedClusters: number;
+  /**
+   * CPU time the poll process spent (user and system): on a machine shared with other work the wall time is longer
+   * than the poll's own, and this tells its share.
+   */
+  readonly cpuMs: number;
   /** Resident set size before the poll (runtime, SDK and plan loaded) and at its peak. */
   readonly baselineRssMb: number;
   readonly peakRssMb: number;
@@ -49,6 +54,7 @@ let fullReads = 0;
 let minuteReads = 0;
 const baselineRssMb = process.memoryUsage().rss / 1e6;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 const report = await runPoll(
   {
     plan,
@@ -74,6 +80,7 @@ const report = await runPoll(
   FLEET_STEP_AT,
 );
 const pollMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 const figures: FleetPollFigures = {
   clusters: size,
   fullReads,
@@ -87,6 +94,7 @@ const figures: FleetPollFigures = {
   engineMs: pollMs - readMs,
   notifications: notifier.sent.length,
   pagedClusters: new Set(notifier.sent.filter((n) => n.kind === 'page').flatMap((n) => n.clusters)).size,
+  cpuMs: (cpu.user + cpu.system) / 1000,
   baselineRssMb,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
 };

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, fork } from 'node:child_process';
-import { totalmem } from 'node:os';
+import { loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { FleetPollFigures } from './fleet-poll.ts';
@@ -34,7 +34,15 @@ export interface FleetScaleRow {
   readonly loadMs: number;
   readonly completed: boolean;
   /** What the loopback's GetMetricData quotas admitted and refused during the poll. */
-  readonly quota?: { readonly datapoints: number; readonly throttled: number; readonly getMetricDataCalls: number };
+  readonly quota?: {
+    readonly datapoints: number;
+    readonly throttled: number;
+    readonly getMetricDataCalls: number;
+    /** The least time those calls could take under the quotas, whatever the machine. */
+    readonly floorSeconds: number;
+  };
+  /** The machine's one-minute load average when the poll ended: above its cores, the wall time is not the poll's own. */
+  readonly loadAverage?: number;
   /** Why the poll did not complete (out of memory, timed out) or was not run (the machine is too small). */
   readonly error?: string;
   readonly figures?: FleetPollFigures;
@@ -94,7 +102,9 @@ export async function measureFleetScale(options: {
           datapoints: quota.datapoints,
           throttled: quota.throttled,
           getMetricDataCalls: quota.getMetricDataCalls,
+          floorSeconds: quota.floorSeconds,
         },
+        loadAverage: loadavg()[0] ?? 0,
         completesInMemoryMb: {
           memoryMb: options.memoryMb,
           completed: poll.completed,

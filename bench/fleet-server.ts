@@ -12,7 +12,14 @@ export type FleetServerRequest = { kind: 'load'; size: number } | { kind: 'quota
 export type FleetServerReply =
   | { kind: 'ready'; endpoint: string }
   | { kind: 'loaded'; size: number; datapoints: number; ms: number }
-  | { kind: 'quota'; datapoints: number; throttled: number; getMetricDataCalls: number };
+  | {
+      kind: 'quota';
+      datapoints: number;
+      throttled: number;
+      getMetricDataCalls: number;
+      /** The least time the admitted calls could take under the quotas. */
+      floorSeconds: number;
+    };
 
 /** The round trip to a region that every GetMetricData call pays, as the issue specifies. */
 export const INJECTED_LATENCY_MS = 50;
@@ -42,6 +49,12 @@ process.on('message', (message: FleetServerRequest) => {
       datapoints: server.quota.datapoints,
       throttled: throttled['transactions per second'] + throttled['datapoints per second'],
       getMetricDataCalls: (server.calls.GetMetricData ?? 0) - callsBefore,
+      floorSeconds: server.quota.floorSeconds(
+        (server.calls.GetMetricData ?? 0) -
+          callsBefore -
+          throttled['transactions per second'] -
+          throttled['datapoints per second'],
+      ),
     });
     return;
   }

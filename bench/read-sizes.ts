@@ -5,7 +5,7 @@ import { fleetClusters, fleetPlan } from './fleet-generator.ts';
 export interface ReadSizes {
   /** Before issue 18: every read, armed or quiet, took every metric over the longest window. */
   readonly before: number;
-  /** A cluster armed between its slow-cadence reads: the minute read, short windows only. */
+  /** A cluster armed between its slow-cadence reads: the minute read, each signal over its short window. */
   readonly armed: number;
   /** A quiet cluster on the slow cadence, and every cluster's full read: every metric over the longest window. */
   readonly quiet: number;
@@ -19,10 +19,15 @@ export function measureReadSizes(): ReadSizes {
   const clusters = fleetClusters(1);
   const rules = plan.ruleSet.signals();
   const full = metricsPerPoll(clusters, rules);
-  const minute = metricsPerPoll(clusters, new Set([...plan.minuteRead.signals].filter((s) => rules.has(s))));
+  const minuteSignals = [...plan.minuteRead.signals].filter(([signal]) => rules.has(signal));
+  const armed = minuteSignals.reduce(
+    (sum, [signal, samples]) => sum + metricsPerPoll(clusters, new Set([signal])) * samples,
+    0,
+  );
+  const minute = metricsPerPoll(clusters, new Set(minuteSignals.map(([signal]) => signal)));
   return {
     before: full * plan.lookback,
-    armed: minute * plan.minuteRead.lookback,
+    armed,
     quiet: full * plan.lookback,
     metrics: { full, minute },
     samples: { full: plan.lookback, minute: plan.minuteRead.lookback },

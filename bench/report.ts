@@ -264,13 +264,16 @@ export function renderResults(results: BenchResults): string {
         'GetMetricData calls',
         'datapoints requested',
         'throttled calls',
+        'quota floor',
         'CloudWatch reads',
         'engine and store',
+        'poll CPU time',
         'peak RSS',
+        'load average',
       ],
       results.fleet.map((row) => {
         const f = row.figures;
-        if (!f) return [count(row.clusters), row.error ?? 'failed', '', '', '', '', '', '', ''];
+        if (!f) return [count(row.clusters), row.error ?? 'failed', '', '', '', '', '', '', '', '', '', ''];
         return [
           count(row.clusters),
           `${count(f.fullReads)} / ${count(f.minuteReads)}`,
@@ -278,9 +281,12 @@ export function renderResults(results: BenchResults): string {
           count(f.getMetricDataCalls),
           count(f.datapointsRequested),
           String(row.quota?.throttled ?? '–'),
+          row.quota ? `${row.quota.floorSeconds.toFixed(1)} s` : '–',
           ms(f.readMs),
           ms(f.engineMs),
+          ms(f.cpuMs),
           mb(f.peakRssMb),
+          row.loadAverage?.toFixed(1) ?? '–',
         ];
       }),
     ),

@@ -164,6 +164,26 @@ export class RuleSet {
     return Math.max(1, ...rules.map((rule) => ruleLookback(rule, stepSeconds)));
   }
 
+  /**
+   * Samples of history each signal is read over by `rules` at one step: the longest window of the conditions that
+   * read it. A signal only short windows read needs no more, whatever the longest window of the set.
+   */
+  signalLookbacks(stepSeconds: number, rules: readonly Rule[] = this.rules): Map<SignalName, number> {
+    const lookbacks = new Map<SignalName, number>();
+    const visit = (condition: Condition): void => {
+      if (condition.kind === 'allOf' || condition.kind === 'anyOf' || condition.kind === 'noneOf') {
+        condition.conditions.forEach(visit);
+        return;
+      }
+      const samples = conditionLookback(condition, stepSeconds);
+      for (const signal of conditionSignals(condition)) {
+        lookbacks.set(signal, Math.max(lookbacks.get(signal) ?? 1, samples));
+      }
+    };
+    for (const rule of rules) for (const [condition] of conditionsOf(rule)) visit(condition);
+    return lookbacks;
+  }
+
   /** Problems with overrides written at `path` in `file` (unknown rules or parameters). */
   checkOverrides(overrides: RuleOverrides, path: readonly PropertyKey[]): InputProblem[] {
     return Object.entries(overrides).flatMap(([id, override]) => {

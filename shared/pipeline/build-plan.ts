@@ -54,7 +54,7 @@ export function buildPlan(input: PlanInput): WatchPlan {
     mutes: input.maintenance.map((w) => windowMute(w, input.maintenanceDeclaredBy ?? 'the deployment configuration')),
     stepSeconds: input.stepSeconds,
     lookback: input.ruleSet.lookback(input.stepSeconds),
-    minuteRead: minuteRead(input.ruleSet, clusters, shortLookback),
+    minuteRead: minuteRead(input.ruleSet, clusters, input.stepSeconds),
     nearMissMargin: input.config?.digest.nearMissMargin ?? 0.2,
     cadence: {
       everySteps: Math.max(1, Math.round(durationMs(poll.every) / (input.stepSeconds * 1000))),
@@ -70,15 +70,21 @@ export function buildPlan(input: PlanInput): WatchPlan {
   };
 }
 
-/** The minute read of the fleet: the short lookback, and the signals the minute rules and the tripwire read. */
+/**
+ * The minute read of the fleet: each signal the minute rules read, over its longest window in them, and the
+ * tripwire's signals over at least the steps a blind tripwire is judged on.
+ */
 function minuteRead(
   ruleSet: RuleSet,
   clusters: readonly { readonly minuteRules: readonly ClusterRule[] }[],
-  lookback: number,
+  stepSeconds: number,
 ): WatchPlan['minuteRead'] {
   const rules = [...new Set(clusters.flatMap((c) => c.minuteRules.map((r) => r.rule)))];
-  const tripwire = Object.values(TRIPWIRE_METRICS).map((metric) => metric.signal);
-  return { lookback, signals: new Set([...ruleSet.signals(rules), ...tripwire]) };
+  const signals = ruleSet.signalLookbacks(stepSeconds, rules);
+  for (const { signal } of Object.values(TRIPWIRE_METRICS)) {
+    signals.set(signal, Math.max(signals.get(signal) ?? 1, BLIND_AFTER_STEPS));
+  }
+  return { lookback: Math.max(1, ...signals.values()), signals };
 }
 
 /** The grouping block of a configuration, in the engine's units. */

@@ -23,8 +23,11 @@ export interface MetricRequest {
   readonly end: number;
   readonly samples: number;
   readonly stepSeconds: number;
-  /** Only these signals, those the rules evaluated at this read need; every signal the source reads without it. */
-  readonly signals?: ReadonlySet<SignalName>;
+  /**
+   * Only these signals, those the rules evaluated at this read need, each over its own number of samples (at most
+   * `samples`, the newest ones); every signal the source reads, over `samples`, without it.
+   */
+  readonly signals?: ReadonlyMap<SignalName, number>;
 }
 
 /** Why a poll did or did not evaluate its step. */

@@ -28,10 +28,11 @@ export interface WatchPlan {
   readonly lookback: number;
   /**
    * What a minute read takes, for a cluster a tripwire armed or a page holds on the one-minute cadence between its
-   * slow-cadence reads: only the short windows of the minute rules and their signals (with the tripwire's, so that a
-   * blind tripwire still shows). Long windows (tickets over hours, baselines) wait for the cluster's next full read.
+   * slow-cadence reads: only the signals of the minute rules (and the tripwire's, so that a blind tripwire still
+   * shows), each over the longest window that reads it, and `lookback` the longest of those. Long windows (tickets
+   * over hours, baselines) wait for the cluster's next full read.
    */
-  readonly minuteRead: { readonly lookback: number; readonly signals: ReadonlySet<SignalName> };
+  readonly minuteRead: { readonly lookback: number; readonly signals: ReadonlyMap<SignalName, number> };
   readonly settings: EngineSettings;
   /** How close to a threshold counts as a near miss, as a share of it. */
   readonly nearMissMargin: number;

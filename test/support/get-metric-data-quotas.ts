@@ -41,6 +41,8 @@ export class GetMetricDataQuotaMeter {
   readonly throttled = { 'transactions per second': 0, 'datapoints per second': 0 };
   /** Datapoints admitted since the start (or the last reset): what the reads could have returned. */
   datapoints = 0;
+  /** The same, by tier. */
+  readonly datapointsByTier = { recent: 0, older: 0 };
 
   constructor(readonly quotas: GetMetricDataQuotas = GET_METRIC_DATA_QUOTAS) {}
 
@@ -58,6 +60,7 @@ export class GetMetricDataQuotaMeter {
     if (inTier + datapoints > tierLimit) return this.#refuse('datapoints per second');
     this.#admitted.push({ at, datapoints, recent });
     this.datapoints += datapoints;
+    this.datapointsByTier[recent ? 'recent' : 'older'] += datapoints;
     return undefined;
   }
 
@@ -66,6 +69,20 @@ export class GetMetricDataQuotaMeter {
     this.throttled['transactions per second'] = 0;
     this.throttled['datapoints per second'] = 0;
     this.datapoints = 0;
+    this.datapointsByTier.recent = 0;
+    this.datapointsByTier.older = 0;
+  }
+
+  /**
+   * The least time the admitted requests could have taken under the quotas: the most binding of the calls against
+   * the TPS and each tier's datapoints against its DPS.
+   */
+  floorSeconds(calls: number): number {
+    return Math.max(
+      calls / this.quotas.transactionsPerSecond,
+      this.datapointsByTier.recent / this.quotas.recentDatapointsPerSecond,
+      this.datapointsByTier.older / this.quotas.olderDatapointsPerSecond,
+    );
   }
 
   #refuse(limit: QuotaRefusal['limit']): QuotaRefusal {

@@ -5,6 +5,7 @@ import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
 import type { Goal } from './goals.ts';
 import type { PollFootprint } from './poll-footprint.ts';
+import type { ReadSizes } from './read-sizes.ts';
 
 /** The cadence a deployment gets by default, which the corpus is replayed with. */
 const DEFAULT_POLL = pollSchema.parse(undefined);
@@ -18,6 +19,7 @@ export interface BenchResults {
   readonly footprint: PollFootprint;
   readonly cost: CostModel;
   readonly fleet: readonly FleetScaleRow[];
+  readonly readSizes: ReadSizes;
   readonly bundles: readonly BundleFigures[];
 }
 
@@ -289,6 +291,26 @@ export function renderResults(results: BenchResults): string {
           row.loadAverage?.toFixed(1) ?? '–',
         ];
       }),
+    ),
+    '',
+    "Datapoints one read of one cluster could return (the datapoints-per-second quota counts them), for the example configuration's production cluster:",
+    '',
+    table(
+      ['read', 'before issue 18', 'now', 'metrics × samples'],
+      [
+        [
+          'armed cluster, between its full reads (minute read)',
+          count(results.readSizes.before),
+          count(results.readSizes.armed),
+          `${results.readSizes.metrics.minute} × ${results.readSizes.samples.minute} at most, each signal over its own short window`,
+        ],
+        [
+          'quiet cluster on the slow cadence (full read)',
+          count(results.readSizes.before),
+          count(results.readSizes.quiet),
+          `${results.readSizes.metrics.full} × ${results.readSizes.samples.full}`,
+        ],
+      ],
     ),
     '',
     `Datapoints held by the loopback CloudWatch (the history each worst minute reads): ${results.fleet.map((r) => `${count(r.clusters)} clusters ${count(r.datapointsStored)}`).join(', ')}.`,

@@ -15,6 +15,7 @@ import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
 import { measureFleetScale } from './fleet-scale.ts';
 import { evaluateGoals, POLLER_MEMORY_MB } from './goals.ts';
 import { measurePollFootprint } from './poll-footprint.ts';
+import { measureReadSizes } from './read-sizes.ts';
 import { type BenchResults, renderResults } from './report.ts';
 
 const started = performance.now();
@@ -72,6 +73,7 @@ try {
     footprint,
     cost,
     fleet,
+    readSizes: measureReadSizes(),
     bundles,
   };
   writeFileSync(at('./results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -134,8 +134,8 @@ export class CloudWatchMetricSource implements MetricSource {
     await mapLimited(batches, this.options.concurrency ?? 4, async (batch) => {
       try {
         const from = request.end - (batch.samples - 1) * stepMs;
-        await this.fetch(batch.region, batch.queries, from, request.end + stepMs, batch.samples, (result) =>
-          fold(result, targets, start, stepMs),
+        await this.fetch(batch.region, batch.queries, from, request.end + stepMs, batch.samples, (result, lastPage) =>
+          fold(result, lastPage, targets, start, stepMs),
         );
         onProgress?.(++finished, batches.length);
       } catch (error) {
@@ -200,7 +200,7 @@ export class CloudWatchMetricSource implements MetricSource {
     start: number,
     end: number,
     samples: number,
-    onResult: (result: MetricDataResult) => void,
+    onResult: (result: MetricDataResult, lastPage: boolean) => void,
   ): Promise<void> {
     const client = this.options.clientFor(region);
     const units = Math.min(queries.length * samples, MAX_DATAPOINTS_PER_PAGE);
@@ -226,7 +226,7 @@ export class CloudWatchMetricSource implements MetricSource {
         { step: 'deserialize', name: 'quotaSlotSent' },
       );
       const answer = await client.send(command).finally(() => slot.settled());
-      for (const result of answer.MetricDataResults ?? []) onResult(result);
+      for (const result of answer.MetricDataResults ?? []) onResult(result, answer.NextToken === undefined);
       nextToken = answer.NextToken;
     } while (nextToken);
   }
@@ -239,13 +239,23 @@ interface Target {
 
 /**
  * Fold one result into its signal's series: the max or the sum over the signal's metrics. Gaps and NaN stay
- * missing (NaN); what CloudWatch did not return, on a PartialData answer too, is simply not there.
+ * missing (NaN); what CloudWatch did not return, on a PartialData answer too, is simply not there. A result still
+ * PartialData on the last page is data CloudWatch is still aggregating: its newest point may be incomplete, so it is
+ * left missing too, and a read that starts later (a minute read's short window) sees no more than a full read does.
  */
-function fold(result: MetricDataResult, targets: ReadonlyMap<string, Target>, start: number, stepMs: number): void {
+function fold(
+  result: MetricDataResult,
+  lastPage: boolean,
+  targets: ReadonlyMap<string, Target>,
+  start: number,
+  stepMs: number,
+): void {
   const target = result.Id ? targets.get(result.Id) : undefined;
   if (!target) return;
   const { values, combine } = target;
-  const timestamps = result.Timestamps ?? [];
+  const complete = result.Timestamps ?? [];
+  // ScanBy is TimestampAscending: the newest point is the last.
+  const timestamps = lastPage && result.StatusCode === 'PartialData' ? complete.slice(0, -1) : complete;
   const datapoints = result.Values ?? [];
   for (let i = 0; i < timestamps.length; i++) {
     const index = Math.round(((timestamps[i] as Date).getTime() - start) / stepMs);

@@ -1,7 +1,10 @@
 import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { signalSources } from '../aws/query-plan.ts';
-import { type ClusterConfig, clusterSchema } from '../shared/config/deployment-config.ts';
+import { type ClusterConfig, clusterSchema, compileRuleSet } from '../shared/config/deployment-config.ts';
 import type { Sample, SignalName } from '../shared/engine/signals.ts';
+import { buildPlan } from '../shared/pipeline/build-plan.ts';
+import { dueReads } from '../shared/pipeline/cadence.ts';
+import type { WatchPlan } from '../shared/pipeline/watch-plan.ts';
 import type { CloudWatchServer } from '../test/support/cloudwatch-server.ts';
 import { seededRandom } from './seeded-random.ts';
 
@@ -10,6 +13,8 @@ export const FLEET_SEED = 0x5e17_e1;
 
 /** The step every fleet poll evaluates; any minute works, a fixed one keeps the runs identical. */
 export const FLEET_STEP_AT = Date.parse('2026-01-05T12:00:00Z');
+/** When the poll of that step runs, on CloudWatch's clock: a minute later, as the poller reads behind ingestion. */
+export const FLEET_POLL_AT = FLEET_STEP_AT + 60_000;
 
 /** One cluster in a hundred has an admission webhook black-holing writes, so the engine has incidents to open. */
 const INCIDENT_SHARE = 0.01;
@@ -123,11 +128,44 @@ function clusterDatums(index: number, end: number, samples: number): Map<string,
   return byNamespace;
 }
 
-/** Load the history of clusters `from` to `to` (exclusive) into the loopback CloudWatch; returns the datapoints stored. */
-export function loadFleet(server: CloudWatchServer, from: number, to: number, end: number, samples: number): number {
+/**
+ * The plan of a generated fleet, with the default rules, as the poller would build it: which clusters the worst minute
+ * reads in full, which by a minute read, and how far back each goes.
+ */
+export function fleetPlan(size: number): WatchPlan {
+  return buildPlan({
+    ruleSet: compileRuleSet([], 'rules'),
+    clusters: fleetClusters(size).map((c) => c.name),
+    maintenance: [],
+    stepSeconds: 60,
+  });
+}
+
+/**
+ * How far back the worst minute at FLEET_STEP_AT, every tripwire armed, reads each cluster of `plan`: the full
+ * lookback for the clusters due on the slow cadence, the minute read's for the others.
+ */
+export function worstMinuteSamples(plan: WatchPlan): (index: number) => number {
+  const { full } = dueReads(plan, FLEET_STEP_AT, new Set(plan.clusters.map((c) => c.name)), []);
+  const readInFull = new Set(full);
+  return (index) => (readInFull.has(fleetCluster(index).name) ? plan.lookback : plan.minuteRead.lookback);
+}
+
+/**
+ * Load the history of clusters `from` to `to` (exclusive), `samples` minutes up to `end` (or as many as `samples`
+ * says for each cluster), into the loopback CloudWatch; returns the datapoints stored.
+ */
+export function loadFleet(
+  server: CloudWatchServer,
+  from: number,
+  to: number,
+  end: number,
+  samples: number | ((index: number) => number),
+): number {
   let datapoints = 0;
   for (let index = from; index < to; index++) {
-    for (const [namespace, data] of clusterDatums(index, end, samples)) {
+    const count = typeof samples === 'number' ? samples : samples(index);
+    for (const [namespace, data] of clusterDatums(index, end, count)) {
       server.put({ Namespace: namespace, MetricData: data });
       datapoints += data.length;
     }

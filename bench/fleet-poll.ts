@@ -1,21 +1,26 @@
 /**
- * A child process that runs one poll over a generated fleet against the loopback CloudWatch, the way the poller
- * Lambda does (real SDK client, CloudWatchMetricSource, runPoll and the engine), with an in-memory store and
- * notifier so that only CloudWatch reads and the engine are measured. Prints one JSON line: a FleetPollFigures.
+ * A child process that runs the worst minute of a generated fleet against the loopback CloudWatch, the way the poller
+ * Lambda does (real SDK client, CloudWatchMetricSource, runPoll and the engine): every tripwire armed, as a regional
+ * metric delay arms them, so every cluster is read, in full if it is due on the slow cadence and by a minute read
+ * otherwise. An in-memory store and notifier keep the measure on CloudWatch reads and the engine. Prints one JSON
+ * line: a FleetPollFigures.
  */
 import { cloudWatchClients } from '../aws/clients.ts';
 import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
-import { compileRuleSet } from '../shared/config/deployment-config.ts';
-import { buildPlan } from '../shared/pipeline/build-plan.ts';
 import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
-import { FLEET_STEP_AT, fleetClusters } from './fleet-generator.ts';
+import { FLEET_POLL_AT, FLEET_STEP_AT, fleetClusters, fleetPlan } from './fleet-generator.ts';
 
 export interface FleetPollFigures {
   readonly clusters: number;
+  /** Clusters read in full (due on the slow cadence) and by a minute read (armed between their full reads). */
+  readonly fullReads: number;
+  readonly minuteReads: number;
   readonly metricsRequested: number;
   readonly getMetricDataCalls: number;
+  /** Datapoints the calls could return: what GetMetricData's datapoints-per-second quota counts. */
+  readonly datapointsRequested: number;
   readonly unreadableClusters: number;
   readonly pollMs: number;
   readonly readMs: number;
@@ -23,6 +28,11 @@ export interface FleetPollFigures {
   readonly engineMs: number;
   readonly notifications: number;
   readonly pagedClusters: number;
+  /**
+   * CPU time the poll process spent (user and system): on a machine shared with other work the wall time is longer
+   * than the poll's own, and this tells its share.
+   */
+  readonly cpuMs: number;
   /** Resident set size before the poll (runtime, SDK and plan loaded) and at its peak. */
   readonly baselineRssMb: number;
   readonly peakRssMb: number;
@@ -30,17 +40,21 @@ export interface FleetPollFigures {
 
 const size = Number(process.argv[2]);
 const clusters = fleetClusters(size);
-const plan = buildPlan({
-  ruleSet: compileRuleSet([], 'rules'),
-  clusters: clusters.map((c) => c.name),
-  maintenance: [],
-  stepSeconds: 60,
+const plan = fleetPlan(size);
+const source = new CloudWatchMetricSource({
+  clientFor: cloudWatchClients(process.env.AWS_REGION),
+  clusters,
+  signals: plan.ruleSet.signals(),
+  now: () => FLEET_POLL_AT,
 });
-const source = new CloudWatchMetricSource({ clientFor: cloudWatchClients(process.env.AWS_REGION), clusters });
 const notifier = new CollectingNotifier();
+const everyCluster = new Set(clusters.map((c) => c.name));
 let readMs = 0;
+let fullReads = 0;
+let minuteReads = 0;
 const baselineRssMb = process.memoryUsage().rss / 1e6;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 const report = await runPoll(
   {
     plan,
@@ -48,14 +62,17 @@ const report = await runPoll(
       read: async (request) => {
         const readStarted = performance.now();
         const reading = await source.read(request);
-        readMs += performance.now() - readStarted;
+        // A minute read names its signals; a full read takes every signal the rules read.
+        if (request.signals) minuteReads += request.clusters.length;
+        else fullReads += request.clusters.length;
+        // The full and the minute reads run side by side: the reads took as long as the longer one.
+        readMs = Math.max(readMs, performance.now() - readStarted);
         return reading;
       },
     },
     ...memoryStores(() => FLEET_STEP_AT),
     notifier,
-    tripwires: { armed: async () => new Set<string>() },
-    pollEveryCluster: true,
+    tripwires: { armed: async () => everyCluster },
     owner: 'bench',
     now: () => FLEET_STEP_AT,
     leaseMs: 60_000,
@@ -63,16 +80,21 @@ const report = await runPoll(
   FLEET_STEP_AT,
 );
 const pollMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 const figures: FleetPollFigures = {
   clusters: size,
+  fullReads,
+  minuteReads,
   metricsRequested: report.metricsRequested,
-  getMetricDataCalls: source.lastCalls,
+  getMetricDataCalls: source.spent.calls,
+  datapointsRequested: source.spent.datapoints,
   unreadableClusters: report.unreadableClusters,
   pollMs,
   readMs,
   engineMs: pollMs - readMs,
   notifications: notifier.sent.length,
   pagedClusters: new Set(notifier.sent.filter((n) => n.kind === 'page').flatMap((n) => n.clusters)).size,
+  cpuMs: (cpu.user + cpu.system) / 1000,
   baselineRssMb,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
 };

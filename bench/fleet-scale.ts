@@ -1,30 +1,29 @@
 import { type ChildProcess, execFile, fork } from 'node:child_process';
-import { totalmem } from 'node:os';
+import { loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { FleetPollFigures } from './fleet-poll.ts';
 import type { FleetServerReply, FleetServerRequest } from './fleet-server.ts';
 
-export const FLEET_SCALE_SIZES = [10, 100, 1000, 5000] as const;
+export const FLEET_SCALE_SIZES = [1000, 5000, 10_000] as const;
 
 /** What a function needs besides the JavaScript heap: code, the runtime, buffers. */
 const FUNCTION_OVERHEAD_MB = 64;
 
-/** A 5,000-cluster poll may not fit: the child gets a bounded heap and time, and a failure is a result. */
-const POLL_HEAP_MB = 8192;
+/** The worst minute must be over well within the poller's timeout; a poll that runs this long has failed. */
 const POLL_TIMEOUT_MS = 240_000;
 /**
- * The server child holds every datapoint of the largest fleet (about 170 bytes each); a larger young generation
- * loads them faster.
+ * The server child holds the history the worst minute reads of every cluster (about 170 bytes a datapoint); a larger
+ * young generation loads them faster.
  */
-const SERVER_HEAP_MB = 12_288;
+const SERVER_HEAP_MB = 8192;
 
 /**
- * Memory a size needs on this machine, server and poll together, from the measured figures: about 170 bytes for each
- * of a cluster's 7,000 stored datapoints and 1.3 MB of poller peak per cluster. A size that would not fit in four
+ * Memory a size needs on this machine, server and poll together: about 170 bytes for each stored datapoint (a
+ * twentieth of the clusters with 7,000, the rest with 500) and the poll's own. A size that would not fit in four
  * fifths of the machine's memory is skipped and reported as such, so a small CI runner still finishes.
  */
-const BYTES_PER_CLUSTER = 2.6e6;
+const BYTES_PER_CLUSTER = 0.3e6;
 
 const run = promisify(execFile);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -34,11 +33,21 @@ export interface FleetScaleRow {
   readonly datapointsStored: number;
   readonly loadMs: number;
   readonly completed: boolean;
+  /** What the loopback's GetMetricData quotas admitted and refused during the poll. */
+  readonly quota?: {
+    readonly datapoints: number;
+    readonly throttled: number;
+    readonly getMetricDataCalls: number;
+    /** The least time those calls could take under the quotas, whatever the machine. */
+    readonly floorSeconds: number;
+  };
+  /** The machine's one-minute load average when the poll ended: above its cores, the wall time is not the poll's own. */
+  readonly loadAverage?: number;
   /** Why the poll did not complete (out of memory, timed out) or was not run (the machine is too small). */
   readonly error?: string;
   readonly figures?: FleetPollFigures;
   /**
-   * The same poll with the heap capped as a function of `memoryMb` would cap it (64 MB left for code and buffers):
+   * The poll runs with the heap capped as a function of `memoryMb` would cap it (64 MB left for code and buffers):
    * whether it completes, and its peak RSS then, which is what the function needs rather than what an unbounded heap
    * happens to grow to.
    */
@@ -50,15 +59,13 @@ export interface FleetScaleRow {
 }
 
 /**
- * One poll over growing fleets against the loopback CloudWatch with 50 ms per call, each in a fresh process so that
- * its peak memory is its own; the server lives in another child and keeps the fleet between sizes.
+ * The worst minute of growing fleets (every tripwire armed) against the loopback CloudWatch with GetMetricData's
+ * quotas and 50 ms per call, each poll in a fresh process with the heap a `memoryMb` function has, so that its peak
+ * memory is its own; the server lives in another child and keeps the fleet between sizes.
  */
 export async function measureFleetScale(options: {
-  readonly samples: number;
-  /** The memory a function gets for the capped run. */
-  readonly cappedMemoryMb: number;
-  /** Run the poll again with the heap capped for `cappedMemoryMb` for these sizes. */
-  readonly capAt: readonly number[];
+  /** The memory a function gets. */
+  readonly memoryMb: number;
 }): Promise<FleetScaleRow[]> {
   const server = fork(here('./fleet-server.ts'), [], {
     execArgv: ['--import', 'tsx', `--max-old-space-size=${SERVER_HEAP_MB}`, '--max-semi-space-size=64'],
@@ -79,24 +86,30 @@ export async function measureFleetScale(options: {
         });
         continue;
       }
-      send(server, { kind: 'load', size, samples: options.samples });
+      send(server, { kind: 'load', size });
       const loaded = await reply(server);
       if (loaded.kind !== 'loaded') throw new Error(`fleet server: unexpected ${loaded.kind}`);
-      const poll = await pollChild(ready.endpoint, size, POLL_HEAP_MB);
-      const cappedRun = options.capAt.includes(size)
-        ? await pollChild(ready.endpoint, size, options.cappedMemoryMb - FUNCTION_OVERHEAD_MB)
-        : undefined;
-      const capped = cappedRun && {
-        memoryMb: options.cappedMemoryMb,
-        completed: cappedRun.completed,
-        ...(cappedRun.figures && { peakRssMb: cappedRun.figures.peakRssMb }),
-      };
+      const poll = await pollChild(ready.endpoint, size, options.memoryMb - FUNCTION_OVERHEAD_MB);
+      send(server, { kind: 'quota' });
+      const quota = await reply(server);
+      if (quota.kind !== 'quota') throw new Error(`fleet server: unexpected ${quota.kind}`);
       rows.push({
         clusters: size,
         datapointsStored: loaded.datapoints,
         loadMs: loaded.ms,
         ...poll,
-        ...(capped && { completesInMemoryMb: capped }),
+        quota: {
+          datapoints: quota.datapoints,
+          throttled: quota.throttled,
+          getMetricDataCalls: quota.getMetricDataCalls,
+          floorSeconds: quota.floorSeconds,
+        },
+        loadAverage: loadavg()[0] ?? 0,
+        completesInMemoryMb: {
+          memoryMb: options.memoryMb,
+          completed: poll.completed,
+          ...(poll.figures && { peakRssMb: poll.figures.peakRssMb }),
+        },
       });
     }
     return rows;

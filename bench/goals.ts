@@ -1,3 +1,4 @@
+import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import type { BundleFigures } from './bundles.ts';
 import type { CostModel } from './cost-model.ts';
 import type { DetectionQuality } from './detection-quality.ts';
@@ -13,10 +14,11 @@ export interface Goal {
 /** The issue's limit on bundle size, in bytes as `ls` shows them. */
 const MAX_BUNDLE_BYTES = 1_000_000;
 const MAX_IMPORT_MS = 250;
-const MAX_FLEET_POLL_MS = 20_000;
-export const MAX_FLEET_RSS_MB = 256;
 /** Issue 18's goals for a small fleet, all in: dollars per cluster-month by fleet size. */
 export const MAX_COST_PER_CLUSTER: Readonly<Record<number, number>> = { 1: 3, 10: 1, 100: 0.9, 1000: 0.9 };
+/** The worst minute of 10,000 clusters is read and evaluated within this of its minute (issue 18). */
+const MAX_WORST_MINUTE_MS = 40_000;
+const WORST_MINUTE_CLUSTERS = 10_000;
 export const MAX_RUN_SECONDS = 600;
 
 const minutes = (n: number) => `${n} min`;
@@ -33,8 +35,7 @@ export function evaluateGoals(results: {
 }): Goal[] {
   const { totals } = results.detection;
   const baseline = totals.baseline.specified;
-  const fleet1000 = results.fleet.find((row) => row.clusters === 1000)?.figures;
-  const capped1000 = results.fleet.find((row) => row.clusters === 1000)?.completesInMemoryMb;
+  const worst = results.fleet.find((row) => row.clusters === WORST_MINUTE_CLUSTERS);
   const goal = (id: string, text: string, measured: string, met: boolean): Goal => ({ id, goal: text, measured, met });
   return [
     goal(
@@ -99,17 +100,22 @@ export function evaluateGoals(results: {
     }),
     goal(
       'fleet.time',
-      '1,000 clusters in one invocation in under 20 s',
-      fleet1000 ? `${(fleet1000.pollMs / 1000).toFixed(1)} s` : 'did not complete',
-      fleet1000 !== undefined && fleet1000.pollMs < MAX_FLEET_POLL_MS,
+      'the worst minute of 10,000 clusters (every tripwire armed) read and evaluated within 40 s, under the quotas',
+      worst?.figures
+        ? `${(worst.figures.pollMs / 1000).toFixed(1)} s, ${worst.quota?.throttled ?? '?'} throttled call(s)`
+        : (worst?.error ?? 'did not run'),
+      worst?.figures !== undefined &&
+        worst.figures.pollMs < MAX_WORST_MINUTE_MS &&
+        worst.figures.unreadableClusters === 0,
     ),
     goal(
       'fleet.memory',
-      '1,000 clusters in one invocation under 256 MB',
-      capped1000?.peakRssMb !== undefined
-        ? `completes with a ${capped1000.memoryMb - 64} MB heap, ${Math.round(capped1000.peakRssMb)} MB peak RSS (${fleet1000 ? Math.round(fleet1000.peakRssMb) : '?'} MB with an unbounded heap)`
-        : 'does not complete in 256 MB',
-      capped1000?.completed === true && (capped1000.peakRssMb ?? Number.POSITIVE_INFINITY) < MAX_FLEET_RSS_MB,
+      'the worst minute of 10,000 clusters in one 512 MB invocation',
+      worst?.completesInMemoryMb?.peakRssMb !== undefined
+        ? `completes with a ${POLLER_MEMORY_MB - 64} MB heap, ${Math.round(worst.completesInMemoryMb.peakRssMb)} MB peak RSS`
+        : (worst?.error ?? 'did not run'),
+      worst?.completesInMemoryMb?.completed === true &&
+        (worst.completesInMemoryMb.peakRssMb ?? Number.POSITIVE_INFINITY) < POLLER_MEMORY_MB,
     ),
     ...results.bundles.flatMap((bundle) => [
       goal(

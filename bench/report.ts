@@ -5,6 +5,7 @@ import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
 import { type Goal, MAX_COST_PER_CLUSTER } from './goals.ts';
 import type { PollFootprint } from './poll-footprint.ts';
+import type { ReadSizes } from './read-sizes.ts';
 import { SMALL_FLEET_SETTINGS } from './small-fleet.ts';
 
 /** The cadence a deployment gets by default, which the corpus is replayed with. */
@@ -20,6 +21,7 @@ export interface BenchResults {
   readonly cost: CostModel;
   readonly smallFleetCost: CostModel;
   readonly fleet: readonly FleetScaleRow[];
+  readonly readSizes: ReadSizes;
   readonly bundles: readonly BundleFigures[];
 }
 
@@ -279,44 +281,67 @@ export function renderResults(results: BenchResults): string {
     '',
     `Log bytes per poll: ${Math.round(footprint.logBytesPerInvocation)} (EMF), median handler duration on loopback: ${ms(footprint.medianDurationMs)}, a tripwire event: ${footprint.tripwireEvent.writeUnits} WRU.`,
     '',
-    '## 4. Fleet scale: one poll, every cluster, 50 ms per GetMetricData call',
+    '## 4. Fleet scale: the worst minute, every tripwire armed, against GetMetricData quotas, 50 ms per call',
+    '',
+    'Every cluster is read in the same minute, as when a regional metric delay arms every tripwire: those due on the slow cadence in full, the others by a minute read (the short windows only). The loopback CloudWatch enforces 50 TPS, 180,000 datapoints per second for a StartTime within three hours and 396,000 for older ones, and answers over them with Throttling; each poll runs in its own process with the heap of a ' +
+      `${results.fleet[0]?.completesInMemoryMb?.memoryMb ?? '–'} MB function.`,
     '',
     table(
       [
         'clusters',
+        'full / minute reads',
         'wall time',
         'GetMetricData calls',
-        'metrics',
+        'datapoints requested',
+        'throttled calls',
+        'quota floor',
         'CloudWatch reads',
         'engine and store',
-        'engine per cluster',
-        'RSS before',
+        'poll CPU time',
         'peak RSS',
-        `in a ${results.fleet.find((r) => r.completesInMemoryMb)?.completesInMemoryMb?.memoryMb ?? '–'} MB function`,
+        'load average',
       ],
       results.fleet.map((row) => {
         const f = row.figures;
-        if (!f) return [count(row.clusters), row.error ?? 'failed', '', '', '', '', '', '', '', ''];
+        if (!f) return [count(row.clusters), row.error ?? 'failed', '', '', '', '', '', '', '', '', '', ''];
         return [
           count(row.clusters),
+          `${count(f.fullReads)} / ${count(f.minuteReads)}`,
           ms(f.pollMs),
           count(f.getMetricDataCalls),
-          count(f.metricsRequested),
+          count(f.datapointsRequested),
+          String(row.quota?.throttled ?? '–'),
+          row.quota ? `${row.quota.floorSeconds.toFixed(1)} s` : '–',
           ms(f.readMs),
           ms(f.engineMs),
-          `${(f.engineMs / row.clusters).toFixed(2)} ms`,
-          mb(f.baselineRssMb),
+          ms(f.cpuMs),
           mb(f.peakRssMb),
-          row.completesInMemoryMb
-            ? row.completesInMemoryMb.completed
-              ? `completes, ${mb(row.completesInMemoryMb.peakRssMb ?? 0)} peak RSS`
-              : '**does not complete**'
-            : '',
+          row.loadAverage?.toFixed(1) ?? '–',
         ];
       }),
     ),
     '',
-    `Datapoints held by the loopback CloudWatch: ${results.fleet.map((r) => `${count(r.clusters)} clusters ${count(r.datapointsStored)}`).join(', ')}.`,
+    "Datapoints one read of one cluster could return (the datapoints-per-second quota counts them), for the example configuration's production cluster:",
+    '',
+    table(
+      ['read', 'before issue 18', 'now', 'metrics × samples'],
+      [
+        [
+          'armed cluster, between its full reads (minute read)',
+          count(results.readSizes.before),
+          count(results.readSizes.armed),
+          `${results.readSizes.metrics.minute} × ${results.readSizes.samples.minute} at most, each signal over its own short window`,
+        ],
+        [
+          'quiet cluster on the slow cadence (full read)',
+          count(results.readSizes.before),
+          count(results.readSizes.quiet),
+          `${results.readSizes.metrics.full} × ${results.readSizes.samples.full}`,
+        ],
+      ],
+    ),
+    '',
+    `Datapoints held by the loopback CloudWatch (the history each worst minute reads): ${results.fleet.map((r) => `${count(r.clusters)} clusters ${count(r.datapointsStored)}`).join(', ')}.`,
     '',
     '## 5. Lambda bundles',
     '',

@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { readConfigFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import { MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 import { measureBundles } from './bundles.ts';
 import { measureCadenceOptions } from './cadence-options.ts';
@@ -14,8 +15,9 @@ import { costModel, tripwireChangesPerMonth } from './cost-model.ts';
 import { synthesizeDeployedStack } from './deployed-stack.ts';
 import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
 import { measureFleetScale } from './fleet-scale.ts';
-import { evaluateGoals, MAX_FLEET_RSS_MB } from './goals.ts';
+import { evaluateGoals } from './goals.ts';
 import { measurePollFootprint } from './poll-footprint.ts';
+import { measureReadSizes } from './read-sizes.ts';
 import { type BenchResults, renderResults } from './report.ts';
 import { withSmallFleetSettings } from './small-fleet.ts';
 
@@ -43,18 +45,14 @@ try {
   step('measuring the deployed poller against dynalite');
   const footprint = await measurePollFootprint();
 
-  step('polling generated fleets of 10 to 5,000 clusters');
-  const fleet = await measureFleetScale({
-    samples: ruleSet.lookback(60),
-    cappedMemoryMb: MAX_FLEET_RSS_MB,
-    capAt: [1000],
-  });
+  step('the worst minute of generated fleets of 1,000 to 10,000 clusters');
+  const fleet = await measureFleetScale({ memoryMb: POLLER_MEMORY_MB });
 
   const { config } = readConfigFile(stack.configFile);
   const quietWeek = corpus.find((s) => s.name === QUIET_WEEK)?.scenario;
   const quiet = detection.scenarios.find((s) => s.file === QUIET_WEEK);
   const smallest = fleet[0]?.figures;
-  const largest = fleet.find((row) => row.clusters === 1000)?.figures;
+  const largest = fleet.at(-1)?.figures;
   if (!quietWeek || !quiet || !smallest || !largest)
     throw new Error('bench: the quiet week or the fleet polls are missing');
   const costInputs = {
@@ -88,6 +86,7 @@ try {
     cost,
     smallFleetCost,
     fleet,
+    readSizes: measureReadSizes(),
     bundles,
   };
   writeFileSync(at('./results.json'), `${JSON.stringify(results, null, 2)}\n`);

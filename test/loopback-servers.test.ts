@@ -439,6 +439,95 @@ describe('loopback CloudWatch', () => {
   });
 });
 
+describe('loopback CloudWatch quotas', () => {
+  /** 500 queries over three hours of one-minute periods: 90,000 datapoints a call could return. */
+  const queries = Array.from({ length: 500 }, (_, index) => query(`q${index}`, 'Sum'));
+  const HOURS_3 = 180;
+  let server: CloudWatchServer;
+  let now = T0;
+  const client = (maxAttempts: number) =>
+    new CloudWatchClient({ endpoint: server.endpoint, region: 'us-east-1', credentials, maxAttempts });
+  const read = (cloudWatch: CloudWatchClient, fromMinute: number) =>
+    cloudWatch.send(
+      new GetMetricDataCommand({
+        MetricDataQueries: queries,
+        StartTime: at(fromMinute),
+        EndTime: at(fromMinute + HOURS_3),
+      }),
+    );
+
+  beforeAll(async () => {
+    server = await startCloudWatchServer({ now: () => now });
+  });
+  afterAll(() => server.close());
+  beforeEach(async () => {
+    server.reset();
+    // Every test starts with an empty one-second window.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  });
+
+  it('refuses the datapoints past 180,000 a second of recent reads with a Throttling error, HTTP 400', async () => {
+    now = T0 + HOURS_3 * 60_000;
+    const cloudWatch = client(1);
+
+    const answers = await Promise.allSettled([read(cloudWatch, 0), read(cloudWatch, 0), read(cloudWatch, 0)]);
+
+    expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(2);
+    expect(answers.find((a) => a.status === 'rejected')?.reason).toMatchObject({
+      name: 'Throttling',
+      message: 'Rate exceeded',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(server.quota.throttled['datapoints per second']).toBe(1);
+    cloudWatch.destroy();
+  });
+
+  it('counts a StartTime older than three hours against the 396,000 tier, apart from recent reads', async () => {
+    now = T0 + 2 * HOURS_3 * 60_000;
+    const cloudWatch = client(1);
+
+    const older = await Promise.allSettled(Array.from({ length: 5 }, () => read(cloudWatch, 0)));
+    const recent = await Promise.allSettled([read(cloudWatch, HOURS_3), read(cloudWatch, HOURS_3)]);
+
+    expect(older.map((a) => a.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect(recent.map((a) => a.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(server.quota.datapoints).toBe(6 * 90_000);
+    cloudWatch.destroy();
+  });
+
+  it('refuses calls past the TPS quota, which a test may set as an account with an increase has it', async () => {
+    const limited = await startCloudWatchServer({ quotas: { transactionsPerSecond: 2 } });
+    const cloudWatch = new CloudWatchClient({
+      endpoint: limited.endpoint,
+      region: 'us-east-1',
+      credentials,
+      maxAttempts: 1,
+    });
+    const small = () =>
+      cloudWatch.send(
+        new GetMetricDataCommand({ MetricDataQueries: [query('q', 'Sum')], StartTime: at(0), EndTime: at(5) }),
+      );
+
+    const answers = await Promise.allSettled([small(), small(), small()]);
+
+    expect(answers.map((a) => a.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect(limited.quota.throttled['transactions per second']).toBe(1);
+    cloudWatch.destroy();
+    await limited.close();
+  });
+
+  it('lets the SDK standard retry back off from a quota throttle until the window has room', async () => {
+    now = T0 + HOURS_3 * 60_000;
+    const cloudWatch = client(5);
+
+    const answers = await Promise.all([read(cloudWatch, 0), read(cloudWatch, 0), read(cloudWatch, 0)]);
+
+    expect(answers.map((a) => a.MetricDataResults?.length)).toEqual([500, 500, 500]);
+    expect(Math.max(...answers.map((a) => a.$metadata.attempts ?? 0))).toBeGreaterThan(1);
+    cloudWatch.destroy();
+  });
+});
+
 describe('loopback SNS', () => {
   let server: SnsServer;
   let sns: SNSClient;

@@ -151,16 +151,37 @@ export class RuleSet {
     return path[0] === cause ? path : [cause, symptom];
   }
 
-  /** Every signal some rule of the set reads, its maintenance condition included: what a poll must fetch, no more. */
-  signals(): ReadonlySet<SignalName> {
-    return new Set(
-      this.rules.flatMap((rule) => conditionsOf(rule).flatMap(([condition]) => conditionSignals(condition))),
-    );
+  /**
+   * Every signal some rule of the set (or of `rules`) reads, its maintenance condition included: what a poll must
+   * fetch, no more.
+   */
+  signals(rules: readonly Rule[] = this.rules): ReadonlySet<SignalName> {
+    return new Set(rules.flatMap((rule) => conditionsOf(rule).flatMap(([condition]) => conditionSignals(condition))));
   }
 
-  /** Samples of history the whole set reads at one step. */
-  lookback(stepSeconds: number): number {
-    return Math.max(1, ...this.rules.map((rule) => ruleLookback(rule, stepSeconds)));
+  /** Samples of history the whole set (or `rules`) reads at one step. */
+  lookback(stepSeconds: number, rules: readonly Rule[] = this.rules): number {
+    return Math.max(1, ...rules.map((rule) => ruleLookback(rule, stepSeconds)));
+  }
+
+  /**
+   * Samples of history each signal is read over by `rules` at one step: the longest window of the conditions that
+   * read it. A signal only short windows read needs no more, whatever the longest window of the set.
+   */
+  signalLookbacks(stepSeconds: number, rules: readonly Rule[] = this.rules): Map<SignalName, number> {
+    const lookbacks = new Map<SignalName, number>();
+    const visit = (condition: Condition): void => {
+      if (condition.kind === 'allOf' || condition.kind === 'anyOf' || condition.kind === 'noneOf') {
+        condition.conditions.forEach(visit);
+        return;
+      }
+      const samples = conditionLookback(condition, stepSeconds);
+      for (const signal of conditionSignals(condition)) {
+        lookbacks.set(signal, Math.max(lookbacks.get(signal) ?? 1, samples));
+      }
+    };
+    for (const rule of rules) for (const [condition] of conditionsOf(rule)) visit(condition);
+    return lookbacks;
   }
 
   /** Problems with overrides written at `path` in `file` (unknown rules or parameters). */

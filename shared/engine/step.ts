@@ -21,7 +21,13 @@ export type { GroupingSettings } from './stages/group.ts';
 export interface ClusterObservation {
   readonly cluster: string;
   readonly window: SignalWindow;
+  /** The cluster's rules as configured. */
   readonly rules: readonly ClusterRule[];
+  /**
+   * The rules this read covers (a minute read's short-window rules); all of `rules` without it. An incident that only
+   * rules left out could move is left as it is until a read covers them.
+   */
+  readonly evaluated?: readonly ClusterRule[];
 }
 
 export interface EngineSettings {
@@ -80,7 +86,12 @@ export function step(input: StepInput): StepOutput {
 
   for (const observation of input.clusters) {
     const { cluster, window, rules } = observation;
-    const reading = evaluateCluster(cluster, window, rules, clusterMuted(input.mutes, cluster, input.at));
+    const reading = evaluateCluster(
+      cluster,
+      window,
+      observation.evaluated ?? rules,
+      clusterMuted(input.mutes, cluster, input.at),
+    );
     readings.set(cluster, reading);
     const correlated = correlate({
       at: input.at,

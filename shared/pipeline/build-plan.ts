@@ -10,9 +10,11 @@ import { clusterSources } from '../config/metric-catalogue.ts';
 import { durationMs } from '../engine/duration.ts';
 import { type MaintenanceWindow, windowMute } from '../engine/maintenance.ts';
 import type { RuleOverrides } from '../engine/rule.ts';
-import type { RuleSet } from '../engine/rule-set.ts';
+import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
 import type { GroupingSettings } from '../engine/step.ts';
 import type { GraphSettings } from '../notify/graph-link.ts';
+import { BLIND_AFTER_STEPS } from './blind-tripwires.ts';
+import { TRIPWIRE_METRICS } from './tripwire-alarm.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PlanInput {
@@ -37,21 +39,35 @@ export function buildPlan(input: PlanInput): WatchPlan {
   // A scenario replayed without a configuration runs with the defaults a deployment would get.
   const poll = input.config?.poll ?? pollSchema.parse(undefined);
   const { tripwire } = poll;
-  const clusters = input.clusters.map((name) => {
-    const configured = input.config?.clusters.find((c) => c.name === name);
-    const own = configured?.overrides ?? {};
-    return {
-      name,
-      rules: input.ruleSet.forCluster([fleet, own]),
-      ...(configured && { facts: clusterFacts(configured) }),
-    };
+  const configured = input.clusters.map((name) => {
+    const config = input.config?.clusters.find((c) => c.name === name);
+    return { name, config, rules: input.ruleSet.forCluster([fleet, config?.overrides ?? {}]) };
   });
+  // A minute read covers the page-level rules' windows (and the steps a blind tripwire is judged on), and with them
+  // every rule whose windows fit inside those.
+  const pageRules = [...new Set(configured.flatMap((c) => c.rules.filter((r) => r.severity === 'page')))];
+  const shortLookback = Math.max(
+    BLIND_AFTER_STEPS,
+    input.ruleSet.lookback(
+      input.stepSeconds,
+      pageRules.map((r) => r.rule),
+    ),
+  );
+  const clusters = configured.map(({ name, config, rules }) => ({
+    name,
+    rules,
+    minuteRules: rules.filter(
+      (r) => r.severity === 'page' || input.ruleSet.lookback(input.stepSeconds, [r.rule]) <= shortLookback,
+    ),
+    ...(config && { facts: clusterFacts(config) }),
+  }));
   return {
     ruleSet: input.ruleSet,
     clusters,
     mutes: input.maintenance.map((w) => windowMute(w, input.maintenanceDeclaredBy ?? 'the deployment configuration')),
     stepSeconds: input.stepSeconds,
     lookback: input.ruleSet.lookback(input.stepSeconds),
+    minuteRead: minuteRead(input.ruleSet, clusters, input.stepSeconds),
     nearMissMargin: input.config?.digest.nearMissMargin ?? 0.2,
     cadence: {
       everySteps: Math.max(1, Math.round(durationMs(poll.every) / (input.stepSeconds * 1000))),
@@ -91,6 +107,23 @@ function graphSettings(input: PlanInput): GraphSettings {
       }),
     ),
   };
+}
+
+/**
+ * The minute read of the fleet: each signal the minute rules read, over its longest window in them, and the
+ * tripwire's signals over at least the steps a blind tripwire is judged on.
+ */
+function minuteRead(
+  ruleSet: RuleSet,
+  clusters: readonly { readonly minuteRules: readonly ClusterRule[] }[],
+  stepSeconds: number,
+): WatchPlan['minuteRead'] {
+  const rules = [...new Set(clusters.flatMap((c) => c.minuteRules.map((r) => r.rule)))];
+  const signals = ruleSet.signalLookbacks(stepSeconds, rules);
+  for (const { signal } of Object.values(TRIPWIRE_METRICS)) {
+    signals.set(signal, Math.max(signals.get(signal) ?? 1, BLIND_AFTER_STEPS));
+  }
+  return { lookback: Math.max(1, ...signals.values()), signals };
 }
 
 /** The grouping block of a configuration, in the engine's units. */

@@ -6,7 +6,7 @@ import type { SignalWindow } from '../engine/signal-window.ts';
 import { SIGNAL_NAMES } from '../engine/signals.ts';
 import { type Finding, step } from '../engine/step.ts';
 import { blindTripwires } from './blind-tripwires.ts';
-import { dueClusters } from './cadence.ts';
+import { type DueReads, dueReads } from './cadence.ts';
 import type {
   MetricReading,
   MetricSource,
@@ -86,19 +86,18 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
       const armed = deps.pollEveryCluster ? new Set<string>() : await deps.tripwires.armed(at);
-      polled = deps.pollEveryCluster ? plan.clusters.map((c) => c.name) : dueClusters(plan, at, armed, incidents);
-      const reading = await deps.metrics.read({
-        clusters: polled,
-        end: at,
-        samples: plan.lookback,
-        stepSeconds: plan.stepSeconds,
-      });
+      const due: DueReads = deps.pollEveryCluster
+        ? { full: plan.clusters.map((c) => c.name), minute: [] }
+        : dueReads(plan, at, armed, incidents);
+      polled = [...due.full, ...due.minute];
+      const reading = await readDue(deps, due, at);
       metricsRequested = reading.metricsRequested;
       unreadable = reading.unreadable;
       freshClusters = [...reading.windows.values()].filter(hasSampleAtStep).length;
       blind = blindTripwires(armed, reading.windows, plan.cadence.tripwire);
       // One read of the silences per step, for the whole fleet; the mute stage picks the ones that cover each incident.
       const silences = silencesForStep(await deps.silences.endingAfter(startedAt), at, startedAt);
+      const minute = new Set(due.minute);
       const outcome = step({
         at,
         ruleSet: plan.ruleSet,
@@ -108,7 +107,15 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         facts: factsOf(plan),
         clusters: plan.clusters.flatMap((cluster) => {
           const window = reading.windows.get(cluster.name);
-          return window ? [{ cluster: cluster.name, window, rules: cluster.rules }] : [];
+          if (!window) return [];
+          return [
+            {
+              cluster: cluster.name,
+              window,
+              rules: cluster.rules,
+              ...(minute.has(cluster.name) && { evaluated: cluster.minuteRules }),
+            },
+          ];
         }),
       });
       committed = await deps.ledger.recordStep(
@@ -167,6 +174,32 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     created,
     delivered,
     failed,
+  };
+}
+
+/**
+ * The full reads and the minute reads of a step, side by side: the metric source paces both against the same quota,
+ * and their windows are one reading.
+ */
+async function readDue(deps: PollDependencies, due: DueReads, at: number): Promise<MetricReading> {
+  const { plan } = deps;
+  const common = { end: at, stepSeconds: plan.stepSeconds };
+  const [full, minute] = await Promise.all([
+    due.full.length > 0 ? deps.metrics.read({ ...common, clusters: due.full, samples: plan.lookback }) : undefined,
+    due.minute.length > 0
+      ? deps.metrics.read({
+          ...common,
+          clusters: due.minute,
+          samples: plan.minuteRead.lookback,
+          signals: plan.minuteRead.signals,
+        })
+      : undefined,
+  ]);
+  const readings = [full, minute].filter((r) => r !== undefined);
+  return {
+    windows: new Map(readings.flatMap((r) => [...r.windows])),
+    metricsRequested: readings.reduce((n, r) => n + r.metricsRequested, 0),
+    unreadable: readings.flatMap((r) => r.unreadable),
   };
 }
 

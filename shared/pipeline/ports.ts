@@ -2,6 +2,7 @@ import type { Incident } from '../engine/incident.ts';
 import type { NearMiss } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
+import type { SignalName } from '../engine/signals.ts';
 import type { Silence } from './silence.ts';
 
 /** Reads the signals of watched clusters: CloudWatch when deployed, a scenario file in replay. */
@@ -23,6 +24,11 @@ export interface MetricRequest {
   readonly end: number;
   readonly samples: number;
   readonly stepSeconds: number;
+  /**
+   * Only these signals, those the rules evaluated at this read need, each over its own number of samples (at most
+   * `samples`, the newest ones); every signal the source reads, over `samples`, without it.
+   */
+  readonly signals?: ReadonlyMap<SignalName, number>;
 }
 
 /** Why a poll did or did not evaluate its step. */

@@ -30,6 +30,7 @@ import type {
   StatisticSet,
 } from '@aws-sdk/client-cloudwatch';
 import type { ErrorFaultKind } from './faults.ts';
+import { GET_METRIC_DATA_QUOTAS, GetMetricDataQuotaMeter, type GetMetricDataQuotas } from './get-metric-data-quotas.ts';
 import {
   type HttpReply,
   LoopbackServer,
@@ -117,6 +118,13 @@ export interface CloudWatchServerOptions extends LoopbackServerOptions {
    * Auto Scaling) that vend those metrics, and still loads them through the real SDK call.
    */
   acceptVendedNamespaces?: boolean;
+  /**
+   * GetMetricData's throughput quotas, enforced by default as AWS documents them (get-metric-data-quotas.ts); a test
+   * may lower them to meet throttling sooner, or raise the adjustable TPS as an account with an increase would.
+   */
+  quotas?: Partial<GetMetricDataQuotas>;
+  /** The service's clock, which decides a request's datapoint tier (StartTime within three hours); Date.now by default. */
+  now?: () => number;
 }
 
 export async function startCloudWatchServer(options: CloudWatchServerOptions = {}): Promise<CloudWatchServer> {
@@ -132,11 +140,16 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   #visibleUntilMs = Number.POSITIVE_INFINITY;
   #partialKeep: number | undefined;
   readonly #acceptVendedNamespaces: boolean;
+  /** GetMetricData's TPS and DPS quotas: what was admitted, what was throttled. */
+  readonly quota: GetMetricDataQuotaMeter;
+  readonly #now: () => number;
 
   constructor(options: CloudWatchServerOptions = {}) {
     super(options);
     this.accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
     this.#acceptVendedNamespaces = options.acceptVendedNamespaces ?? false;
+    this.quota = new GetMetricDataQuotaMeter({ ...GET_METRIC_DATA_QUOTAS, ...options.quotas });
+    this.#now = options.now ?? Date.now;
   }
 
   /**
@@ -194,6 +207,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
     this.#series.clear();
     this.#alarms.clear();
     this.getMetricDataRequests.length = 0;
+    this.quota.reset();
     this.#visibleUntilMs = Number.POSITIVE_INFINITY;
     this.#partialKeep = undefined;
   }
@@ -286,7 +300,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
     if ((input.Dimensions?.length ?? 0) > 10) {
       throw invalidValue('Dimensions', `a list of ${input.Dimensions?.length} dimension filters`);
     }
-    const since = Date.now() - (input.RecentlyActive ? RECENTLY_ACTIVE_MS : LIST_METRICS_HORIZON_MS);
+    const since = this.#now() - (input.RecentlyActive ? RECENTLY_ACTIVE_MS : LIST_METRICS_HORIZON_MS);
     const found: { account: string; metric: { Namespace: string; MetricName: string; Dimensions: Dimension[] } }[] = [];
     for (const [key, series] of this.#series) {
       const [account, namespace, metricName, pairs] = JSON.parse(key) as [string, string, string, [string, string][]];
@@ -371,6 +385,18 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
     const maxDatapoints = input.MaxDatapoints ?? DEFAULT_MAX_DATAPOINTS;
     if (!(Number.isInteger(maxDatapoints) && maxDatapoints > 0)) {
       throw invalidValue('MaxDatapoints', maxDatapoints);
+    }
+    // Counted on what the request could return, every period of every query, as the quota page says; a page of a
+    // paginated answer is charged what it could hold.
+    const couldReturn = queries.reduce(
+      (sum, query) => sum + Math.ceil((end.getTime() - start.getTime()) / query.periodMs),
+      0,
+    );
+    const refused = this.quota.admit(this.#now(), start.getTime(), Math.min(couldReturn, maxDatapoints));
+    if (refused !== undefined) {
+      // What CloudWatch answers a GetMetricData call over its quota: HTTP 400, code Throttling, "Rate exceeded",
+      // which the SDK's standard retry strategy recognises as throttling and backs off from.
+      throw new ServiceError('Throttling', 'Rate exceeded');
     }
     const fromMs = Math.floor(start.getTime() / MINUTE_MS) * MINUTE_MS;
     const toMs = Math.min(end.getTime(), this.#visibleUntilMs);

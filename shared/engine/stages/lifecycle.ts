@@ -8,7 +8,7 @@ export interface LifecycleInput {
   readonly at: number;
   /** One cluster's incidents after correlation. */
   readonly incidents: readonly Incident[];
-  /** Every rule's finding on the cluster at this step. */
+  /** The finding of every rule this step read on the cluster; a configured rule without one was not read. */
   readonly findings: readonly Finding[];
   /** The cluster's rules as configured (severity and hold-down after overrides). */
   readonly rules: readonly ClusterRule[];
@@ -18,7 +18,9 @@ export interface LifecycleInput {
  * Lifecycle: an incident lives while its root or a page-level symptom fires, and recovers once they have all stayed
  * clear for the root's hold-down. Its one reason to hold a resolve back is the hold-down: a flap inside it is the
  * same incident. Ticket-level symptoms are context, so their long windows never hold a page open; missing data is
- * not evidence of recovery, so an `unknown` restarts the hold-down.
+ * not evidence of recovery, so an `unknown` restarts the hold-down. A rule this step did not read (a minute read
+ * covers only the short windows) says nothing: unless another vital rule fires, the incident waits for a read that
+ * covers it.
  *
  * A recovered incident stays open, marked `recoveredAt`, until the group stage sees every cluster of its fleet
  * incident recovered and resolves them together. Incidents this step did not change are returned as they were.
@@ -30,7 +32,9 @@ export function advanceLifecycle(input: LifecycleInput): Incident[] {
   return input.incidents.map((incident) => {
     if (incident.status !== 'open') return incident;
     const vital = members(incident).filter((id) => id === incident.rule || configOf.get(id)?.severity === 'page');
-    const verdicts: Verdict[] = vital.map((id) => verdictOf.get(id)?.verdict ?? 'unmet');
+    const verdicts: (Verdict | 'unread')[] = vital.map(
+      (id) => verdictOf.get(id)?.verdict ?? (configOf.has(id) ? 'unread' : 'unmet'),
+    );
     if (verdicts.includes('met')) {
       const evidence = { ...incident.evidence };
       for (const id of members(incident)) {
@@ -46,6 +50,7 @@ export function advanceLifecycle(input: LifecycleInput): Incident[] {
         evidence,
       };
     }
+    if (verdicts.includes('unread')) return incident;
     if (verdicts.includes('unknown')) {
       // Missing data is not evidence of recovery: the hold-down starts again once data says "clear".
       if (incident.clearSince === undefined) return incident;

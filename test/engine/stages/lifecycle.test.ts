@@ -12,7 +12,7 @@ const evidence = [
   { what: 'w', over: 'o', observed: 1, op: '>=' as const, threshold: 1, unit: 'seconds', passed: true },
 ];
 
-/** Advance one incident at `minute` with these verdicts (a rule not named is unmet). */
+/** Advance one incident at `minute` with these verdicts (a rule not named was not read at this step). */
 const advance = (incident: Incident, minute: number, verdicts: Record<string, Verdict>) =>
   only(
     advanceLifecycle({
@@ -30,6 +30,22 @@ const advance = (incident: Incident, minute: number, verdicts: Record<string, Ve
   );
 
 describe('the lifecycle stage', () => {
+  it('leaves an incident as it is when the step did not read its rule, as a minute read leaves out long windows', () => {
+    const clearing = openIncident('dev-a', 'context', 0, { clearSince: minuteIso(3) });
+
+    const next = advance(clearing, 30, { cause: 'unmet', symptom: 'unmet' });
+
+    expect(next).toBe(clearing);
+  });
+
+  it('still recovers that incident at the next step that reads its rule', () => {
+    const clearing = openIncident('dev-a', 'context', 0, { clearSince: minuteIso(3) });
+
+    const next = advance(clearing, 30, { context: 'unmet' });
+
+    expect(next.recoveredAt).toBe(minuteIso(30));
+  });
+
   it('keeps a firing incident open and keeps the evidence of each member that fires', () => {
     const next = advance(openIncident('dev-a', 'cause', 0), 1, { cause: 'met' });
 

@@ -1,0 +1,62 @@
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
+import { type ClusterConfig, clusterSchema } from '../../shared/config/deployment-config.ts';
+import { type CloudWatchServer, startCloudWatchServer } from '../support/cloudwatch-server.ts';
+
+const credentials = { accessKeyId: 'AKIDLOOPBACK', secretAccessKey: 'loopback-secret' };
+const END = Date.UTC(2024, 0, 1, 12, 0);
+/** A datapoint quota a tenth of the real one, so that a read of a hundred clusters meets it within a test. */
+const RECENT_DPS = 18_000;
+const clusters: ClusterConfig[] = Array.from({ length: 100 }, (_, index) =>
+  clusterSchema.parse({ name: `c${index}`, source: { profile: 'eks' } }),
+);
+const request = { clusters: clusters.map((c) => c.name), end: END, samples: 30, stepSeconds: 60 };
+
+describe('CloudWatchMetricSource under the GetMetricData quotas', () => {
+  let server: CloudWatchServer;
+  let client: CloudWatchClient;
+  const source = (recent: number) =>
+    new CloudWatchMetricSource({
+      clientFor: () => client,
+      clusters,
+      datapointsPerSecond: { recent, older: 396_000 },
+      now: () => END,
+    });
+
+  beforeAll(async () => {
+    server = await startCloudWatchServer({ now: () => END, quotas: { recentDatapointsPerSecond: RECENT_DPS } });
+    // No retries: a throttled call is an unreadable batch, so that pacing, not the SDK's back-off, is what is tested.
+    client = new CloudWatchClient({ endpoint: server.endpoint, region: 'us-east-1', credentials, maxAttempts: 1 });
+  });
+  afterAll(async () => {
+    client.destroy();
+    await server.close();
+  });
+  beforeEach(async () => {
+    server.reset();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+  });
+
+  it('paces its calls by the datapoints each could return, so that no call is throttled', async () => {
+    const paced = source(RECENT_DPS);
+
+    const started = performance.now();
+    const reading = await paced.read(request);
+    const seconds = (performance.now() - started) / 1000;
+
+    expect(reading.unreadable).toEqual([]);
+    expect(reading.windows.size).toBe(100);
+    expect(server.quota.throttled).toEqual({ 'transactions per second': 0, 'datapoints per second': 0 });
+    // 100 clusters × 15 metrics × 30 periods = 45,000 datapoints: more than two seconds of an 18,000 quota.
+    expect([paced.spent.datapoints, server.quota.datapoints]).toEqual([45_000, 45_000]);
+    expect(seconds).toBeGreaterThan(2);
+  });
+
+  it('meets throttling when it spends more datapoints a second than the quota allows', async () => {
+    const reading = await source(10 * RECENT_DPS).read(request);
+
+    expect(server.quota.throttled['datapoints per second']).toBeGreaterThan(0);
+    expect(reading.unreadable.length).toBeGreaterThan(0);
+    expect(reading.unreadable[0]?.error).toMatch(/^Throttling: Rate exceeded/);
+  });
+});

@@ -33,8 +33,9 @@ const p99 = (cluster: string, prefix: string, parts: readonly string[]) =>
 
 /**
  * The metrics a poll reads for one cluster, from its source profile (docs/scenarios.md names the mapping): EKS
- * vended control-plane metrics, Container Insights node counts, Auto Scaling terminations summed over the node
- * groups, and custom metrics that replace or complete any of them. With `needed`, only the signals some rule reads:
+ * vended control-plane metrics, Container Insights node counts, and custom metrics that replace or complete any of
+ * them. Node churn (`nodes.replaced` and the signals beside it) is not a CloudWatch metric: the node-churn function
+ * counts it from the Auto Scaling and EC2 events, and NodeChurnMetricSource adds it. With `needed`, only the signals some rule reads:
  * GetMetricData bills every metric requested, and a signal no rule reads is paid for nothing.
  */
 export function signalSources(cluster: ClusterConfig, needed?: ReadonlySet<SignalName>): SignalSource[] {
@@ -81,18 +82,6 @@ function profileSources(cluster: ClusterConfig): SignalSource[] {
         { signal: 'nodes.total', combine: 'max', metrics: [insights('cluster_node_count')] },
         { signal: 'nodes.notready', combine: 'max', metrics: [insights('cluster_failed_node_count')] },
       );
-    }
-    if (cluster.source.nodeGroups.length > 0) {
-      sources.push({
-        signal: 'nodes.replaced',
-        combine: 'sum',
-        metrics: cluster.source.nodeGroups.map((group) => ({
-          namespace: 'AWS/AutoScaling',
-          metricName: 'GroupTerminatingInstances',
-          dimensions: { AutoScalingGroupName: group },
-          stat: 'Maximum',
-        })),
-      });
     }
   }
   const custom = Object.entries(cluster.source.custom) as [SignalName, CustomMetric][];

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { CountedTermination, InstanceRecord } from '../shared/churn/node-churn.ts';
+import { TERMINATION_REASONS } from '../shared/churn/node-termination.ts';
 import type { Comparator } from '../shared/engine/condition.ts';
 import type { Evidence } from '../shared/engine/evaluate-condition.ts';
 import type { Incident } from '../shared/engine/incident.ts';
@@ -206,3 +208,22 @@ export const pollLogItem = z.object({ record: pollRecord });
 
 /** `TRIPWIRE`/`<cluster>`. */
 export const tripwireItem = z.object({ sk: z.string(), state: z.string(), expiresAt: z.number() });
+
+const terminationReason = z.enum(TERMINATION_REASONS);
+
+/** `INSTANCE`/`<instance id>`: what the node events told of one instance. */
+export const instanceItem = z.object({
+  sk: z.string(),
+  cluster: z.string().optional(),
+  terminatingAt: z.number().optional(),
+  reason: terminationReason.optional(),
+  reasonAt: z.number().optional(),
+}) satisfies z.ZodType<Omit<InstanceRecord, 'instanceId'> & { sk: string }>;
+
+/** `NODES#<cluster>`/`<minute>#<instance id>`: one counted termination. */
+export const terminationItem = z.object({
+  cluster: z.string(),
+  instanceId: z.string(),
+  at: z.number(),
+  reason: terminationReason,
+}) satisfies z.ZodType<CountedTermination>;

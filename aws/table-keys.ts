@@ -13,6 +13,9 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  *   `NOTIFICATION#<day it was raised>`.
  * - `POLLLOG`/`<at>#<owner>`: one record per poll (day `POLL#<day>`).
  * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it.
+ * - `INSTANCE`/`<instance id>`: what the node events told of one EC2 instance (its cluster, when it began to
+ *   terminate, why).
+ * - `NODES#<cluster>`/`<minute>#<instance id>`: one node termination of a cluster, in the minute it began.
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -22,6 +25,7 @@ export const PARTITION = {
   outbox: 'OUTBOX',
   pollLog: 'POLLLOG',
   tripwire: 'TRIPWIRE',
+  instance: 'INSTANCE',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -48,6 +52,13 @@ export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);
 export const pollLogKey = (at: number, owner: string) => key(PARTITION.pollLog, `${iso(at)}#${owner}`);
 export const tripwireKey = (cluster: string) => key(PARTITION.tripwire, cluster);
+export const instanceKey = (instanceId: string) => key(PARTITION.instance, instanceId);
+/** A cluster's terminations have a partition of their own: the poller reads one cluster's minutes at a time. */
+export const nodeChurnPartition = (cluster: string) => `NODES#${cluster}`;
+export const terminationKey = (cluster: string, at: number, instanceId: string): ItemKey => ({
+  [TABLE_SCHEMA.partitionKey]: nodeChurnPartition(cluster),
+  [TABLE_SCHEMA.sortKey]: `${iso(at)}#${instanceId}`,
+});
 
 /** The UTC day of a time, as the day index files items under. */
 export const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);

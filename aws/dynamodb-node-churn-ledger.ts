@@ -69,7 +69,11 @@ export class DynamoDbNodeChurnLedger implements NodeChurnLedger {
         TableName: this.table,
         Item: {
           ...terminationKey(termination.cluster, termination.at, termination.instanceId),
-          ...termination,
+          cluster: termination.cluster,
+          instanceId: termination.instanceId,
+          // Not `at`: that name is the byDay index's sort key, a string.
+          minute: termination.at,
+          reason: termination.reason,
           expiresAt: Math.floor(termination.at / 1000) + TERMINATION_TTL_S,
         },
       }),

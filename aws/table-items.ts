@@ -221,9 +221,6 @@ export const instanceItem = z.object({
 }) satisfies z.ZodType<Omit<InstanceRecord, 'instanceId'> & { sk: string }>;
 
 /** `NODES#<cluster>`/`<minute>#<instance id>`: one counted termination. */
-export const terminationItem = z.object({
-  cluster: z.string(),
-  instanceId: z.string(),
-  at: z.number(),
-  reason: terminationReason,
-}) satisfies z.ZodType<CountedTermination>;
+export const terminationItem = z
+  .object({ cluster: z.string(), instanceId: z.string(), minute: z.number(), reason: terminationReason })
+  .transform(({ minute, ...rest }): CountedTermination => ({ ...rest, at: minute }));

@@ -6,7 +6,7 @@ import type {
   NodeChurnLedger,
 } from '../shared/churn/node-churn.ts';
 import { decodeItem, instanceItem } from './table-items.ts';
-import { instanceKey, terminationKey } from './table-keys.ts';
+import { instanceKey, nodeChurnTripwireKey, terminationKey } from './table-keys.ts';
 
 /** What this module sends: one update per node event, and a put per counted termination. */
 export const IAM_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
@@ -76,6 +76,16 @@ export class DynamoDbNodeChurnLedger implements NodeChurnLedger {
           reason: termination.reason,
           expiresAt: Math.floor(termination.at / 1000) + TERMINATION_TTL_S,
         },
+      }),
+    );
+  }
+
+  async armPolling(cluster: string, until: number, now: number): Promise<void> {
+    // Read as an armed tripwire until it expires: a later termination extends it, and nothing needs to disarm it.
+    await this.db.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...nodeChurnTripwireKey(cluster), state: 'ALARM', changedAt: now, expiresAt: Math.floor(until / 1000) },
       }),
     );
   }

@@ -12,7 +12,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `OUTBOX`/`<notification id>`: every notification; day `PENDING` until delivered, then
  *   `NOTIFICATION#<day it was raised>`.
  * - `POLLLOG`/`<at>#<owner>`: one record per poll (day `POLL#<day>`).
- * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it.
+ * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it; and
+ *   `TRIPWIRE`/`<cluster>#node-churn`: minute polling armed by a termination that could be a repair, until it expires.
  * - `INSTANCE`/`<instance id>`: what the node events told of one EC2 instance (its cluster, when it began to
  *   terminate, why).
  * - `NODES#<cluster>`/`<minute>#<instance id>`: one node termination of a cluster, in the minute it began.
@@ -52,6 +53,9 @@ export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);
 export const pollLogKey = (at: number, owner: string) => key(PARTITION.pollLog, `${iso(at)}#${owner}`);
 export const tripwireKey = (cluster: string) => key(PARTITION.tripwire, cluster);
+/** Cluster names hold no `#` (EKS allows letters, digits, `-` and `_`), so the cluster is what precedes it. */
+export const nodeChurnTripwireKey = (cluster: string) => key(PARTITION.tripwire, `${cluster}#node-churn`);
+export const clusterOfTripwireKey = (sk: string) => sk.split('#')[0] ?? sk;
 export const instanceKey = (instanceId: string) => key(PARTITION.instance, instanceId);
 /** A cluster's terminations have a partition of their own: the poller reads one cluster's minutes at a time. */
 export const nodeChurnPartition = (cluster: string) => `NODES#${cluster}`;

@@ -34,6 +34,18 @@ export function signalsOf(reason: TerminationReason): readonly SignalName[] {
   }
 }
 
+/** A termination no event names as a spot interruption, a rebalance or a scale-in: it could be a repair. */
+export function couldBeRepair(reason: TerminationReason): boolean {
+  return signalsOf(reason).length === 1;
+}
+
+/**
+ * How long a termination that could be a repair arms minute-by-minute polling of its cluster: the window
+ * node-repair-storm counts replacements over. The tripwire alarm watches the apiserver only, and a repair loop under
+ * a control plane that is slow but not failing would otherwise wait for the cluster's slow cycle.
+ */
+export const REPAIR_ARMS_POLLING_MS = 30 * 60_000;
+
 /** The churn signals the counts fill, in the order `signalsOf` may name them. */
 export const CHURN_SIGNALS = ['nodes.replaced', 'nodes.interrupted', 'nodes.scaledin'] as const satisfies SignalName[];
 

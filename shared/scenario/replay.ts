@@ -1,3 +1,4 @@
+import { REPAIR_ARMS_POLLING_MS } from '../churn/node-termination.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import { evaluateCondition } from '../engine/evaluate-condition.ts';
@@ -41,7 +42,8 @@ export class ScenarioMetricSource implements MetricSource {
  * The tripwire alarms emulated on the scenario: the definition infra/tripwires.ts deploys, evaluated on the
  * scenario's signals. A breach (or no datapoint at all: missing data is breaching) at step t arms the poll of step
  * t + 1, as the alarm's state change reaches the poller the minute after. A cluster that provides none of what a leg
- * needs has no tripwire, as it has no alarm when deployed.
+ * needs has no tripwire, as it has no alarm when deployed. A termination that could be a repair arms its cluster for
+ * a while after it, as the node-churn function does when deployed.
  */
 export class ScenarioTripwires implements Tripwires {
   private readonly definitions: ReadonlyMap<string, TripwireDefinition>;
@@ -71,6 +73,15 @@ export class ScenarioTripwires implements Tripwires {
         )
       )
         armed.add(cluster);
+    }
+    const recent = Math.round(REPAIR_ARMS_POLLING_MS / (this.scenario.stepSeconds * 1000));
+    for (const [cluster, series] of this.scenario.clusters) {
+      for (let back = 0; back < recent && index - back >= 0; back++) {
+        const replaced = series['nodes.replaced']?.[index - back] ?? 0;
+        const explained =
+          (series['nodes.interrupted']?.[index - back] ?? 0) + (series['nodes.scaledin']?.[index - back] ?? 0);
+        if (replaced > explained) armed.add(cluster);
+      }
     }
     return armed;
   }

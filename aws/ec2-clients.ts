@@ -6,10 +6,12 @@ import { RETRY_ATTEMPTS, withoutCallLogging } from './clients.ts';
 export const IAM_ACTIONS = ['sts:AssumeRole'] as const;
 
 /**
- * The role each SourceAccountStack creates for the ops account's node-churn function: DescribeInstances only, so that
- * a node of a workload account can be placed in its cluster by its tags.
+ * The role each SourceAccountStack creates for the ops account's node-churn function, one per Region (role names are
+ * unique in an account): DescribeInstances only, so that a node of a workload account can be placed in its cluster by
+ * its tags.
  */
 export const NODE_LOOKUP_ROLE_NAME = 'k8s-incident-sentinel-node-lookup';
+export const nodeLookupRoleName = (region: string) => `${NODE_LOOKUP_ROLE_NAME}-${region}`;
 
 /**
  * EC2 clients by account and Region: the function's own credentials in its own account (`ownAccount`), and in any
@@ -30,7 +32,7 @@ export function ec2Clients(ownAccount: string): (account: string, region: string
                 sts ??= withoutCallLogging(new STSClient({ maxAttempts: RETRY_ATTEMPTS.ec2, retryMode: 'standard' }));
                 const { Credentials: c } = await sts.send(
                   new AssumeRoleCommand({
-                    RoleArn: `arn:aws:iam::${account}:role/${NODE_LOOKUP_ROLE_NAME}`,
+                    RoleArn: `arn:aws:iam::${account}:role/${nodeLookupRoleName(region)}`,
                     RoleSessionName: 'sentinel-node-churn',
                   }),
                 );

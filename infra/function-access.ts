@@ -1,11 +1,15 @@
 import { IAM_ACTIONS as METRIC_SOURCE } from '../aws/cloudwatch-metric-source.ts';
 import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb-activity-log.ts';
 import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb-incident-repository.ts';
+import { IAM_ACTIONS as NODE_CHURN_LEDGER } from '../aws/dynamodb-node-churn-ledger.ts';
+import { IAM_ACTIONS as NODE_CHURN_READER } from '../aws/dynamodb-node-churn-reader.ts';
 import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb-outbox.ts';
 import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb-step-ledger.ts';
 import { IAM_ACTIONS as TABLE_QUERIES } from '../aws/dynamodb-table.ts';
 import { IAM_ACTIONS as TRIPWIRE_RECORDER } from '../aws/dynamodb-tripwire-recorder.ts';
 import { IAM_ACTIONS as TRIPWIRES } from '../aws/dynamodb-tripwires.ts';
+import { IAM_ACTIONS as ASSUME_NODE_LOOKUP } from '../aws/ec2-clients.ts';
+import { IAM_ACTIONS as INSTANCE_DIRECTORY } from '../aws/ec2-instance-directory.ts';
 import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns-digest-publisher.ts';
 import { IAM_ACTIONS as NOTIFIER } from '../aws/sns-notifier.ts';
 
@@ -22,16 +26,25 @@ export interface FunctionAccess {
   readonly topics: readonly string[];
   /** CloudWatch actions, which take no resource. */
   readonly metrics: readonly string[];
+  /** EC2 reads, which take no resource, and the STS action that assumes the workload accounts' node-lookup roles. */
+  readonly instances: readonly string[];
 }
 
 const union = (...lists: readonly (readonly string[])[]): string[] => [...new Set(lists.flat())].sort();
 
 export const FUNCTION_ACCESS = {
   poller: {
-    table: union(STEP_LEDGER, INCIDENT_REPOSITORY, OUTBOX, ACTIVITY_LOG, TRIPWIRES, TABLE_QUERIES),
+    table: union(STEP_LEDGER, INCIDENT_REPOSITORY, OUTBOX, ACTIVITY_LOG, TRIPWIRES, TABLE_QUERIES, NODE_CHURN_READER),
     topics: union(NOTIFIER),
     metrics: union(METRIC_SOURCE),
+    instances: [],
   },
-  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [] },
-  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [] },
+  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [], instances: [] },
+  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [], instances: [] },
+  nodeChurn: {
+    table: union(NODE_CHURN_LEDGER),
+    topics: [],
+    metrics: [],
+    instances: union(INSTANCE_DIRECTORY, ASSUME_NODE_LOOKUP),
+  },
 } as const satisfies Record<string, FunctionAccess>;

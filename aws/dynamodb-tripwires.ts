@@ -19,6 +19,14 @@ export class DynamoDbTripwires implements Tripwires {
   ) {}
 
   async armed(at: number): Promise<ReadonlySet<string>> {
+    return this.armedBy(at, (sk) => !sk.includes('#'));
+  }
+
+  async armedByNodeChurn(at: number): Promise<ReadonlySet<string>> {
+    return this.armedBy(at, (sk) => sk.includes('#'));
+  }
+
+  private async armedBy(at: number, kind: (sk: string) => boolean): Promise<ReadonlySet<string>> {
     const { Items = [] } = await this.db.send(
       new QueryCommand({
         TableName: this.table,
@@ -28,7 +36,7 @@ export class DynamoDbTripwires implements Tripwires {
       }),
     );
     // TTL deletes late (up to days): an expired tripwire is ignored here rather than trusted until it is gone.
-    const states = Items.map((item) => decodeItem(tripwireItem, item));
+    const states = Items.map((item) => decodeItem(tripwireItem, item)).filter((tripwire) => kind(tripwire.sk));
     const live = states.filter((tripwire) => tripwire.state === 'ALARM' && tripwire.expiresAt * 1000 > at);
     return new Set(live.map((tripwire) => clusterOfTripwireKey(tripwire.sk)));
   }

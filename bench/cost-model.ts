@@ -68,6 +68,38 @@ export interface CostModel {
 }
 
 /**
+ * Node churn as the cost model prices it, per cluster-month: a reference cluster that replaces ten nodes a day. Each
+ * termination brings five events (the lifecycle action, the terminate event, EC2's shutting-down and terminated, and
+ * the replacement's running), each one invocation of the node-churn function (256 MB, about 40 ms: bench/RESULTS.md,
+ * node churn) and at most three writes (merge the instance, count the termination, arm minute polling); every
+ * cluster-poll adds one query of the cluster's terminations. Events forwarded from workload accounts are billed as
+ * cross-account events.
+ */
+export const NODE_CHURN = {
+  terminationsPerClusterMonth: 300,
+  eventsPerTermination: 5,
+  writeUnitsPerEvent: 3,
+  readUnitsPerClusterPoll: 0.5,
+  functionMemoryMb: 256,
+  msPerEvent: 40,
+} as const;
+
+/** The node-churn line: the function, its writes, the poller's reads and the forwarded events. */
+function nodeChurnCost(clusters: number, clusterPolls: number): { monthly: number; basis: string } {
+  const events = clusters * NODE_CHURN.terminationsPerClusterMonth * NODE_CHURN.eventsPerTermination;
+  const gbSeconds = (events * NODE_CHURN.msPerEvent * NODE_CHURN.functionMemoryMb) / 1024 / 1000;
+  const monthly =
+    events * (PRICES.lambdaRequest + PRICES.eventBridgeCrossAccountEvent) +
+    gbSeconds * PRICES.lambdaArmGbSecond +
+    events * NODE_CHURN.writeUnitsPerEvent * PRICES.dynamoWriteUnit +
+    clusterPolls * NODE_CHURN.readUnitsPerClusterPoll * PRICES.dynamoReadUnit;
+  return {
+    monthly,
+    basis: `${Math.round(events).toLocaleString('en-US')} node events (${NODE_CHURN.terminationsPerClusterMonth} terminations per cluster), one query per cluster-poll`,
+  };
+}
+
+/**
  * Monthly cost of a deployment of `clusters` reference clusters: what scales with clusters (metrics read, tripwire
  * alarms and their events, poll time), and what the stack costs whatever its size (the schedule, DynamoDB and logs
  * per invocation, tracing, the key, the dashboard, the pipeline's own alarms).
@@ -116,6 +148,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     invocations * footprint.writeUnitsPerInvocation + tripwireEvents * footprint.tripwireEvent.writeUnits;
   const logGb = (allInvocations * (footprint.logBytesPerInvocation + PLATFORM_LOG_BYTES)) / 1e9;
   const line = (item: string, monthly: number, basis: string): CostLine => ({ item, monthly, basis });
+  const churn = nodeChurnCost(clusters, clusterPolls);
   const lines = [
     line(
       'CloudWatch GetMetricData',
@@ -154,6 +187,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     ),
     line('Dashboard', stack.dashboards * PRICES.dashboardMonth, `${stack.dashboards} dashboard`),
     line('KMS key', stack.keys * PRICES.kmsKeyMonth, `${stack.keys} customer managed key`),
+    line('Node churn (events, function, table)', churn.monthly, churn.basis),
   ];
   const monthly = lines.reduce((n, l) => n + l.monthly, 0);
   return {

@@ -20,6 +20,13 @@ export const PRICES = {
   /** DynamoDB on-demand, per write and read request unit ($0.625 and $0.125 per million since November 2024). */
   dynamoWriteUnit: 0.625 / 1e6,
   dynamoReadUnit: 0.125 / 1e6,
+  /**
+   * EventBridge events a workload account forwards to the ops account's bus ($1.00 per million; AWS service events on
+   * an account's own default bus are free), aws.amazon.com/eventbridge/pricing.
+   */
+  eventBridgeCrossAccountEvent: 1 / 1e6,
+  /** CloudWatch custom metric, per metric and month (first 10,000): what an EMF node-churn metric would cost. */
+  customMetricMonth: 0.3,
   /** SNS standard topic publishes ($0.50 per million). */
   snsPublish: 0.5 / 1e6,
   /** KMS customer managed key, per key and month. */

@@ -1,4 +1,5 @@
 import type { ClusterConfig } from '../config/deployment-config.ts';
+import type { SeriesBySignal } from '../engine/signal-window.ts';
 import type { SignalName } from '../engine/signals.ts';
 
 /**
@@ -97,4 +98,16 @@ export function countsNodeChurn(cluster: ClusterConfig): boolean {
 /** The config's Auto Scaling groups, by name, with the cluster that lists each. */
 export function clustersByNodeGroup(clusters: readonly ClusterConfig[]): ReadonlyMap<string, string> {
   return new Map(clusters.flatMap((c) => c.source.nodeGroups.map((group) => [group, c.name] as const)));
+}
+
+/**
+ * A scenario's churn signals as the node-churn function would record them: the events that give `nodes.replaced` give
+ * `nodes.interrupted` and `nodes.scaledin` with it, so a scenario that leaves those out had none (0 wherever
+ * `nodes.replaced` has a sample), and every scenario written before they existed replays as it did.
+ */
+export function withChurnCompanions(series: SeriesBySignal): SeriesBySignal {
+  const replaced = series['nodes.replaced'];
+  if (!replaced) return series;
+  const none = Array.from(replaced, (value) => (value === null || Number.isNaN(value) ? null : 0));
+  return { 'nodes.interrupted': none, 'nodes.scaledin': none, ...series };
 }

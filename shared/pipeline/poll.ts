@@ -86,7 +86,9 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
       const armed = deps.pollEveryCluster ? new Set<string>() : await deps.tripwires.armed(at);
-      polled = deps.pollEveryCluster ? plan.clusters.map((c) => c.name) : dueClusters(plan, at, armed, incidents);
+      const byNodeChurn = deps.pollEveryCluster ? undefined : await deps.tripwires.armedByNodeChurn?.(at);
+      const due = byNodeChurn ? new Set([...armed, ...byNodeChurn]) : armed;
+      polled = deps.pollEveryCluster ? plan.clusters.map((c) => c.name) : dueClusters(plan, at, due, incidents);
       const reading = await deps.metrics.read({
         clusters: polled,
         end: at,

@@ -1,11 +1,11 @@
-import { REPAIR_ARMS_POLLING_MS } from '../churn/node-termination.ts';
+import { REPAIR_ARMS_POLLING_MS, withChurnCompanions } from '../churn/node-termination.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import { evaluateCondition } from '../engine/evaluate-condition.ts';
 import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
-import { SeriesWindow, type SignalWindow } from '../engine/signal-window.ts';
+import { type SeriesBySignal, SeriesWindow, type SignalWindow } from '../engine/signal-window.ts';
 import type { SignalName } from '../engine/signals.ts';
 import { InputError } from '../errors.ts';
 import { buildPlan } from '../pipeline/build-plan.ts';
@@ -25,13 +25,17 @@ import type { Scenario } from './scenario.ts';
 
 /** A scenario served as if it were CloudWatch: the window at step `end` sees samples up to that step. */
 export class ScenarioMetricSource implements MetricSource {
-  constructor(private readonly scenario: Scenario) {}
+  private readonly clusters: ReadonlyMap<string, SeriesBySignal>;
+
+  constructor(private readonly scenario: Scenario) {
+    this.clusters = new Map([...scenario.clusters].map(([name, series]) => [name, withChurnCompanions(series)]));
+  }
 
   async read(request: MetricRequest): Promise<MetricReading> {
     const index = Math.round((request.end - this.scenario.start) / (this.scenario.stepSeconds * 1000));
     const windows = new Map<string, SignalWindow>();
     for (const cluster of request.clusters) {
-      const series = this.scenario.clusters.get(cluster);
+      const series = this.clusters.get(cluster);
       if (series) windows.set(cluster, new SeriesWindow(series, this.scenario.stepSeconds, index));
     }
     return { windows, metricsRequested: 0, unreadable: [] };
@@ -74,7 +78,13 @@ export class ScenarioTripwires implements Tripwires {
       )
         armed.add(cluster);
     }
+    return armed;
+  }
+
+  async armedByNodeChurn(at: number): Promise<ReadonlySet<string>> {
+    const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
     const recent = Math.round(REPAIR_ARMS_POLLING_MS / (this.scenario.stepSeconds * 1000));
+    const armed = new Set<string>();
     for (const [cluster, series] of this.scenario.clusters) {
       for (let back = 0; back < recent && index - back >= 0; back++) {
         const replaced = series['nodes.replaced']?.[index - back] ?? 0;
@@ -126,7 +136,7 @@ export interface ReplayOptions {
  */
 function scenarioCoverage(scenario: Scenario, plan: WatchPlan): RuleCoverage[] {
   return plan.clusters.flatMap(({ name, rules }) => {
-    const window = new SeriesWindow(scenario.clusters.get(name) ?? {}, scenario.stepSeconds, 0);
+    const window = new SeriesWindow(withChurnCompanions(scenario.clusters.get(name) ?? {}), scenario.stepSeconds, 0);
     return rules.map(({ rule, params }) =>
       coverageOf({ cluster: name, rule: rule.id, ...evaluateCondition(rule.when, window, params) }),
     );

@@ -10,15 +10,29 @@ import type { MetricSource } from '../../shared/pipeline/ports.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
 import { type Ec2Server, startEc2Server } from '../support/ec2-server.ts';
+import {
+  elbCause,
+  karpenterTags,
+  lifecycleAction,
+  NODE_EVENTS_ACCOUNT,
+  rebalance,
+  scaleInCause,
+  spotWarning,
+  stateChange,
+  terminateSuccessful,
+  unhealthyCause,
+} from '../support/node-events.ts';
 
 /**
  * Node events, in the JSON AWS documents for each source, through the real node-churn handler into dynalite, and
  * read back the way the poller reads them. One cluster per kind of node.
  */
-const OPS = '111122223333';
+const OPS = NODE_EVENTS_ACCOUNT;
 const T = Date.parse('2026-11-23T04:00:00Z');
+const UNHEALTHY_CAUSE = unhealthyCause(T);
+const ELB_CAUSE = elbCause(T);
+const SCALE_IN_CAUSE = scaleInCause(T);
 const minute = 60_000;
-const iso = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z');
 
 const clusters: ClusterConfig[] = ['mng-euw1', 'self-euw1', 'karpenter-euw1', 'auto-euw1', 'fargate-euw1'].map(
   (name) => ({
@@ -34,72 +48,6 @@ const clusters: ClusterConfig[] = ['mng-euw1', 'self-euw1', 'karpenter-euw1', 'a
   }),
 );
 
-let sequence = 0;
-const envelope = (source: string, detailType: string, at: number, detail: object, resources: string[] = []) => ({
-  version: '0',
-  id: `event-${++sequence}`,
-  'detail-type': detailType,
-  source,
-  account: OPS,
-  time: iso(at),
-  region: 'eu-west-1',
-  resources,
-  detail,
-});
-/** Auto Scaling's `EC2 Instance-terminate Lifecycle Action`, as the Auto Scaling event reference shows it. */
-const lifecycleAction = (group: string, instance: string, at: number) =>
-  envelope('aws.autoscaling', 'EC2 Instance-terminate Lifecycle Action', at, {
-    LifecycleActionToken: '87654321-4321-4321-4321-210987654321',
-    AutoScalingGroupName: group,
-    LifecycleHookName: 'Terminate-LC-Hook',
-    EC2InstanceId: instance,
-    LifecycleTransition: 'autoscaling:EC2_INSTANCE_TERMINATING',
-    Origin: 'AutoScalingGroup',
-    Destination: 'EC2',
-  });
-/** Auto Scaling's `EC2 Instance Terminate Successful`. */
-const terminateSuccessful = (group: string, instance: string, started: number, ended: number, cause: string) =>
-  envelope('aws.autoscaling', 'EC2 Instance Terminate Successful', ended, {
-    StatusCode: 'InProgress',
-    Description: `Terminating EC2 instance: ${instance}`,
-    AutoScalingGroupName: group,
-    ActivityId: '87654321-4321-4321-4321-210987654321',
-    Details: { 'Availability Zone': 'eu-west-1b', 'Subnet ID': 'subnet-12345678' },
-    RequestId: '12345678-1234-1234-1234-123456789012',
-    StatusMessage: '',
-    EndTime: iso(ended),
-    EC2InstanceId: instance,
-    StartTime: iso(started),
-    Cause: cause,
-    Origin: 'AutoScalingGroup',
-    Destination: 'EC2',
-  });
-/** EC2's `EC2 Instance State-change Notification`: the instance and its state, no tags. */
-const stateChange = (instance: string, state: string, at: number) =>
-  envelope('aws.ec2', 'EC2 Instance State-change Notification', at, { 'instance-id': instance, state }, [
-    `arn:aws:ec2:eu-west-1:${OPS}:instance/${instance}`,
-  ]);
-const spotWarning = (instance: string, at: number) =>
-  envelope('aws.ec2', 'EC2 Spot Instance Interruption Warning', at, {
-    'instance-id': instance,
-    'instance-action': 'terminate',
-  });
-const rebalance = (instance: string, at: number) =>
-  envelope('aws.ec2', 'EC2 Instance Rebalance Recommendation', at, { 'instance-id': instance });
-
-const UNHEALTHY_CAUSE = `At ${iso(T)} an instance was taken out of service in response to an EC2 health check indicating it has been terminated or stopped.`;
-const ELB_CAUSE = `At ${iso(T)} an instance was taken out of service in response to an ELB system health check failure.`;
-const SCALE_IN_CAUSE = `At ${iso(T)} a user request update of AutoScalingGroup constraints to min: 0, max: 10, desired: 4 changing the desired capacity from 5 to 4.  At ${iso(T)} an instance was taken out of service in response to a difference between desired and actual capacity, shrinking the capacity from 5 to 4.`;
-
-const karpenterTags = (cluster: string) => ({
-  Name: 'ip-10-0-1-23.eu-west-1.compute.internal',
-  'karpenter.sh/nodepool': 'default',
-  'karpenter.sh/nodeclaim': 'default-abcde',
-  'karpenter.k8s.aws/ec2nodeclass': 'default',
-  [`kubernetes.io/cluster/${cluster}`]: 'owned',
-  'eks:eks-cluster-name': cluster,
-});
-
 type Handler = (event: object, context: Context) => Promise<{ outcome: string; reason?: string } | undefined>;
 
 describe('node churn from Auto Scaling and EC2 events', () => {
@@ -108,9 +56,10 @@ describe('node churn from Auto Scaling and EC2 events', () => {
   let handler: Handler;
   let output: CapturedOutput;
   let at = T;
+  let invocations = 0;
   const deliver = (event: object, arrival = at) => {
     at = arrival;
-    return handler(event, { awsRequestId: `r-${sequence}` } as Context);
+    return handler(event, { awsRequestId: `r-${++invocations}` } as Context);
   };
   /** What the poller reads for a cluster: the churn signals per minute over [T, T + minutes). */
   const read = async (cluster: string, minutes = 20) => {

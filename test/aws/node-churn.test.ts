@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../../aws/dynamodb-node-churn-reader.ts';
+import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { NodeChurnMetricSource } from '../../shared/churn/churn-metric-source.ts';
 import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
 import { SeriesWindow } from '../../shared/engine/signal-window.ts';
@@ -197,6 +198,21 @@ describe('node churn from Auto Scaling and EC2 events', () => {
     await deliver(stateChange(id, 'shutting-down', T + 7 * minute), T + 7 * minute);
 
     expect((await read('auto-euw1')).replaced).toEqual(onlyAt(7));
+  });
+
+  it('arms minute polling of a cluster after a termination that could be a repair, and not after a spot interruption', async () => {
+    const tripwires = new DynamoDbTripwires(documentClient(), TABLE);
+    ec2.instances.set('i-0ccccccccccccccc3', karpenterTags('karpenter-euw1'));
+    ec2.instances.set('i-0ddddddddddddddd3', { 'eks:eks-cluster-name': 'auto-euw1' });
+    await deliver(spotWarning('i-0ccccccccccccccc3', T + 1 * minute), T + 1 * minute);
+    await deliver(stateChange('i-0ccccccccccccccc3', 'shutting-down', T + 2 * minute), T + 2 * minute);
+    await deliver(stateChange('i-0ddddddddddddddd3', 'shutting-down', T + 2 * minute), T + 2 * minute);
+
+    expect([
+      [...(await tripwires.armedByNodeChurn(T + 10 * minute))],
+      [...(await tripwires.armedByNodeChurn(T + 40 * minute))],
+      [...(await tripwires.armed(T + 10 * minute))],
+    ]).toEqual([['auto-euw1'], [], []]);
   });
 
   it('counts an event delivered twice once', async () => {

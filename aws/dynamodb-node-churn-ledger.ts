@@ -5,6 +5,7 @@ import type {
   InstanceRecord,
   NodeChurnLedger,
 } from '../shared/churn/node-churn.ts';
+import { REPAIR_ARMS_POLLING_MS, repairsArmUntil } from '../shared/churn/node-termination.ts';
 import { decodeItem, instanceItem } from './table-items.ts';
 import { instanceKey, nodeChurnTripwireKey, terminationKey } from './table-keys.ts';
 
@@ -80,12 +81,46 @@ export class DynamoDbNodeChurnLedger implements NodeChurnLedger {
     );
   }
 
-  async armPolling(cluster: string, until: number, now: number): Promise<void> {
-    // Read as an armed tripwire until it expires: a later termination extends it, and nothing needs to disarm it.
-    await this.db.send(
-      new PutCommand({
+  async notePossibleRepair(termination: CountedTermination, now: number): Promise<void> {
+    const key = nodeChurnTripwireKey(termination.cluster);
+    // A set of `<minute>#<instance>`: a redelivered event adds nothing, so one repair never arms by itself.
+    const { Attributes = {} } = await this.db.send(
+      new UpdateCommand({
         TableName: this.table,
-        Item: { ...nodeChurnTripwireKey(cluster), state: 'ALARM', changedAt: now, expiresAt: Math.floor(until / 1000) },
+        Key: key,
+        UpdateExpression:
+          'ADD repairs :repair SET #state = if_not_exists(#state, :ok), changedAt = if_not_exists(changedAt, :now), expiresAt = if_not_exists(expiresAt, :expires)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':repair': new Set([`${new Date(termination.at).toISOString()}#${termination.instanceId}`]),
+          ':ok': 'OK',
+          ':now': now,
+          ':expires': Math.floor((termination.at + REPAIR_ARMS_POLLING_MS) / 1000),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const noted = [...((Attributes.repairs as Set<string> | undefined) ?? [])];
+    const timeOf = (entry: string) => Date.parse(entry.split('#')[0] ?? '');
+    const until = repairsArmUntil(noted.map(timeOf));
+    const stale = noted.filter((entry) => timeOf(entry) <= Math.max(...noted.map(timeOf)) - REPAIR_ARMS_POLLING_MS);
+    if (until === undefined && stale.length === 0) return;
+    // Read as an armed tripwire until it expires: a later repair extends it, and nothing needs to disarm it.
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: key,
+        UpdateExpression: [
+          until === undefined ? '' : 'SET #state = :alarm, changedAt = :now, expiresAt = :until',
+          stale.length === 0 ? '' : 'DELETE repairs :stale',
+        ]
+          .filter(Boolean)
+          .join(' '),
+        ...(until !== undefined && { ExpressionAttributeNames: { '#state': 'state' } }),
+        ExpressionAttributeValues: {
+          ...(until !== undefined && { ':alarm': 'ALARM', ':now': now, ':until': Math.floor(until / 1000) }),
+          ...(stale.length > 0 && { ':stale': new Set(stale) }),
+        },
       }),
     );
   }

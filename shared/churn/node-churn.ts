@@ -1,4 +1,4 @@
-import { clusterOfTags, couldBeRepair, REPAIR_ARMS_POLLING_MS, type TerminationReason } from './node-termination.ts';
+import { clusterOfTags, couldBeRepair, type TerminationReason } from './node-termination.ts';
 
 /** What one event says about one EC2 instance; every field but the instance is what that event knows. */
 export interface InstanceObservation {
@@ -44,8 +44,11 @@ export interface CountedTermination {
 export interface NodeChurnLedger {
   observe(observation: InstanceObservation, now: number): Promise<InstanceRecord>;
   count(termination: CountedTermination, now: number): Promise<void>;
-  /** Poll the cluster every minute until `until` (ms), as an armed tripwire does. */
-  armPolling(cluster: string, until: number, now: number): Promise<void>;
+  /**
+   * Note a termination that could be a repair; when it and the others noted make enough close together
+   * (`repairsArmUntil`), poll the cluster every minute until then, as an armed tripwire does.
+   */
+  notePossibleRepair(termination: CountedTermination, now: number): Promise<void>;
 }
 
 /** The terminations of a cluster that began in [from, to). */
@@ -134,7 +137,8 @@ async function countIfTerminating(
   const reason = reasonOf(record, terminatingAt);
   const at = Math.floor(terminatingAt / 60_000) * 60_000;
   await deps.ledger.count({ cluster, instanceId: record.instanceId, at, reason }, now);
-  if (couldBeRepair(reason)) await deps.ledger.armPolling(cluster, at + REPAIR_ARMS_POLLING_MS, now);
+  if (couldBeRepair(reason))
+    await deps.ledger.notePossibleRepair({ cluster, instanceId: record.instanceId, at, reason }, now);
   return { outcome: 'counted', cluster, reason };
 }
 

@@ -41,11 +41,22 @@ export function couldBeRepair(reason: TerminationReason): boolean {
 }
 
 /**
- * How long a termination that could be a repair arms minute-by-minute polling of its cluster: the window
- * node-repair-storm counts replacements over. The tripwire alarm watches the apiserver only, and a repair loop under
- * a control plane that is slow but not failing would otherwise wait for the cluster's slow cycle.
+ * Possible repairs close together arm minute-by-minute polling of their cluster: `REPAIRS_THAT_ARM` of them within
+ * `REPAIR_ARMS_POLLING_MS` (node-repair-storm's window) arm it until that long after the last one. The tripwire alarm
+ * watches the apiserver only, and a repair loop under a control plane that is slow but not failing would otherwise
+ * wait for the slow cycle; a single replacement, as routine consolidation brings, arms nothing.
  */
 export const REPAIR_ARMS_POLLING_MS = 30 * 60_000;
+export const REPAIRS_THAT_ARM = 2;
+
+/** Until when possible repairs at these times (ms) arm polling, or undefined when they do not. */
+export function repairsArmUntil(repairTimes: readonly number[]): number | undefined {
+  const sorted = [...repairTimes].sort((x, y) => x - y);
+  const last = sorted.at(-1);
+  if (last === undefined) return undefined;
+  const recent = sorted.filter((t) => t > last - REPAIR_ARMS_POLLING_MS);
+  return recent.length >= REPAIRS_THAT_ARM ? last + REPAIR_ARMS_POLLING_MS : undefined;
+}
 
 /** The churn signals the counts fill, in the order `signalsOf` may name them. */
 export const CHURN_SIGNALS = ['nodes.replaced', 'nodes.interrupted', 'nodes.scaledin'] as const satisfies SignalName[];

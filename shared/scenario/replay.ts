@@ -1,4 +1,4 @@
-import { REPAIR_ARMS_POLLING_MS, withChurnCompanions } from '../churn/node-termination.ts';
+import { REPAIR_ARMS_POLLING_MS, repairsArmUntil, withChurnCompanions } from '../churn/node-termination.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import { evaluateCondition } from '../engine/evaluate-condition.ts';
@@ -83,14 +83,24 @@ export class ScenarioTripwires implements Tripwires {
 
   async armedByNodeChurn(at: number): Promise<ReadonlySet<string>> {
     const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
-    const recent = Math.round(REPAIR_ARMS_POLLING_MS / (this.scenario.stepSeconds * 1000));
+    const stepMs = this.scenario.stepSeconds * 1000;
+    const recent = Math.round(REPAIR_ARMS_POLLING_MS / stepMs);
     const armed = new Set<string>();
     for (const [cluster, series] of this.scenario.clusters) {
-      for (let back = 0; back < recent && index - back >= 0; back++) {
-        const replaced = series['nodes.replaced']?.[index - back] ?? 0;
-        const explained =
-          (series['nodes.interrupted']?.[index - back] ?? 0) + (series['nodes.scaledin']?.[index - back] ?? 0);
-        if (replaced > explained) armed.add(cluster);
+      const possibleRepairs = (i: number) =>
+        Math.max(
+          0,
+          (series['nodes.replaced']?.[i] ?? 0) -
+            (series['nodes.interrupted']?.[i] ?? 0) -
+            (series['nodes.scaledin']?.[i] ?? 0),
+        );
+      // The repairs the node-churn function would have noted by each step, as times: armed until their `until`.
+      const times: number[] = [];
+      for (let i = Math.max(0, index - 2 * recent); i <= index; i++) {
+        const repairs = possibleRepairs(i);
+        for (let n = 0; n < repairs; n++) times.push(i * stepMs);
+        const until = repairs > 0 ? repairsArmUntil(times) : undefined;
+        if (until !== undefined && until > index * stepMs) armed.add(cluster);
       }
     }
     return armed;

@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * which retries throttling and 5xx. Endpoints follow the SDK's own AWS_ENDPOINT_URL_<SERVICE> variables, which is
  * how tests point the very same code at loopback servers.
  */
-export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, dynamodb: 5, secretsManager: 3 } as const;
+export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, dynamodb: 5, secretsManager: 3, ec2: 4 } as const;
 
 /** The SDK's own name for the middleware that logs every call; see `withoutCallLogging`. */
 export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
@@ -52,7 +52,7 @@ export function documentClient(): DynamoDBDocumentClient {
  * that walk costs about 40% of decoding the answer (profiled over the poller's wire test); nothing here logs SDK
  * calls, so the middleware goes.
  */
-function withoutCallLogging<Client extends { middlewareStack: { remove(name: string): boolean } }>(
+export function withoutCallLogging<Client extends { middlewareStack: { remove(name: string): boolean } }>(
   client: Client,
 ): Client {
   client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);

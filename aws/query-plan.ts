@@ -6,7 +6,9 @@ export type { MetricSpec, SignalSource } from '../shared/config/metric-catalogue
 
 /**
  * The metrics a poll reads for one cluster, from the metric catalogue (shared/config/metric-catalogue.ts: its source
- * profile, completed or replaced by its custom metrics). With `needed`, only the signals some rule reads:
+ * profile, completed or replaced by its custom metrics). Node churn (`nodes.replaced` and the signals beside it) is
+ * not a CloudWatch metric: the node-churn function counts it from the Auto Scaling and EC2 events, and
+ * NodeChurnMetricSource adds it. With `needed`, only the signals some rule reads:
  * GetMetricData bills every metric requested, and a signal no rule reads is paid for nothing.
  */
 export function signalSources(cluster: ClusterConfig, needed?: ReadonlySet<SignalName>): SignalSource[] {

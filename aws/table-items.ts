@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { CountedTermination, InstanceRecord } from '../shared/churn/node-churn.ts';
+import { TERMINATION_REASONS } from '../shared/churn/node-termination.ts';
 import type { Comparator } from '../shared/engine/condition.ts';
 import type { Evidence } from '../shared/engine/evaluate-condition.ts';
 import type { Incident } from '../shared/engine/incident.ts';
@@ -226,3 +228,18 @@ const silence: z.ZodType<Silence> = z.looseObject({
 
 /** `SILENCE`/`<given end>#<id>`. */
 export const silenceItem = z.object({ silence });
+const terminationReason = z.enum(TERMINATION_REASONS);
+
+/** `INSTANCE`/`<instance id>`: what the node events told of one instance. */
+export const instanceItem = z.object({
+  sk: z.string(),
+  cluster: z.string().optional(),
+  terminatingAt: z.number().optional(),
+  reason: terminationReason.optional(),
+  reasonAt: z.number().optional(),
+}) satisfies z.ZodType<Omit<InstanceRecord, 'instanceId'> & { sk: string }>;
+
+/** `NODES#<cluster>`/`<minute>#<instance id>`: one counted termination. */
+export const terminationItem = z
+  .object({ cluster: z.string(), instanceId: z.string(), minute: z.number(), reason: terminationReason })
+  .transform(({ minute, ...rest }): CountedTermination => ({ ...rest, at: minute }));

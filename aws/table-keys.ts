@@ -12,12 +12,16 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `OUTBOX`/`<notification id>`: every notification; day `PENDING` until delivered, then
  *   `NOTIFICATION#<day it was raised>`.
  * - `POLLLOG`/`<at>#<owner>`: one record per poll (day `POLL#<day>`).
- * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it.
  * - `SILENCE`/`<end as first set>#<id>`: silences added at run time, sorted by the end they were given, so that one
  *   query of the keys at or after a time reads the silences that may still hold then, and not those long over.
  * - `DELIVERY`/`N#<integration>#<notification id>`: a notification's delivery to a PagerDuty or Opsgenie integration
  *   (claimed, then delivered); `DELIVERY`/`I#<integration>#<incident key>`: whether that integration's incident was
  *   opened and whether its resolve has begun (the delivery ledger).
+ * - `TRIPWIRE`/`<cluster>`: the state of a cluster's tripwire alarm as it last reported it; and
+ *   `TRIPWIRE`/`<cluster>#node-churn`: minute polling armed by a termination that could be a repair, until it expires.
+ * - `INSTANCE`/`<instance id>`: what the node events told of one EC2 instance (its cluster, when it began to
+ *   terminate, why).
+ * - `NODES#<cluster>`/`<minute>#<instance id>`: one node termination of a cluster, in the minute it began.
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -29,6 +33,7 @@ export const PARTITION = {
   tripwire: 'TRIPWIRE',
   silence: 'SILENCE',
   delivery: 'DELIVERY',
+  instance: 'INSTANCE',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -63,6 +68,16 @@ export const notificationDeliveryKey = (integration: string, notification: strin
   key(PARTITION.delivery, `N#${integration}#${notification}`);
 export const incidentDeliveryKey = (integration: string, incident: string) =>
   key(PARTITION.delivery, `I#${integration}#${incident}`);
+/** Cluster names hold no `#` (EKS allows letters, digits, `-` and `_`), so the cluster is what precedes it. */
+export const nodeChurnTripwireKey = (cluster: string) => key(PARTITION.tripwire, `${cluster}#node-churn`);
+export const clusterOfTripwireKey = (sk: string) => sk.split('#')[0] ?? sk;
+export const instanceKey = (instanceId: string) => key(PARTITION.instance, instanceId);
+/** A cluster's terminations have a partition of their own: the poller reads one cluster's minutes at a time. */
+export const nodeChurnPartition = (cluster: string) => `NODES#${cluster}`;
+export const terminationKey = (cluster: string, at: number, instanceId: string): ItemKey => ({
+  [TABLE_SCHEMA.partitionKey]: nodeChurnPartition(cluster),
+  [TABLE_SCHEMA.sortKey]: `${iso(at)}#${instanceId}`,
+});
 
 /** The UTC day of a time, as the day index files items under. */
 export const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);

@@ -67,6 +67,23 @@ export interface CostModel {
 }
 
 /**
+ * Node churn as the cost model prices it, per cluster-month: a reference cluster that replaces ten nodes a day. Each
+ * termination brings five events (the lifecycle action, the terminate event, EC2's shutting-down and terminated, and
+ * the replacement's running), each one invocation of the node-churn function (256 MB, about 40 ms: bench/RESULTS.md,
+ * node churn) and at most three writes (merge the instance, count the termination, arm minute polling); every
+ * cluster-poll adds one query of the cluster's terminations. Events forwarded from workload accounts are billed as
+ * cross-account events.
+ */
+export const NODE_CHURN = {
+  terminationsPerClusterMonth: 300,
+  eventsPerTermination: 5,
+  writeUnitsPerEvent: 3,
+  readUnitsPerClusterPoll: 0.5,
+  functionMemoryMb: 256,
+  msPerEvent: 40,
+} as const;
+
+/**
  * Monthly cost of a deployment of `clusters` reference clusters: what scales with clusters (metrics read, tripwire
  * alarms and their events, poll time), and what the stack costs whatever its size (the schedule, DynamoDB and logs
  * per invocation, tracing, the key, the dashboard, the pipeline's own alarms).
@@ -108,6 +125,9 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const gbSeconds = (ms: number, fn: DeployedFunction) => (ms / 1000) * (fn.memoryMb / 1024);
   const digests = MINUTES_PER_MONTH / (7 * 24 * 60);
   const notifications = clusters * inputs.notificationsPerClusterMonth;
+  const nodeEvents = clusters * NODE_CHURN.terminationsPerClusterMonth * NODE_CHURN.eventsPerTermination;
+  // Node events of clusters in workload accounts reach the ops account through a forwarding rule, billed per event.
+  const inWorkloadAccounts = inputs.exampleClusters.filter((c) => c.accountId !== undefined).length;
   const usage: FleetUsage = {
     clusterScale: clusters / inputs.exampleClusters.length,
     functions: {
@@ -128,6 +148,10 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
         invocations: digests,
         gbSeconds: gbSeconds(digests * stack.digest.timeoutSeconds * 1000, stack.digest),
       },
+      NodeChurn: {
+        invocations: nodeEvents,
+        gbSeconds: (nodeEvents * NODE_CHURN.msPerEvent * NODE_CHURN.functionMemoryMb) / 1024 / 1000,
+      },
       // At most one run per notification (the paging topic's only, in fact), each waiting on the vendors' answers.
       ...(stack.delivery && {
         PagingDelivery: {
@@ -137,12 +161,17 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
       }),
     },
     dynamoReadUnits:
-      invocations * footprint.readUnitsPerInvocation + tripwireEvents * footprint.tripwireEvent.readUnits,
+      invocations * footprint.readUnitsPerInvocation +
+      tripwireEvents * footprint.tripwireEvent.readUnits +
+      clusterPolls * NODE_CHURN.readUnitsPerClusterPoll,
     dynamoWriteUnits:
-      invocations * footprint.writeUnitsPerInvocation + tripwireEvents * footprint.tripwireEvent.writeUnits,
+      invocations * footprint.writeUnitsPerInvocation +
+      tripwireEvents * footprint.tripwireEvent.writeUnits +
+      nodeEvents * NODE_CHURN.writeUnitsPerEvent,
     logIngestedGb: ((invocations + tripwireEvents) * (footprint.logBytesPerInvocation + PLATFORM_LOG_BYTES)) / 1e9,
     topicPublishes: notifications + digests,
-    serviceEvents: tripwireEvents,
+    serviceEvents: tripwireEvents + nodeEvents,
+    forwardedEvents: (nodeEvents * inWorkloadAccounts) / inputs.exampleClusters.length,
   };
   const emitted = steadyPipelineMetrics(inputs.dashboard);
   const lines = [

@@ -95,6 +95,14 @@ function clusterSignals(index: number, samples: number): Record<SignalName, Samp
       () => (random() < 0.003 ? 1 : 0),
       () => 0,
     ),
+    'nodes.interrupted': series(
+      () => 0,
+      () => 0,
+    ),
+    'nodes.scaledin': series(
+      () => 0,
+      () => 0,
+    ),
   };
 }
 

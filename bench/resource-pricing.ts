@@ -32,8 +32,10 @@ export interface FleetUsage {
   readonly logIngestedGb: number;
   /** Messages published to the topics: notifications and pipeline alarm changes. */
   readonly topicPublishes: number;
-  /** Tripwire alarm state changes: events AWS services send to the default bus, which are free. */
+  /** Tripwire alarm state changes and node events: events AWS services send to the default bus, which are free. */
   readonly serviceEvents: number;
+  /** Events a rule sends on to another account's bus (node events of workload accounts), billed as custom events. */
+  readonly forwardedEvents: number;
 }
 
 /** A billable resource type the table has no price for, or one billed by use with no usage figure. */
@@ -265,14 +267,28 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
   },
   'AWS::Events::Rule': {
     priced: (rules, usage) => {
-      const custom = rules.filter((rule) => !matchesServiceEventsOnly(rule) || sendsToEventBus(rule));
+      const custom = rules.filter((rule) => !matchesServiceEventsOnly(rule));
       if (custom.length > 0) {
         throw new UnpricedResourceError(
-          `${custom.map((r) => `${r.stack}/${r.logicalId}`).join(', ')} (AWS::Events::Rule) match events other than AWS service events, or send them to an event bus, which is billed per event ($${AWS_PRICES.customEvent.usd * 1e6} per million): give the bench their count`,
+          `${custom.map((r) => `${r.stack}/${r.logicalId}`).join(', ')} (AWS::Events::Rule) match events other than AWS service events, which are billed per event ($${AWS_PRICES.customEvent.usd * 1e6} per million): give the bench their count`,
         );
       }
+      const forwarding = rules.some(sendsToEventBus);
       return [
-        line('EventBridge events', 0, `${count(usage.serviceEvents)} tripwire state changes: AWS service events, free`),
+        line(
+          'EventBridge events',
+          0,
+          `${count(usage.serviceEvents)} tripwire state changes and node events: AWS service events, free`,
+        ),
+        ...(forwarding
+          ? [
+              line(
+                'EventBridge forwarded events',
+                usage.forwardedEvents * AWS_PRICES.customEvent.usd,
+                `${count(usage.forwardedEvents)} node events forwarded from workload accounts`,
+              ),
+            ]
+          : []),
       ];
     },
   },

@@ -3,6 +3,7 @@ import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch
 import { attachedLinks } from '../aws/oam-links.ts';
 import { signalSources } from '../aws/query-plan.ts';
 import { readConfigFile } from '../io/input-files.ts';
+import { countsNodeChurn } from '../shared/churn/node-termination.ts';
 import { parseSinkArn } from '../shared/config/deployment-config.ts';
 import {
   hasTripwire,
@@ -120,10 +121,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
           }),
         })),
         containerInsights: await namespaceReports(owner, 'ContainerInsights', cluster.name),
-        nodeGroups: cluster.source.nodeGroups.map((name) => ({
-          name,
-          found: presence.some((p) => p.spec.dimensions.AutoScalingGroupName === name && p.listed),
-        })),
+        nodeChurn: countsNodeChurn(cluster),
         ...(linked && {
           link: sink
             ? { status: (await linkedTo(sink, region)).has(linked) ? 'present' : 'missing', sink }

@@ -1,14 +1,16 @@
 import { documentClient, snsClient } from '../aws/clients.ts';
+import { DynamoDbNodeChurnReader } from '../aws/dynamodb-node-churn-reader.ts';
 import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
 import { SnsNotifier } from '../aws/sns-notifier.ts';
 import { readConfigFile } from '../io/input-files.ts';
+import { NodeChurnMetricSource } from '../shared/churn/churn-metric-source.ts';
 import type { Notification } from '../shared/engine/notification.ts';
 import { renderNotification } from '../shared/notify/render-notification.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../shared/pipeline/poll-time.ts';
-import type { Notifier, PipelineStores } from '../shared/pipeline/ports.ts';
+import type { MetricSource, Notifier, PipelineStores } from '../shared/pipeline/ports.ts';
 import { metricSourceFor, throwIfUnreadable } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';
@@ -63,9 +65,13 @@ export async function pollCommand(
   const plan = configuredPlan(loaded);
   let stores: PipelineStores;
   let notifier: Notifier;
+  let metrics: MetricSource = metricSourceFor(config.clusters);
   if (options.stack) {
     const outputs = await stackOutputs(options.stack);
     stores = dynamoDbStores({ client: documentClient(), table: outputs.TableName, now: Date.now });
+    // Node churn is counted into the stack's table by its node-churn function, as the poller reads it.
+    const churn = new DynamoDbNodeChurnReader(documentClient(), outputs.TableName);
+    metrics = new NodeChurnMetricSource(metrics, churn, config.clusters, plan.ruleSet.signals());
     notifier = new SnsNotifier(snsClient(), { paging: outputs.PagingTopicArn, notice: outputs.NoticeTopicArn });
   } else {
     stores = memoryStores(Date.now);
@@ -76,7 +82,7 @@ export async function pollCommand(
   const report = await runPoll(
     {
       plan,
-      metrics: metricSourceFor(config.clusters),
+      metrics,
       ...stores,
       notifier,
       // A one-off poll reads every cluster, so no tripwire state is needed.

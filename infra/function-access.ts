@@ -2,11 +2,15 @@ import { IAM_ACTIONS as METRIC_SOURCE } from '../aws/cloudwatch-metric-source.ts
 import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb-activity-log.ts';
 import { IAM_ACTIONS as DELIVERY_LEDGER } from '../aws/dynamodb-delivery-ledger.ts';
 import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb-incident-repository.ts';
+import { IAM_ACTIONS as NODE_CHURN_LEDGER } from '../aws/dynamodb-node-churn-ledger.ts';
+import { IAM_ACTIONS as NODE_CHURN_READER } from '../aws/dynamodb-node-churn-reader.ts';
 import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb-outbox.ts';
 import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb-step-ledger.ts';
 import { IAM_ACTIONS as TABLE_QUERIES } from '../aws/dynamodb-table.ts';
 import { IAM_ACTIONS as TRIPWIRE_RECORDER } from '../aws/dynamodb-tripwire-recorder.ts';
 import { IAM_ACTIONS as TRIPWIRES } from '../aws/dynamodb-tripwires.ts';
+import { IAM_ACTIONS as ASSUME_NODE_LOOKUP } from '../aws/ec2-clients.ts';
+import { IAM_ACTIONS as INSTANCE_DIRECTORY } from '../aws/ec2-instance-directory.ts';
 import { IAM_ACTIONS as SECRET_VALUES } from '../aws/secret-values.ts';
 import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns-digest-publisher.ts';
 import { IAM_ACTIONS as NOTIFIER } from '../aws/sns-notifier.ts';
@@ -26,18 +30,34 @@ export interface FunctionAccess {
   readonly metrics: readonly string[];
   /** Secrets Manager actions on the secrets the configuration names. */
   readonly secrets: readonly string[];
+  /** EC2 reads, which take no resource, and the STS action that assumes the workload accounts' node-lookup roles. */
+  readonly instances: readonly string[];
 }
 
 const union = (...lists: readonly (readonly string[])[]): string[] => [...new Set(lists.flat())].sort();
 
 export const FUNCTION_ACCESS = {
   poller: {
-    table: union(STEP_LEDGER, INCIDENT_REPOSITORY, OUTBOX, ACTIVITY_LOG, TRIPWIRES, TABLE_QUERIES),
+    table: union(STEP_LEDGER, INCIDENT_REPOSITORY, OUTBOX, ACTIVITY_LOG, TRIPWIRES, TABLE_QUERIES, NODE_CHURN_READER),
     topics: union(NOTIFIER),
     metrics: union(METRIC_SOURCE),
     secrets: [],
+    instances: [],
   },
-  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [], secrets: [] },
-  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [], secrets: [] },
-  delivery: { table: union(DELIVERY_LEDGER), topics: [], metrics: [], secrets: union(SECRET_VALUES) },
+  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [], secrets: [], instances: [] },
+  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [], secrets: [], instances: [] },
+  delivery: {
+    table: union(DELIVERY_LEDGER),
+    topics: [],
+    metrics: [],
+    secrets: union(SECRET_VALUES),
+    instances: [],
+  },
+  nodeChurn: {
+    table: union(NODE_CHURN_LEDGER),
+    topics: [],
+    metrics: [],
+    secrets: [],
+    instances: union(INSTANCE_DIRECTORY, ASSUME_NODE_LOOKUP),
+  },
 } as const satisfies Record<string, FunctionAccess>;

@@ -1,7 +1,9 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
+import { nodeLookupRoleName } from '../aws/ec2-clients.ts';
 import { TABLE_SCHEMA } from '../aws/table-schema.ts';
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
 import { pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
@@ -9,6 +11,7 @@ import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { MetricsSink } from './metrics-sink.ts';
+import { NodeEventRules } from './node-events.ts';
 import { NotificationTopics } from './notification-topics.ts';
 import { PagingDelivery } from './paging-delivery.ts';
 import { SelfMonitoring } from './self-monitoring.ts';
@@ -27,6 +30,11 @@ export interface OpsStackProps extends StackProps {
    * a sink this stack creates, or the ARN of the sink the ops account already has (one per account and Region).
    */
   readonly sink?: { readonly accounts: readonly string[] } | { readonly existingArn: string };
+  /**
+   * Every workload account with clusters, with each Region they are in: their node events reach this stack's default
+   * bus, and the node-churn function may assume their node-lookup role of that Region.
+   */
+  readonly linkedAccounts?: readonly { readonly account: string; readonly region: string }[];
 }
 
 /**
@@ -62,6 +70,7 @@ export class OpsStack extends Stack {
   readonly deadLetters: DeadLetterQueue;
   /** PagerDuty and Opsgenie delivery, when the configuration names any. */
   readonly delivery?: PagingDelivery;
+  readonly nodeChurn: SentinelFunction;
   readonly sink?: MetricsSink;
   /** The sink the workload accounts of this Region link to, created or existing. */
   readonly sinkArn?: string;
@@ -131,7 +140,7 @@ export class OpsStack extends Stack {
       retryAttempts: 2,
       maxEventAge: Duration.minutes(5),
     });
-    const { poller, digest, tripwire } = FUNCTION_ACCESS;
+    const { poller, digest, tripwire, nodeChurn } = FUNCTION_ACCESS;
     bindTable(this.poller, this.table, poller.table);
     bindTopic(this.poller, this.topics.paging, 'SENTINEL_PAGING_TOPIC_ARN', poller.topics);
     bindTopic(this.poller, this.topics.notice, 'SENTINEL_NOTICE_TOPIC_ARN', poller.topics);
@@ -186,6 +195,28 @@ export class OpsStack extends Stack {
       deployment,
       target: this.tripwire.function,
       deadLetterQueue: deadLetters,
+    });
+
+    // Node events get a function of their own too: a spot wave or a repair storm is a burst of them.
+    this.nodeChurn = new SentinelFunction(this, 'NodeChurn', {
+      entry: 'functions/node-churn/handler.ts',
+      description: 'k8s-incident-sentinel node churn: counts node terminations from Auto Scaling and EC2 events',
+      memorySize: 256,
+      timeout: Duration.seconds(20),
+      configFile,
+      key,
+      failureQueue: deadLetters,
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+    });
+    bindTable(this.nodeChurn, this.table, nodeChurn.table);
+    this.nodeChurn.addEnvironment('SENTINEL_OPS_ACCOUNT', this.account);
+    const linked = props.linkedAccounts ?? [];
+    this.bindInstanceLookups(linked);
+    new NodeEventRules(this, 'NodeEvents', {
+      target: this.nodeChurn.function,
+      deadLetterQueue: deadLetters,
+      accounts: [...new Set(linked.map((l) => l.account))].sort(),
     });
 
     const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
@@ -262,5 +293,30 @@ export class OpsStack extends Stack {
     new CfnOutput(this, 'DigestTopicArn', { value: this.topics.digest.topicArn });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     if (dashboard) new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+  }
+
+  /**
+   * The node-churn function looks up a node's tags with DescribeInstances: in this account directly, in a workload
+   * account through the node-lookup role its SourceAccountStack creates.
+   */
+  private bindInstanceLookups(linked: NonNullable<OpsStackProps['linkedAccounts']>): void {
+    const describe = FUNCTION_ACCESS.nodeChurn.instances.filter((action) => action.startsWith('ec2:'));
+    const assume = FUNCTION_ACCESS.nodeChurn.instances.filter((action) => action.startsWith('sts:'));
+    const policy = new iam.Policy(this.nodeChurn, 'LookUpInstances', {
+      statements: [new iam.PolicyStatement({ actions: describe, resources: ['*'] })],
+    });
+    this.nodeChurn.role.attachInlinePolicy(policy);
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeInstances does not support resource-level permissions: AWS requires Resource "*". The policy allows this one read-only action.',
+    });
+    if (linked.length === 0) return;
+    this.nodeChurn.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: assume,
+        resources: linked.map((l) => `arn:${this.partition}:iam::${l.account}:role/${nodeLookupRoleName(l.region)}`),
+      }),
+    );
   }
 }

@@ -97,6 +97,7 @@ export function buildSentinelApp(app: App, options: SentinelAppOptions): Sentine
     configFile: path.resolve(options.configFile),
     ...(Object.keys(env).length > 0 && { env }),
     ...(home && { sink: home.existingSink ? { existingArn: home.existingSink } : { accounts: home.accounts } }),
+    linkedAccounts: regions.flatMap((linked) => linked.accounts.map((account) => ({ account, region: linked.region }))),
   });
   for (const warning of warnings) {
     Annotations.of(opsStack).addWarningV2(warning.code, `${options.configFile} ${warning.path}: ${warning.message}`);
@@ -122,6 +123,7 @@ export function buildSentinelApp(app: App, options: SentinelAppOptions): Sentine
       env: { region: linked.region },
       namespaces,
       ...(ops.account && { opsAccount: ops.account }),
+      ...(ops.region && { opsRegion: ops.region }),
       ...(sinkArn && { sinkArn }),
       crossAccountAlarms: linked.crossAccountAlarms,
       // No assets and a small template: workload accounts need no `cdk bootstrap`.

@@ -2,7 +2,10 @@ import { CfnCondition, CfnOutput, CfnParameter, Fn, Stack, type StackProps, Vali
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as oam from 'aws-cdk-lib/aws-oam';
 import type { Construct } from 'constructs';
+import { nodeLookupRoleName } from '../aws/ec2-clients.ts';
+import { OPS_STACK } from '../shared/config/deployment-shape.ts';
 import { SHARED_RESOURCE_TYPE } from './metrics-sink.ts';
+import { NodeEventForwarding, nodeEventBusName } from './node-events.ts';
 import { namespaceFilter } from './watched-namespaces.ts';
 
 /**
@@ -38,6 +41,8 @@ export interface SourceAccountStackProps extends StackProps {
    * PutMetricAlarm's cross-account alarms need (unless the CreateSharingRole parameter says the account has one).
    */
   readonly crossAccountAlarms: boolean;
+  /** The ops stack's Region, where node events are forwarded to; this stack's own Region when unset. */
+  readonly opsRegion?: string;
 }
 
 /**
@@ -49,6 +54,8 @@ export interface SourceAccountStackProps extends StackProps {
 export class SourceAccountStack extends Stack {
   readonly link: oam.CfnLink;
   readonly sharingRole?: iam.Role;
+  readonly nodeLookupRole: iam.Role;
+  readonly nodeEvents: NodeEventForwarding;
 
   constructor(scope: Construct, id: string, props: SourceAccountStackProps) {
     super(scope, id, props);
@@ -69,6 +76,39 @@ export class SourceAccountStack extends Stack {
     });
     new CfnOutput(this, 'LinkArn', { value: this.link.attrArn });
     if (props.crossAccountAlarms) this.sharingRole = this.sharingRoleFor(sinkArn.valueAsString);
+    // The ops account owns the sink: the fifth field of its ARN.
+    const opsAccount = props.opsAccount ?? Fn.select(4, Fn.split(':', sinkArn.valueAsString));
+    this.nodeEvents = new NodeEventForwarding(this, 'NodeEvents', {
+      opsBusArn: `arn:${this.partition}:events:${props.opsRegion ?? this.region}:${opsAccount}:event-bus/${nodeEventBusName(OPS_STACK)}`,
+    });
+    this.nodeLookupRole = this.nodeLookupRoleFor(opsAccount);
+  }
+
+  /**
+   * The role the ops account's node-churn function assumes to read a node's tags (DescribeInstances, nothing else),
+   * trusted only by that function's role. Named after its Region: an account with clusters in several Regions deploys
+   * one stack, and one role, per Region.
+   */
+  private nodeLookupRoleFor(opsAccount: string): iam.Role {
+    const role = new iam.Role(this, 'NodeLookupRole', {
+      roleName: nodeLookupRoleName(this.region),
+      description:
+        "k8s-incident-sentinel: lets the ops account place this account's nodes in their clusters by their tags",
+      assumedBy: new iam.AccountPrincipal(opsAccount).withConditions({
+        ArnLike: { 'aws:PrincipalArn': `arn:${this.partition}:iam::${opsAccount}:role/${OPS_STACK}-NodeChurn*` },
+      }),
+      inlinePolicies: {
+        DescribeInstances: new iam.PolicyDocument({
+          statements: [new iam.PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] })],
+        }),
+      },
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ec2:DescribeInstances does not support resource-level permissions: AWS requires Resource "*". The role reads instances only, and only the ops account\'s node-churn function may assume it.',
+    });
+    return role;
   }
 
   /**

@@ -5,10 +5,12 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { cloudWatchClients, documentClient, snsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
+import { DynamoDbNodeChurnReader } from '../../aws/dynamodb-node-churn-reader.ts';
 import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsNotifier } from '../../aws/sns-notifier.ts';
+import { NodeChurnMetricSource } from '../../shared/churn/churn-metric-source.ts';
 import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
@@ -21,11 +23,17 @@ const { config } = loaded;
 const plan = configuredPlan({ ...loaded, region: requiredEnv('AWS_REGION') });
 const table = requiredEnv('SENTINEL_TABLE');
 const db = documentClient();
-const metricSource = new CloudWatchMetricSource({
-  clientFor: cloudWatchClients(process.env.AWS_REGION),
-  clusters: config.clusters,
-  signals: plan.ruleSet.signals(),
-});
+// CloudWatch for the cluster signals; the table for node churn, which the node-churn function counts from events.
+const metricSource = new NodeChurnMetricSource(
+  new CloudWatchMetricSource({
+    clientFor: cloudWatchClients(process.env.AWS_REGION),
+    clusters: config.clusters,
+    signals: plan.ruleSet.signals(),
+  }),
+  new DynamoDbNodeChurnReader(db, table),
+  config.clusters,
+  plan.ruleSet.signals(),
+);
 const stores = dynamoDbStores({ client: db, table, now: Date.now });
 const tripwires = new DynamoDbTripwires(db, table);
 const notifier = new SnsNotifier(snsClient(), {

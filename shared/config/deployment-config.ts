@@ -104,7 +104,10 @@ export const clusterSchema = z.strictObject({
     .strictObject({
       /** `eks`: AWS/EKS vended control-plane metrics and Container Insights; `custom`: only the metrics listed below. */
       profile: z.enum(['eks', 'custom'], { error: 'expected "eks" or "custom"' }).default('eks'),
-      /** Auto Scaling group names whose GroupTerminatingInstances are summed into nodes.replaced. */
+      /**
+       * Auto Scaling group names of the cluster's node groups: their termination events name the cluster even when EC2
+       * no longer describes the instance (node churn is counted from events, see docs/deploy.md), and hints name them.
+       */
       nodeGroups: z.array(autoScalingGroupNameSchema).default([]),
       containerInsights: z.boolean().default(true),
       /** Signals read from a custom namespace instead of (or on top of) the profile. */

@@ -54,7 +54,10 @@ export const CONTAINER_INSIGHTS_METRICS = {
   failedNodes: 'cluster_failed_node_count',
 } as const;
 
-/** Auto Scaling group metrics, one set per group under the `AutoScalingGroupName` dimension. */
+/**
+ * Auto Scaling group metrics, one set per group under the `AutoScalingGroupName` dimension: the dashboard graphs the
+ * instances terminating, which is a gauge of instance-minutes, not a count of replacements (that comes from events).
+ */
 export const AUTO_SCALING_METRICS = {
   namespace: 'AWS/AutoScaling',
   dimension: 'AutoScalingGroupName',
@@ -81,8 +84,8 @@ const p99s = (cluster: string, names: readonly string[]) => names.map((name) => 
 
 /**
  * The metrics of a cluster's source profile, by signal, before its custom metrics (docs/scenarios.md names the
- * mapping): EKS vended control-plane metrics, Container Insights node counts, and Auto Scaling terminations summed
- * over the node groups.
+ * mapping): EKS vended control-plane metrics and Container Insights node counts. Node churn is no CloudWatch metric:
+ * the node-churn function counts it from Auto Scaling and EC2 events (NodeChurnMetricSource adds it to a reading).
  */
 export function profileSources(cluster: ClusterConfig): SignalSource[] {
   if (cluster.source.profile !== 'eks') return [];
@@ -116,18 +119,6 @@ export function profileSources(cluster: ClusterConfig): SignalSource[] {
       { signal: 'nodes.total', combine: 'max', metrics: [insights(CONTAINER_INSIGHTS_METRICS.nodes)] },
       { signal: 'nodes.notready', combine: 'max', metrics: [insights(CONTAINER_INSIGHTS_METRICS.failedNodes)] },
     );
-  }
-  if (cluster.source.nodeGroups.length > 0) {
-    sources.push({
-      signal: 'nodes.replaced',
-      combine: 'sum',
-      metrics: cluster.source.nodeGroups.map((group) => ({
-        namespace: AUTO_SCALING_METRICS.namespace,
-        metricName: AUTO_SCALING_METRICS.terminating,
-        dimensions: { [AUTO_SCALING_METRICS.dimension]: group },
-        stat: 'Maximum',
-      })),
-    });
   }
   return sources;
 }

@@ -1,4 +1,5 @@
-import { AUTO_SCALING_METRICS, CONTAINER_INSIGHTS_METRICS, EKS_METRICS } from '../config/metric-catalogue.ts';
+import { CHURN_SIGNALS } from '../churn/node-termination.ts';
+import { CONTAINER_INSIGHTS_METRICS, EKS_METRICS } from '../config/metric-catalogue.ts';
 import { conditionSignals } from '../engine/condition.ts';
 import { coverageOf, describeCoverage, type RuleCoverage } from '../engine/coverage.ts';
 import { evaluateCondition } from '../engine/evaluate-condition.ts';
@@ -32,8 +33,11 @@ export interface ClusterObservation {
   readonly signals: readonly { readonly signal: SignalName; readonly metrics: readonly MetricObservation[] }[];
   /** Any ContainerInsights metric with the cluster's name exists. */
   readonly containerInsights: boolean;
-  /** The Auto Scaling groups the configuration names as node groups, and whether each reports terminations. */
-  readonly nodeGroups: readonly { readonly name: string; readonly found: boolean }[];
+  /**
+   * Whether the poller counts the cluster's node churn from the Auto Scaling and EC2 events (the node-churn function):
+   * an EKS cluster with nodes whose `nodes.replaced` no custom metric replaces. Those signals need no metric.
+   */
+  readonly nodeChurn: boolean;
   /** For a linked cluster: whether its account's link to the ops account's sink of its Region is attached. */
   readonly link?: { readonly status: 'present' | 'missing' | 'unknown'; readonly sink?: string };
   /** The cluster's tripwire alarm, when the deployment gives it one; `state` absent: no such alarm exists. */
@@ -89,9 +93,10 @@ function diagnoseCluster(
 ): ClusterDiagnosis {
   const fresh = (metric: MetricObservation) =>
     metric.listed && metric.newestAt !== undefined && now - metric.newestAt <= freshMs;
-  const provided = new Set(
-    observation.signals.filter(({ metrics }) => metrics.some(fresh)).map(({ signal }) => signal),
-  );
+  const provided = new Set<SignalName>([
+    ...observation.signals.filter(({ metrics }) => metrics.some(fresh)).map(({ signal }) => signal),
+    ...(observation.nodeChurn ? CHURN_SIGNALS : []),
+  ]);
   const series: SeriesBySignal = Object.fromEntries([...provided].map((signal) => [signal, [null]]));
   const window = new SeriesWindow(series, stepSeconds, 0);
   const coverage = watched.rules.map(({ rule, params, severity }) => ({
@@ -111,7 +116,10 @@ function diagnoseCluster(
       `name the ops account's sink of ${observation.region} (--sink-identifier, --stack, or ops.existingSinks) so that the link of account ${observation.linkedAccount} can be checked`,
     );
   }
-  const sourced = new Set(observation.signals.map(({ signal }) => signal));
+  const sourced = new Set([
+    ...observation.signals.map(({ signal }) => signal),
+    ...(observation.nodeChurn ? CHURN_SIGNALS : []),
+  ]);
   for (const signal of [...needed].filter((signal) => !sourced.has(signal)).sort()) {
     fixes.push(
       `publish ${signal}, which ${observation.cluster}'s source profile does not map, and name its metric under source.custom["${signal}"] in the configuration (the signals: shared/engine/signals.ts)`,
@@ -126,14 +134,8 @@ function diagnoseCluster(
       `turn on Container Insights for ${observation.cluster} (${insights.map((s) => s.signal).join(', ')})${as}: aws eks create-addon --cluster-name ${observation.cluster} --addon-name amazon-cloudwatch-observability ${where}`,
     );
   }
-  for (const group of observation.nodeGroups.filter((g) => !g.found)) {
-    fixes.push(
-      `turn on group metrics for node group ${group.name} (nodes.replaced)${as}: aws autoscaling enable-metrics-collection --auto-scaling-group-name ${group.name} --granularity 1Minute --metrics ${AUTO_SCALING_METRICS.terminating} ${where}`,
-    );
-  }
   for (const { signal, metrics } of missing) {
     if (insights.some((s) => s.signal === signal) && !observation.containerInsights) continue;
-    if (metrics.every((m) => m.namespace === AUTO_SCALING_METRICS.namespace)) continue;
     const stale = metrics.find((m) => m.listed);
     const metric = stale ?? metrics[0];
     if (!metric) continue;
@@ -201,7 +203,7 @@ export function renderDiagnosis(diagnosis: Diagnosis, now: number): string[] {
       lines.push(`  signals the rules read that no metric is configured for: ${unmapped.join(', ')}`);
     lines.push(`  Container Insights: ${o.containerInsights ? 'on' : 'off'}`);
     lines.push(
-      `  node groups: ${o.nodeGroups.length === 0 ? 'none configured' : o.nodeGroups.map((g) => `${g.name} ${g.found ? 'found' : 'not reporting'}`).join(', ')}`,
+      `  node churn: ${o.nodeChurn ? 'counted from Auto Scaling and EC2 events by the node-churn function' : 'not counted from events (a custom metric, a custom profile, or Fargate only)'}`,
     );
     if (o.link) lines.push(`  link to ${o.link.sink ?? 'the sink'}: ${o.link.status}`);
     if (o.tripwire) lines.push(`  tripwire ${o.tripwire.alarm}: ${o.tripwire.state ?? 'missing'}`);

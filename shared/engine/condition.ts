@@ -8,11 +8,15 @@ export type Threshold = number | `$${string}`;
 
 /**
  * What a condition reads at each step: one signal, a sum of signals, the ratio of two such values, or the difference
- * of two (what is left of the first once the second is taken out, never below zero).
+ * of two (what is left of the first once the second is taken out, never below zero). A ratio's numerator may be a
+ * difference: the share of the nodes replaced for a reason other than spot or scale-in.
  */
 export type Term = SignalName | { readonly sum: readonly SignalName[] };
-export type RatioOperand = { readonly ratio: readonly [Term, Term]; readonly minDenominator?: number };
 export type DifferenceOperand = { readonly difference: readonly [Term, Term] };
+export type RatioOperand = {
+  readonly ratio: readonly [Term | DifferenceOperand, Term];
+  readonly minDenominator?: number;
+};
 export type Operand = Term | RatioOperand | DifferenceOperand;
 
 export type Aggregate = 'sum' | 'avg' | 'max' | 'min' | 'count' | 'episodes';
@@ -102,7 +106,7 @@ export function termSignals(term: Term): readonly SignalName[] {
 
 export function operandSignals(operand: Operand): readonly SignalName[] {
   if (typeof operand === 'object' && 'ratio' in operand) {
-    return [...termSignals(operand.ratio[0]), ...termSignals(operand.ratio[1])];
+    return [...operandSignals(operand.ratio[0]), ...termSignals(operand.ratio[1])];
   }
   if (typeof operand === 'object' && 'difference' in operand) {
     return [...termSignals(operand.difference[0]), ...termSignals(operand.difference[1])];
@@ -131,7 +135,7 @@ export function operandCoverage(operand: Operand, has: (signal: SignalName) => b
     missing: [...a.missing, ...b.missing],
   });
   if (typeof operand === 'object' && 'ratio' in operand) {
-    const [top, bottom] = [termCoverage(operand.ratio[0]), termCoverage(operand.ratio[1])];
+    const [top, bottom] = [operandCoverage(operand.ratio[0], has), termCoverage(operand.ratio[1])];
     return both(top, bottom, top.runnable && bottom.runnable);
   }
   if (typeof operand === 'object' && 'difference' in operand) {
@@ -177,7 +181,9 @@ export function describeTerm(term: Term): string {
 
 export function describeOperand(operand: Operand): string {
   if (typeof operand === 'object' && 'ratio' in operand) {
-    return `${describeTerm(operand.ratio[0])} / ${describeTerm(operand.ratio[1])}`;
+    const [top, bottom] = operand.ratio;
+    const numerator = typeof top === 'object' && 'difference' in top ? `(${describeOperand(top)})` : describeTerm(top);
+    return `${numerator} / ${describeTerm(bottom)}`;
   }
   if (typeof operand === 'object' && 'difference' in operand) {
     return `${describeTerm(operand.difference[0])} - ${describeTerm(operand.difference[1])}`;

@@ -63,7 +63,12 @@ const rejectionsPerRequest = { ratio: ['webhook.rejections', 'apiserver.requests
 /** Write p99 net of the webhook p99: the apiserver's own share, as the upstream request SLI leaves webhook time out. */
 const netWriteP99 = { difference: ['apiserver.write.p99', 'webhook.p99'] } as const;
 const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDenominator: 1 } as const;
-const replacedShare = { ratio: ['nodes.replaced', 'nodes.total'], minDenominator: 1 } as const;
+/**
+ * Replacements that could be repairs: every termination but those the events name as spot interruptions (or
+ * rebalances) and scale-ins. A cluster without those signals subtracts nothing, as before they existed.
+ */
+const possibleRepairs = { difference: ['nodes.replaced', { sum: ['nodes.interrupted', 'nodes.scaledin'] }] } as const;
+const repairedShare = { ratio: [possibleRepairs, 'nodes.total'], minDenominator: 1 } as const;
 
 /**
  * Node auto-repair replaces nodes whose kubelets cannot report, which is every node while the apiserver is down: pause
@@ -418,8 +423,16 @@ export const DEFAULT_RULES: readonly Rule[] = [
       'Many nodes are being replaced in a short window, relative to the cluster size, while nodes fail to report or the control plane struggles. When the control plane is degraded, auto-repair is reacting to kubelets that cannot report, not to broken nodes.',
     severity: 'page',
     params: {
-      replacedShare: { default: 0.2, unit: 'ratio', description: 'share of the cluster replaced within 30 minutes' },
-      minReplaced: { default: 3, unit: 'nodes', description: 'fewest replacements that count, for small clusters' },
+      replacedShare: {
+        default: 0.2,
+        unit: 'ratio',
+        description: 'share of the cluster replaced within 30 minutes, spot interruptions and scale-ins left out',
+      },
+      minReplaced: {
+        default: 3,
+        unit: 'nodes',
+        description: 'fewest replacements that count, for small clusters (spot interruptions and scale-ins left out)',
+      },
       notReadyShare: { default: 0.3, unit: 'ratio', description: 'share of nodes NotReady at once' },
       writeP99Seconds: {
         default: 1,
@@ -431,8 +444,8 @@ export const DEFAULT_RULES: readonly Rule[] = [
     when: {
       kind: 'allOf',
       conditions: [
-        { kind: 'window', of: replacedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
-        { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
+        { kind: 'window', of: repairedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
+        { kind: 'window', of: possibleRepairs, aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
         {
           kind: 'anyOf',
           conditions: [

@@ -104,7 +104,9 @@ export function operandAt(window: SignalWindow, operand: Operand, back: number):
     const subtracted = provided ? (termAt(window, taken, back) ?? 0) : 0;
     return Math.max(0, from - subtracted);
   }
-  const numerator = termAt(window, operand.ratio[0], back);
+  const [top] = operand.ratio;
+  const numerator =
+    typeof top === 'object' && 'difference' in top ? operandAt(window, top, back) : termAt(window, top, back);
   const denominator = termAt(window, operand.ratio[1], back);
   if (numerator === null || denominator === null) return null;
   // Too little traffic to judge a share: report no failure rather than a noisy ratio.

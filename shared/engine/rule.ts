@@ -99,17 +99,21 @@ const termSchema = z.union([signalSchema, z.strictObject({ sum: z.array(signalSc
       ? unknownSignalMessage(issue.input)
       : 'expected a signal name or { "sum": [signal, signal, ...] }',
 });
+const differenceSchema = z.strictObject({ difference: z.tuple([termSchema, termSchema]) });
 const operandSchema = z.union(
   [
     termSchema,
-    z.strictObject({ ratio: z.tuple([termSchema, termSchema]), minDenominator: z.number().min(0).optional() }),
-    z.strictObject({ difference: z.tuple([termSchema, termSchema]) }),
+    z.strictObject({
+      ratio: z.tuple([z.union([termSchema, differenceSchema]), termSchema]),
+      minDenominator: z.number().min(0).optional(),
+    }),
+    differenceSchema,
   ],
   {
     error: (issue) =>
       typeof issue.input === 'string'
         ? unknownSignalMessage(issue.input)
-        : 'expected a signal name, { "sum": [...] }, { "ratio": [numerator, denominator] } or { "difference": [from, taken] }',
+        : 'expected a signal name, { "sum": [...] }, { "ratio": [numerator, denominator] } (the numerator may be a difference) or { "difference": [from, taken] }',
   },
 );
 

@@ -15,6 +15,8 @@ export const SIGNALS = {
   'nodes.total': { unit: 'count', kind: 'gauge', meaning: 'nodes registered' },
   'nodes.notready': { unit: 'count', kind: 'gauge', meaning: 'nodes not Ready' },
   'nodes.replaced': { unit: 'count', kind: 'count', meaning: 'nodes terminated or replaced' },
+  'nodes.interrupted': { unit: 'count', kind: 'count', meaning: 'of those, spot interruptions and rebalances' },
+  'nodes.scaledin': { unit: 'count', kind: 'count', meaning: 'of those, scale-ins' },
 } as const satisfies Record<string, { unit: 'seconds' | 'count'; kind: 'gauge' | 'count'; meaning: string }>;
 
 export type SignalName = keyof typeof SIGNALS;

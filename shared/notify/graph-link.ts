@@ -1,5 +1,12 @@
 import type { MetricSpec, SignalSource } from '../config/metric-catalogue.ts';
-import { type Condition, describeOperand, type Operand, type Term, termSignals } from '../engine/condition.ts';
+import {
+  type Condition,
+  type DifferenceOperand,
+  describeOperand,
+  type Operand,
+  type Term,
+  termSignals,
+} from '../engine/condition.ts';
 import { DATAPOINTS_OF, type Evidence } from '../engine/evaluate-condition.ts';
 import type { NotificationKind } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
@@ -194,15 +201,18 @@ function lineOf(
     const parts = termSignals(t).flatMap((name) => signal(name) ?? []);
     return parts.length <= 1 ? parts[0] : `(${parts.join(' + ')})`;
   };
+  const difference = (d: DifferenceOperand): string | undefined => {
+    const [from, subtracted] = [term(d.difference[0]), term(d.difference[1])];
+    return from && (subtracted ? `${from} - ${subtracted}` : from);
+  };
+  const termOrDifference = (t: Term | DifferenceOperand) =>
+    typeof t === 'object' && 'difference' in t ? difference(t) : term(t);
   let expression: string | undefined;
   if (typeof operand === 'object' && 'ratio' in operand) {
-    const [top, bottom] = [term(operand.ratio[0]), term(operand.ratio[1])];
-    expression = top && bottom ? `${top} / ${bottom}` : undefined;
-  } else if (typeof operand === 'object' && 'difference' in operand) {
-    const [from, subtracted] = [term(operand.difference[0]), term(operand.difference[1])];
-    expression = from && (subtracted ? `${from} - ${subtracted}` : from);
+    const [top, bottom] = [termOrDifference(operand.ratio[0]), term(operand.ratio[1])];
+    expression = top && bottom ? `${top.includes(' - ') ? `(${top})` : top} / ${bottom}` : undefined;
   } else {
-    expression = term(operand);
+    expression = termOrDifference(operand);
   }
   if (!expression) return undefined;
   const place = {

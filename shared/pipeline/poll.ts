@@ -1,9 +1,10 @@
+import { CHURN_SIGNALS } from '../churn/node-termination.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import type { ClusterFacts } from '../engine/hint-scope.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
-import { SIGNAL_NAMES } from '../engine/signals.ts';
+import { SIGNAL_NAMES, type SignalName } from '../engine/signals.ts';
 import { type Finding, step } from '../engine/step.ts';
 import { blindTripwires } from './blind-tripwires.ts';
 import { type DueReads, dueReads } from './cadence.ts';
@@ -86,9 +87,11 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
       const armed = deps.pollEveryCluster ? new Set<string>() : await deps.tripwires.armed(at);
+      // A cluster whose nodes are being replaced, possibly repaired, is read every minute as if its tripwire were armed.
+      const byNodeChurn = deps.pollEveryCluster ? undefined : await deps.tripwires.armedByNodeChurn?.(at);
       const due: DueReads = deps.pollEveryCluster
         ? { full: plan.clusters.map((c) => c.name), minute: [] }
-        : dueReads(plan, at, armed, incidents);
+        : dueReads(plan, at, byNodeChurn ? new Set([...armed, ...byNodeChurn]) : armed, incidents);
       polled = [...due.full, ...due.minute];
       const reading = await readDue(deps, due, at);
       metricsRequested = reading.metricsRequested;
@@ -209,8 +212,14 @@ function factsOf(plan: WatchPlan): ReadonlyMap<string, ClusterFacts> {
 }
 
 /** Whether any signal of the window has its newest sample, the one at the evaluated step. */
+/**
+ * Whether the source had data at the step. Node churn is counted from events into the table, and reads 0 at every step
+ * without a termination whether or not the cluster's metrics arrived: it is no sign that they did.
+ */
+const MEASURED_SIGNALS = SIGNAL_NAMES.filter((signal) => !(CHURN_SIGNALS as readonly SignalName[]).includes(signal));
+
 function hasSampleAtStep(window: SignalWindow): boolean {
-  return SIGNAL_NAMES.some((signal) => window.has(signal) && window.sample(signal, 0) !== null);
+  return MEASURED_SIGNALS.some((signal) => window.has(signal) && window.sample(signal, 0) !== null);
 }
 
 /**

@@ -185,6 +185,11 @@ export interface Activity {
  */
 export interface Tripwires {
   armed(at: number): Promise<ReadonlySet<string>>;
+  /**
+   * Clusters a termination that could be a node repair armed for a while (the node-churn function when deployed):
+   * polled every minute like an armed tripwire, but no alarm of theirs is expected to have fired.
+   */
+  armedByNodeChurn?(at: number): Promise<ReadonlySet<string>>;
 }
 
 /** Where a tripwire alarm's state change is kept until the polls read it. */

@@ -1,10 +1,11 @@
+import { REPAIR_ARMS_POLLING_MS, repairsArmUntil, withChurnCompanions } from '../churn/node-termination.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import { evaluateCondition } from '../engine/evaluate-condition.ts';
 import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
-import { SeriesWindow, type SignalWindow } from '../engine/signal-window.ts';
+import { type SeriesBySignal, SeriesWindow, type SignalWindow } from '../engine/signal-window.ts';
 import type { SignalName } from '../engine/signals.ts';
 import { InputError } from '../errors.ts';
 import { buildPlan } from '../pipeline/build-plan.ts';
@@ -24,13 +25,17 @@ import type { Scenario } from './scenario.ts';
 
 /** A scenario served as if it were CloudWatch: the window at step `end` sees samples up to that step. */
 export class ScenarioMetricSource implements MetricSource {
-  constructor(private readonly scenario: Scenario) {}
+  private readonly clusters: ReadonlyMap<string, SeriesBySignal>;
+
+  constructor(private readonly scenario: Scenario) {
+    this.clusters = new Map([...scenario.clusters].map(([name, series]) => [name, withChurnCompanions(series)]));
+  }
 
   async read(request: MetricRequest): Promise<MetricReading> {
     const index = Math.round((request.end - this.scenario.start) / (this.scenario.stepSeconds * 1000));
     const windows = new Map<string, SignalWindow>();
     for (const cluster of request.clusters) {
-      const series = this.scenario.clusters.get(cluster);
+      const series = this.clusters.get(cluster);
       if (series) windows.set(cluster, new SeriesWindow(series, this.scenario.stepSeconds, index));
     }
     return { windows, metricsRequested: 0, unreadable: [] };
@@ -41,7 +46,8 @@ export class ScenarioMetricSource implements MetricSource {
  * The tripwire alarms emulated on the scenario: the definition infra/tripwires.ts deploys, evaluated on the
  * scenario's signals. A breach (or no datapoint at all: missing data is breaching) at step t arms the poll of step
  * t + 1, as the alarm's state change reaches the poller the minute after. A cluster that provides none of what a leg
- * needs has no tripwire, as it has no alarm when deployed.
+ * needs has no tripwire, as it has no alarm when deployed. A termination that could be a repair arms its cluster for
+ * a while after it, as the node-churn function does when deployed.
  */
 export class ScenarioTripwires implements Tripwires {
   private readonly definitions: ReadonlyMap<string, TripwireDefinition>;
@@ -71,6 +77,31 @@ export class ScenarioTripwires implements Tripwires {
         )
       )
         armed.add(cluster);
+    }
+    return armed;
+  }
+
+  async armedByNodeChurn(at: number): Promise<ReadonlySet<string>> {
+    const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
+    const stepMs = this.scenario.stepSeconds * 1000;
+    const recent = Math.round(REPAIR_ARMS_POLLING_MS / stepMs);
+    const armed = new Set<string>();
+    for (const [cluster, series] of this.scenario.clusters) {
+      const possibleRepairs = (i: number) =>
+        Math.max(
+          0,
+          (series['nodes.replaced']?.[i] ?? 0) -
+            (series['nodes.interrupted']?.[i] ?? 0) -
+            (series['nodes.scaledin']?.[i] ?? 0),
+        );
+      // The repairs the node-churn function would have noted by each step, as times: armed until their `until`.
+      const times: number[] = [];
+      for (let i = Math.max(0, index - 2 * recent); i <= index; i++) {
+        const repairs = possibleRepairs(i);
+        for (let n = 0; n < repairs; n++) times.push(i * stepMs);
+        const until = repairs > 0 ? repairsArmUntil(times) : undefined;
+        if (until !== undefined && until > index * stepMs) armed.add(cluster);
+      }
     }
     return armed;
   }
@@ -115,7 +146,7 @@ export interface ReplayOptions {
  */
 function scenarioCoverage(scenario: Scenario, plan: WatchPlan): RuleCoverage[] {
   return plan.clusters.flatMap(({ name, rules }) => {
-    const window = new SeriesWindow(scenario.clusters.get(name) ?? {}, scenario.stepSeconds, 0);
+    const window = new SeriesWindow(withChurnCompanions(scenario.clusters.get(name) ?? {}), scenario.stepSeconds, 0);
     return rules.map(({ rule, params }) =>
       coverageOf({ cluster: name, rule: rule.id, ...evaluateCondition(rule.when, window, params) }),
     );

@@ -97,7 +97,7 @@ describe('sentinel doctor', () => {
 
     expect(prod).toMatch(/metrics: (\d+) of \1 found, newest datapoint 2 min old/);
     expect(prod).toContain('Container Insights: on');
-    expect(prod).toContain('node groups: eks-prod-general found');
+    expect(prod).toContain('node churn: counted from Auto Scaling and EC2 events by the node-churn function');
     expect(prod).toContain('tripwire OpsStack-tripwire-prod-use1: OK');
     expect(prod).toMatch(/coverage: \d+ full, 0 partial, 0 skipped/);
   });

@@ -219,7 +219,9 @@ describe('clusters in two Regions', () => {
     const synth = synthesizeAs(fixture('two-regions.json'), WORKLOAD_A, { sinkArn: SINK_ARN });
 
     expectSharingRole(synth.template('SourceAccountStack'));
-    synth.template('SourceAccountStack-us-east-1').resourceCountIs('AWS::IAM::Role', 0);
+    synth
+      .template('SourceAccountStack-us-east-1')
+      .resourcePropertiesCountIs('AWS::IAM::Role', { RoleName: 'CloudWatch-CrossAccountSharingRole' }, 0);
   });
 
   it('pins the sink ARN parameter to the Region and the ops account', () => {

@@ -40,6 +40,9 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   GetCallerIdentityCommand: 'sts:GetCallerIdentity',
   // @aws-lambda-powertools/parameters: SecretsProvider.get sends GetSecretValue
   SecretsProvider: 'secretsmanager:GetSecretValue',
+  // @aws-sdk/client-ec2
+  DescribeInstancesCommand: 'ec2:DescribeInstances',
+  AssumeRoleCommand: 'sts:AssumeRole',
 };
 
 const AWS_DIR = path.join(PROJECT_ROOT, 'aws');
@@ -104,6 +107,7 @@ const FUNCTIONS = [
   ['poller', 'functions/poller/handler.ts'],
   ['digest', 'functions/digest/handler.ts'],
   ['tripwire', 'functions/tripwire/handler.ts'],
+  ['nodeChurn', 'functions/node-churn/handler.ts'],
 ] as const;
 
 let synth: SynthesizedSentinelApp;
@@ -146,21 +150,31 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
   const arn = (logicalId: string) => JSON.stringify({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
   it('is given, in infra/function-access.ts, exactly what the adapters its handler reaches send', async () => {
-    expect([...access.table, ...access.topics, ...access.metrics].sort()).toEqual(await actionsOfHandler(handler));
+    expect([...access.table, ...access.topics, ...access.metrics, ...access.instances].sort()).toEqual(
+      await actionsOfHandler(handler),
+    );
   });
 
   it('grants those data actions and no other, on the table, its topics and metrics alone', async () => {
     const table = ref(synth.ops.table);
     const { paging, notice, digest } = synth.ops.topics;
-    const topics = { poller: [paging, notice], digest: [digest], tripwire: [] }[name].map((topic) =>
+    const topics = { poller: [paging, notice], digest: [digest], tripwire: [], nodeChurn: [] }[name].map((topic) =>
       JSON.stringify({ Ref: ref(topic) }),
     );
-    const data = grantsOf(fn()).filter(([action]) => /^(dynamodb|sns|cloudwatch):/.test(action));
+    const data = grantsOf(fn()).filter(([action]) => /^(dynamodb|sns|cloudwatch|ec2|sts):/.test(action));
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [table, 'Arn'] }, '/index/*']] });
 
     expect([...new Set(data.map(([action]) => action))].sort()).toEqual(await actionsOfHandler(handler));
+    // The synthesized app links one workload account (of the example configuration) in the ops Region.
+    const lookupRoles = data.filter(([action]) => action.startsWith('sts:')).map(([, resource]) => resource);
     const allowed = (action: string) =>
-      action.startsWith('dynamodb:') ? [arn(table), index] : action.startsWith('sns:') ? topics : ['"*"'];
+      action.startsWith('dynamodb:')
+        ? [arn(table), index]
+        : action.startsWith('sns:')
+          ? topics
+          : action.startsWith('sts:')
+            ? lookupRoles.filter((role) => role.includes(':role/k8s-incident-sentinel-node-lookup-'))
+            : ['"*"'];
     expect(data.filter(([action, resource]) => !allowed(action).includes(resource))).toEqual([]);
     const onIndex = data.filter(([, resource]) => resource === index).map(([action]) => action);
     expect(onIndex).toEqual(access.table.includes('dynamodb:Query') ? [...access.table] : []);
@@ -179,7 +193,7 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
   });
 
   it('writes only its own logs and sends only to the failure queue', () => {
-    const rest = grantsOf(fn()).filter(([action]) => !/^(dynamodb|sns|cloudwatch|kms):/.test(action));
+    const rest = grantsOf(fn()).filter(([action]) => !/^(dynamodb|sns|cloudwatch|ec2|sts|kms):/.test(action));
     const queue = Object.keys(template.findResources('AWS::SQS::Queue')).find((id) => id.startsWith('DeadLetters'));
 
     expect(rest.sort()).toEqual(

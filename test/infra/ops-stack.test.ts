@@ -87,7 +87,8 @@ describe('the functions', () => {
           }),
         },
       },
-      4,
+      // The poller, the digest, the tripwire, the delivery and node churn.
+      5,
     );
   });
 
@@ -105,7 +106,7 @@ describe('the functions', () => {
     template.resourcePropertiesCountIs(
       'AWS::Logs::LogGroup',
       { RetentionInDays: 30, KmsKeyId: arnOf(deploymentKey()) },
-      4,
+      5,
     );
   });
 
@@ -145,7 +146,7 @@ describe('the functions', () => {
           OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetters'), 'Arn'] } },
         },
       },
-      3,
+      4,
     );
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: ref(synth.ops.poller.function),
@@ -252,7 +253,7 @@ describe('without a key of its own (encryption.key: aws-managed)', () => {
       { SqsManagedSseEnabled: true, KmsMasterKeyId: Match.absent() },
       1,
     );
-    plain.resourcePropertiesCountIs('AWS::Logs::LogGroup', { KmsKeyId: Match.absent() }, 3);
+    plain.resourcePropertiesCountIs('AWS::Logs::LogGroup', { KmsKeyId: Match.absent() }, 4);
   });
 
   it("encrypts the notice and digest topics with SNS's AWS managed key, and leaves the paging topic, which alarms publish to, unencrypted", () => {
@@ -393,37 +394,46 @@ describe('IAM', () => {
     expect(publish).toHaveLength(2);
   });
 
-  it('grants CloudWatch only GetMetricData, to the poller, and assumes no role in another account', () => {
-    const statements = policyStatements().map(({ statement }) => statement);
-    const cloudwatch = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('cloudwatch:')));
-    expect(cloudwatch).toEqual([{ Effect: 'Allow', Action: 'cloudwatch:GetMetricData', Resource: '*' }]);
-    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sts:'))).toEqual([]);
+  it('grants CloudWatch only GetMetricData, to the poller, and assumes only the node-lookup roles of linked accounts', () => {
+    const statements = policyStatements();
+    const cloudwatch = statements.filter(({ statement }) =>
+      actionsOf(statement).some((a) => a.startsWith('cloudwatch:')),
+    );
+    const assume = statements.filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('sts:')));
+    expect(cloudwatch.map(({ statement }) => statement)).toEqual([
+      { Effect: 'Allow', Action: 'cloudwatch:GetMetricData', Resource: '*' },
+    ]);
+    expect(assume.map(({ policy }) => policy.startsWith('NodeChurn'))).toEqual([true]);
+    for (const role of asList(assume[0]?.statement.Resource)) {
+      expect(JSON.stringify(role)).toMatch(/:iam::\d{12}:role\/k8s-incident-sentinel-node-lookup-[a-z0-9-]+"/);
+    }
   });
 
   it('grants the table’s data actions on the table and its indexes only', () => {
     const dynamodb = policyStatements().filter(({ statement }) =>
       actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
     );
-    // Poller (read-write), digest (read), tripwire (PutItem only) and delivery (its ledger's GetItem and UpdateItem).
-    expect(dynamodb).toHaveLength(4);
+    // Poller (read-write), digest (read), tripwire (PutItem only), delivery (its ledger's GetItem and UpdateItem) and
+    // node churn (PutItem, UpdateItem).
+    expect(dynamodb).toHaveLength(5);
     expect(
       dynamodb.filter(({ policy }) => policy.startsWith('Tripwire')).map(({ statement }) => statement.Action),
     ).toEqual(['dynamodb:PutItem']);
-    // The tripwire and the delivery read and write items: the table alone. The others query the byDay index too.
+    // The tripwire, the delivery and node churn read and write items: the table alone. The others query the byDay index too.
     for (const { policy, statement } of dynamodb) {
       expect(statement.Resource).toEqual(
-        policy.startsWith('Tripwire') || policy.startsWith('PagingDelivery')
+        policy.startsWith('Tripwire') || policy.startsWith('PagingDelivery') || policy.startsWith('NodeChurn')
           ? arnOf(synth.ops.table)
           : [arnOf(synth.ops.table), { 'Fn::Join': ['', [arnOf(synth.ops.table), '/index/*']] }],
       );
     }
   });
 
-  it('gives no action on every resource except GetMetricData', () => {
+  it('gives no action on every resource except GetMetricData and DescribeInstances, which take no resource', () => {
     const unscoped = policyStatements()
       .filter(({ statement }) => asList(statement.Resource).includes('*'))
       .flatMap(({ statement }) => actionsOf(statement));
-    expect(new Set(unscoped)).toEqual(new Set(['cloudwatch:GetMetricData']));
+    expect(new Set(unscoped)).toEqual(new Set(['cloudwatch:GetMetricData', 'ec2:DescribeInstances']));
   });
 });
 

@@ -18,12 +18,14 @@ const USAGE: FleetUsage = {
     Tripwire: { invocations: 300, gbSeconds: 10 },
     Digest: { invocations: 4, gbSeconds: 240 },
     PagingDelivery: { invocations: 10, gbSeconds: 3 },
+    NodeChurn: { invocations: 3000, gbSeconds: 30 },
   },
   dynamoReadUnits: 150_000,
   dynamoWriteUnits: 360_000,
   logIngestedGb: 0.05,
   topicPublishes: 10,
   serviceEvents: 300,
+  forwardedEvents: 1500,
 };
 
 /** The resources of every stack of the app: the OpsStack, and the stacks of the sinks and workload accounts. */
@@ -112,13 +114,14 @@ describe('priceTemplate', () => {
     expect(() => priceTemplate([rule], USAGE)).toThrow(/billed per event/);
   });
 
-  it('refuses a rule that forwards AWS service events to another bus, which bills them as custom events', () => {
+  it('prices the events a rule forwards to another bus as custom events, from the forwarded count', () => {
     const rule = resource('AWS::Events::Rule', {
       EventPattern: { source: ['aws.autoscaling'] },
       Targets: [{ Arn: 'arn:aws:events:eu-west-1:111122223333:event-bus/default', Id: 'Ops' }],
     });
+    const forwarded = priceTemplate([rule], USAGE).find((l) => l.item === 'EventBridge forwarded events');
 
-    expect(() => priceTemplate([rule], USAGE)).toThrow(/billed per event/);
+    expect(forwarded?.monthly).toBeCloseTo(USAGE.forwardedEvents / 1e6);
   });
 
   it('prices a queue a function consumes by the receives of its long polling', () => {

@@ -140,7 +140,7 @@ describe('parseScenario', () => {
       expect([problem?.path, problem?.message]).toEqual([
         '$.clusters["dev-euw1"].signals["webhook.p98"]',
         expect.stringMatching(
-          /^unknown signal "webhook\.p98": expected one of apiserver\.write\.p99, .*nodes\.replaced$/,
+          /^unknown signal "webhook\.p98": expected one of apiserver\.write\.p99, .*nodes\.replaced, nodes\.interrupted, nodes\.scaledin$/,
         ),
       ]);
     });

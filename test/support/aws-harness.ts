@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { documentClient } from '../../aws/clients.ts';
+import { DynamoDbNodeChurnLedger } from '../../aws/dynamodb-node-churn-ledger.ts';
 import { signalSources } from '../../aws/query-plan.ts';
 import { TABLE_SCHEMA } from '../../aws/table-schema.ts';
+import { countsNodeChurn } from '../../shared/churn/node-termination.ts';
 import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
 import type { SignalName } from '../../shared/engine/signals.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
@@ -132,7 +135,31 @@ export async function putScenario(scenario: Scenario, clusters: readonly Cluster
     }
   }
   client.destroy();
+  await putNodeChurn(scenario, clusters);
   return calls;
+}
+
+/**
+ * Node churn is not a CloudWatch metric: the node-churn function counts terminations into the table. A scenario's
+ * `nodes.replaced` goes there as that many terminations in each minute, `nodes.interrupted` and `nodes.scaledin` as
+ * that many of them with their reason, through the same ledger the function writes with.
+ */
+async function putNodeChurn(scenario: Scenario, clusters: readonly ClusterConfig[]): Promise<void> {
+  const ledger = new DynamoDbNodeChurnLedger(documentClient(), TABLE);
+  for (const cluster of clusters.filter(countsNodeChurn)) {
+    const series = scenario.clusters.get(cluster.name);
+    const replaced = series?.['nodes.replaced'];
+    if (!replaced) continue;
+    for (let index = 0; index < replaced.length; index++) {
+      const at = scenario.start + index * scenario.stepSeconds * 1000;
+      const interrupted = series?.['nodes.interrupted']?.[index] ?? 0;
+      const scaledIn = series?.['nodes.scaledin']?.[index] ?? 0;
+      for (let n = 0; n < (replaced[index] ?? 0); n++) {
+        const reason = n < interrupted ? 'spot-interruption' : n < interrupted + scaledIn ? 'scale-in' : 'unspecified';
+        await ledger.count({ cluster: cluster.name, instanceId: `i-${index}-${n}`, at, reason });
+      }
+    }
+  }
 }
 
 /** Delete every item, so that each test starts from an empty store. */

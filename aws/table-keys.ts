@@ -18,6 +18,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `DELIVERY`/`N#<integration>#<notification id>`: a notification's delivery to a PagerDuty or Opsgenie integration
  *   (claimed, then delivered); `DELIVERY`/`I#<integration>#<incident key>`: whether that integration's incident was
  *   opened and whether its resolve has begun (the delivery ledger).
+ * - `SHARD`/`<at>#<shard>` (+ `<at>#<shard>#<owner>#<part>`): what a shard worker found on its clusters at a step
+ *   (docs/scaling.md), its header the commit point, as a step's outcome has.
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -29,6 +31,7 @@ export const PARTITION = {
   tripwire: 'TRIPWIRE',
   silence: 'SILENCE',
   delivery: 'DELIVERY',
+  shard: 'SHARD',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -50,6 +53,9 @@ export const stepKey = (at: number) => key(PARTITION.step, iso(at));
 /** Parts are keyed by their writer, so a competing writer of the same step can never splice into them. */
 export const stepPartKey = (at: number, owner: string, part: number) =>
   key(PARTITION.step, `${iso(at)}#${owner}#${part}`);
+export const shardKey = (at: number, shard: number) => key(PARTITION.shard, `${iso(at)}#${shard}`);
+export const shardPartKey = (at: number, shard: number, owner: string, part: number) =>
+  key(PARTITION.shard, `${iso(at)}#${shard}#${owner}#${part}`);
 export const openIncidentKey = (id: string) => key(PARTITION.open, id);
 export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);

@@ -1,5 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { SqsEnvelope } from '@aws-lambda-powertools/parser/envelopes/sqs';
+import { JSONStringified } from '@aws-lambda-powertools/parser/helpers';
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -35,7 +36,7 @@ const table = new DynamoDbTable({ client: documentClient(), table: requiredEnv('
 export const handler = middy<ShardTask[], ShardOutcome[], Error, Context>()
   .use(injectLambdaContext(logger))
   .use(explainInvalidEvent())
-  .use(parser({ schema: shardTaskSchema, envelope: SqsEnvelope }))
+  .use(parser({ schema: JSONStringified(shardTaskSchema), envelope: SqsEnvelope }))
   .handler((tasks, context) =>
     evaluateShards({ plan, metrics, findings: new DynamoDbShardFindings(table, context.awsRequestId) }, tasks),
   );

@@ -1,8 +1,8 @@
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import type { ClusterFacts } from '../engine/hint-scope.ts';
+import { clusterMuted, type Mute } from '../engine/maintenance.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
-import { clusterMuted, type Mute } from '../engine/maintenance.ts';
 import { type ClusterObservation, type Finding, step } from '../engine/step.ts';
 import { blindTripwires } from './blind-tripwires.ts';
 import { type DueReads, dueReads } from './cadence.ts';

@@ -116,10 +116,7 @@ export interface ShardDependencies {
  * A worker's use case: read the shard's clusters as the poller would (the same full and minute reads), evaluate the
  * rules the poller would on each, and report. A cluster it could not read is reported unreadable, never evaluated.
  */
-export async function evaluateShard(
-  deps: ShardDependencies,
-  task: ShardTask,
-): Promise<ShardReport> {
+export async function evaluateShard(deps: ShardDependencies, task: ShardTask): Promise<ShardReport> {
   const reading = await readDue(deps, { full: task.full, minute: task.minute }, task.at);
   const minute = new Set(task.minute);
   const muted = new Set(task.muted);

@@ -38,6 +38,8 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   PublishCommand: 'sns:Publish',
   // @aws-sdk/client-sts
   GetCallerIdentityCommand: 'sts:GetCallerIdentity',
+  // @aws-sdk/client-sqs
+  SendMessageBatchCommand: 'sqs:SendMessage',
   // @aws-lambda-powertools/parameters: SecretsProvider.get sends GetSecretValue
   SecretsProvider: 'secretsmanager:GetSecretValue',
 };

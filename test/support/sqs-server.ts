@@ -11,7 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ErrorFaultKind } from './faults.ts';
-import { type HttpReply, LoopbackServer, type RawRequest, ServiceError, type ServiceCall } from './loopback-server.ts';
+import { type HttpReply, LoopbackServer, type RawRequest, type ServiceCall, ServiceError } from './loopback-server.ts';
 
 const TARGET_PREFIX = 'AmazonSQS.';
 const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';
@@ -140,7 +140,10 @@ export class SqsServer extends LoopbackServer<Record<string, unknown>> {
     const queue = this.#queue(url);
     if (entries.length === 0) throw new ServiceError('EmptyBatchRequest', 'The batch request contains no entries.');
     if (entries.length > MAX_ENTRIES) {
-      throw new ServiceError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_ENTRIES}.`);
+      throw new ServiceError(
+        'TooManyEntriesInBatchRequest',
+        `Maximum number of entries per request are ${MAX_ENTRIES}.`,
+      );
     }
     if (new Set(entries.map((e) => e.Id)).size !== entries.length) {
       throw new ServiceError('BatchEntryIdsNotDistinct', 'Id values must be unique within a batch request.');

@@ -9,6 +9,7 @@ import {
   tripwireValues,
 } from '../shared/pipeline/tripwire-alarm.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
+import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';
@@ -108,6 +109,10 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const gbSeconds = (ms: number, fn: DeployedFunction) => (ms / 1000) * (fn.memoryMb / 1024);
   const digests = MINUTES_PER_MONTH / (7 * 24 * 60);
   const notifications = clusters * inputs.notificationsPerClusterMonth;
+  // A minute fans out only when more clusters are due than one shard holds: at the quiet share, never below a
+  // shard's worth divided by it. The shards then carry the polls' reading and evaluating, not the poller.
+  const dueEachMinute = clusters * share;
+  const shardsEachMinute = dueEachMinute > SHARD_SIZE ? Math.ceil(dueEachMinute / SHARD_SIZE) : 0;
   const usage: FleetUsage = {
     clusterScale: clusters / inputs.exampleClusters.length,
     functions: {
@@ -133,6 +138,12 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
         PagingDelivery: {
           invocations: notifications,
           gbSeconds: gbSeconds(notifications * VENDOR_ANSWER_MS, stack.delivery),
+        },
+      }),
+      ...(stack.shardWorker && {
+        ShardWorkersWorker: {
+          invocations: MINUTES_PER_MONTH * shardsEachMinute,
+          gbSeconds: gbSeconds(shardsEachMinute > 0 ? clusterPolls * inputs.pollMsPerCluster : 0, stack.shardWorker),
         },
       }),
     },

@@ -2,6 +2,7 @@ import { metricsPerPoll } from '../aws/query-plan.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
 import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
+import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import {
   type TripwireSettings,
   tripwireBreaches,
@@ -9,7 +10,6 @@ import {
   tripwireValues,
 } from '../shared/pipeline/tripwire-alarm.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
-import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';

@@ -81,7 +81,11 @@ export interface FanOut {
   readonly sleep: (ms: number) => Promise<void>;
 }
 
-/** Split a step's due reads into shards of at most `size` clusters, full reads and minute reads alike. */
+/**
+ * Split a step's due reads into shards of at most `size` clusters, dealt in turn so that each shard gets its share of
+ * the full reads: a full read spends 25 times the datapoints of a minute read, and a worker paces its reads at its
+ * share of the quotas, so a shard holding all of them would be the step's last by far.
+ */
 export function shardTasks(
   at: number,
   due: DueReads,
@@ -89,20 +93,16 @@ export function shardTasks(
   muted: (cluster: string) => boolean,
   armed: ReadonlySet<string>,
 ): ShardTask[] {
-  const all = [...due.full.map((c) => [c, 'full'] as const), ...due.minute.map((c) => [c, 'minute'] as const)];
-  const shards = Math.ceil(all.length / size);
-  return Array.from({ length: shards }, (_, shard) => {
-    const mine = all.slice(shard * size, (shard + 1) * size);
-    const names = mine.map(([c]) => c);
-    return {
-      at,
-      shard,
-      shards,
-      full: mine.filter(([, read]) => read === 'full').map(([c]) => c),
-      minute: mine.filter(([, read]) => read === 'minute').map(([c]) => c),
-      muted: names.filter(muted),
-      armed: names.filter((c) => armed.has(c)),
-    };
+  const shards = Math.ceil((due.full.length + due.minute.length) / size);
+  const dealt = Array.from({ length: shards }, () => ({ full: [] as string[], minute: [] as string[] }));
+  [...due.full, ...due.minute].forEach((cluster, index) => {
+    const hand = dealt[index % shards];
+    if (index < due.full.length) hand?.full.push(cluster);
+    else hand?.minute.push(cluster);
+  });
+  return dealt.map(({ full, minute }, shard) => {
+    const names = [...full, ...minute];
+    return { at, shard, shards, full, minute, muted: names.filter(muted), armed: names.filter((c) => armed.has(c)) };
   });
 }
 

@@ -20,7 +20,8 @@ import { type QueuedMessage, SqsServer } from '../support/sqs-server.ts';
  * The fan-out over the real wire: the poller's and the shard worker's real handlers, DynamoDB on dynalite, the
  * quota-enforcing loopback CloudWatch and a loopback SQS queue the poller sends its shards to. The test plays Lambda's
  * event source mapping: it drains the queue and invokes the worker with the SQS event those messages make. The fleet
- * is three shards, with a webhook outage on one cluster of each (fleet-00000, -00050, -00105), every tripwire armed:
+ * is three shards, with a webhook outage on three clusters (fleet-00000, -00050, -00105) that different shards read,
+ * every tripwire armed:
  * the worst minute, as a regional metric delay makes it.
  */
 
@@ -114,11 +115,11 @@ describe('a step larger than one shard, over the real wire', () => {
     expect(firstStep.summary).toMatchObject({ claim: 'claimed', polled: FLEET, unreadableClusters: 0 });
   });
 
-  it('pages once for the fleet-wide webhook outage, whose clusters the three shards read apart', () => {
+  it('pages once for the fleet-wide webhook outage, whose clusters different shards read', () => {
     const shardOf = (cluster: string) =>
       firstStep.messages.map(taskOf).find((t) => [...t.full, ...t.minute].includes(cluster))?.shard;
 
-    expect(new Set(OUTAGE.map(shardOf)).size).toBe(3);
+    expect(new Set(OUTAGE.map(shardOf)).size).toBeGreaterThan(1);
     expect(pages()).toHaveLength(1);
     expect([...(pages()[0]?.clusters ?? [])].sort()).toEqual(OUTAGE);
   });

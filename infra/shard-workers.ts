@@ -1,13 +1,13 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SHARD_SIZE, SHARD_WORKERS } from '../shared/pipeline/shards.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { bindMetricReads, bindTable, KEY_USE, SentinelFunction } from './sentinel-function.ts';
+import { workOff, workQueue } from './work-queue.ts';
 
 export interface ShardWorkersProps {
   /** The poller, which sends the shards of a step too large for it to the queue and waits for their findings. */
@@ -45,15 +45,13 @@ export class ShardWorkers extends Construct {
 
   constructor(scope: Construct, id: string, props: ShardWorkersProps) {
     super(scope, id);
-    this.queue = new sqs.Queue(this, 'Queue', {
-      ...(props.key
-        ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.key }
-        : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
-      enforceSSL: true,
+    this.queue = workQueue(this, 'Queue', {
+      key: props.key,
+      deadLetters: props.deadLetters,
       visibilityTimeout: VISIBILITY_TIMEOUT,
       // A shard is for one minute: one kept for longer would only be evaluated after its poll gave up on it.
       retentionPeriod: Duration.minutes(5),
-      deadLetterQueue: { queue: props.deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
+      maxReceiveCount: MAX_RECEIVE_COUNT,
     });
 
     this.function = new SentinelFunction(this, 'Worker', {
@@ -68,14 +66,7 @@ export class ShardWorkers extends Construct {
       retryAttempts: 0,
       maxEventAge: Duration.minutes(1),
     });
-    this.function.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 1, maxConcurrency: SHARD_WORKERS }),
-    );
-    Validations.of(this.function.function).acknowledge({
-      id: 'Serverless-LambdaEventSourceMappingDestination',
-      reason:
-        "Lambda takes no on-failure destination for an SQS event source: a shard that keeps failing goes to the deployment's dead-letter queue after maxReceiveCount, and that queue's depth pages.",
-    });
+    workOff(this.function, this.queue, { batchSize: 1, maxConcurrency: SHARD_WORKERS });
     const access = FUNCTION_ACCESS.shardWorker;
     bindTable(this.function, props.table, access.table);
     bindMetricReads(this.function, access.metrics);

@@ -11,7 +11,14 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ErrorFaultKind } from './faults.ts';
-import { type HttpReply, LoopbackServer, type RawRequest, type ServiceCall, ServiceError } from './loopback-server.ts';
+import {
+  awsJsonErrorReply,
+  type HttpReply,
+  LoopbackServer,
+  type RawRequest,
+  type ServiceCall,
+  ServiceError,
+} from './loopback-server.ts';
 
 const TARGET_PREFIX = 'AmazonSQS.';
 const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';
@@ -117,12 +124,7 @@ export class SqsServer extends LoopbackServer<Record<string, unknown>> {
   }
 
   protected encodeError(error: ServiceError): HttpReply {
-    return {
-      status: error.status,
-      contentType: JSON_CONTENT_TYPE,
-      headers: { 'x-amzn-query-error': `${error.code};${error.fault}` },
-      body: JSON.stringify({ __type: ERROR_TYPES[error.code] ?? error.code, message: error.message }),
-    };
+    return awsJsonErrorReply(error, ERROR_TYPES[error.code] ?? error.code);
   }
 
   protected faultError(kind: ErrorFaultKind): ServiceError {

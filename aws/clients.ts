@@ -2,6 +2,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -9,7 +10,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * which retries throttling and 5xx. Endpoints follow the SDK's own AWS_ENDPOINT_URL_<SERVICE> variables, which is
  * how tests point the very same code at loopback servers.
  */
-export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, dynamodb: 5, secretsManager: 3, ec2: 4 } as const;
+export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, sqs: 3, dynamodb: 5, secretsManager: 3, ec2: 4 } as const;
 
 /** The SDK's own name for the middleware that logs every call; see `withoutCallLogging`. */
 export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
@@ -35,6 +36,10 @@ export function cloudWatchClients(defaultRegion: string | undefined): (region: s
 
 export function snsClient(): SNSClient {
   return withoutCallLogging(new SNSClient({ maxAttempts: RETRY_ATTEMPTS.sns, retryMode: 'standard' }));
+}
+
+export function sqsClient(): SQSClient {
+  return withoutCallLogging(new SQSClient({ maxAttempts: RETRY_ATTEMPTS.sqs, retryMode: 'standard' }));
 }
 
 export function documentClient(): DynamoDBDocumentClient {

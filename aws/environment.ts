@@ -11,3 +11,13 @@ export function requiredEnv(name: string, env: NodeJS.ProcessEnv = process.env):
   }
   return value;
 }
+
+/** Read a required environment variable that holds a positive whole number, naming it when it does not. */
+export function positiveIntegerEnv(name: string, env: NodeJS.ProcessEnv = process.env): number {
+  const value = requiredEnv(name, env);
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) {
+    throw new EnvironmentError(`environment variable ${name} is ${JSON.stringify(value)}, not a positive whole number`);
+  }
+  return number;
+}

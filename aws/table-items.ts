@@ -9,6 +9,7 @@ import type { Notification, NotificationKind, NotificationReason } from '../shar
 import type { Severity } from '../shared/engine/rule.ts';
 import { type InputProblem, SentinelError } from '../shared/errors.ts';
 import type { NotificationRecord, PollRecord, StepClaim, StepOutcome } from '../shared/pipeline/ports.ts';
+import type { ShardReport } from '../shared/pipeline/shards.ts';
 import type { Silence } from '../shared/pipeline/silence.ts';
 import { problemsOf } from '../shared/schema-errors.ts';
 import type { ItemKey } from './table-keys.ts';
@@ -243,3 +244,34 @@ export const instanceItem = z.object({
 export const terminationItem = z
   .object({ cluster: z.string(), instanceId: z.string(), minute: z.number(), reason: terminationReason })
   .transform(({ minute, ...rest }): CountedTermination => ({ ...rest, at: minute }));
+
+/** `SHARD`/`<at>#<shard>`: the commit point of a shard's report, which says how many parts hold it and whose they are. */
+export const shardHeaderItem = stepHeaderItem;
+
+/** `SHARD`/`<at>#<shard>#<owner>#<part>`: one slice of the report's gzipped JSON. */
+export const shardPartItem = z.object({ payload: z.instanceof(Uint8Array) });
+
+const finding = z.looseObject({
+  cluster: z.string(),
+  rule: z.string(),
+  verdict: z.enum(['met', 'unmet', 'unknown', 'skipped']),
+  evidence: z.array(evidence),
+  lacking: z.array(z.string()),
+});
+
+/** The JSON the parts of a shard's report add up to. */
+export const shardReport = z.object({
+  at: z.number(),
+  shard: z.number().int().nonnegative(),
+  clusters: z.array(
+    z.object({
+      cluster: z.string(),
+      findings: z.array(finding),
+      severe: z.array(z.tuple([z.string(), z.string()])),
+    }),
+  ),
+  metricsRequested: z.number(),
+  unreadable: z.array(z.object({ clusters: z.array(z.string()), error: z.string() })),
+  freshClusters: z.number(),
+  blindTripwires: z.array(z.string()),
+}) as unknown as z.ZodType<ShardReport>;

@@ -22,6 +22,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `INSTANCE`/`<instance id>`: what the node events told of one EC2 instance (its cluster, when it began to
  *   terminate, why).
  * - `NODES#<cluster>`/`<minute>#<instance id>`: one node termination of a cluster, in the minute it began.
+ * - `SHARD`/`<at>#<shard>` (+ `<at>#<shard>#<owner>#<part>`): what a shard worker found on its clusters at a step
+ *   (docs/scaling.md), its header the commit point, as a step's outcome has.
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -34,6 +36,7 @@ export const PARTITION = {
   silence: 'SILENCE',
   delivery: 'DELIVERY',
   instance: 'INSTANCE',
+  shard: 'SHARD',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -55,6 +58,9 @@ export const stepKey = (at: number) => key(PARTITION.step, iso(at));
 /** Parts are keyed by their writer, so a competing writer of the same step can never splice into them. */
 export const stepPartKey = (at: number, owner: string, part: number) =>
   key(PARTITION.step, `${iso(at)}#${owner}#${part}`);
+export const shardKey = (at: number, shard: number) => key(PARTITION.shard, `${iso(at)}#${shard}`);
+export const shardPartKey = (at: number, shard: number, owner: string, part: number) =>
+  key(PARTITION.shard, `${iso(at)}#${shard}#${owner}#${part}`);
 export const openIncidentKey = (id: string) => key(PARTITION.open, id);
 export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);

@@ -2,6 +2,7 @@ import { metricsPerPoll } from '../aws/query-plan.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
 import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
+import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import {
   type TripwireSettings,
   tripwireBreaches,
@@ -128,6 +129,10 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const nodeEvents = clusters * NODE_CHURN.terminationsPerClusterMonth * NODE_CHURN.eventsPerTermination;
   // Node events of clusters in workload accounts reach the ops account through a forwarding rule, billed per event.
   const inWorkloadAccounts = inputs.exampleClusters.filter((c) => c.accountId !== undefined).length;
+  // A minute fans out only when more clusters are due than one shard holds: at the quiet share, never below a
+  // shard's worth divided by it. The shards then carry the polls' reading and evaluating, not the poller.
+  const dueEachMinute = clusters * share;
+  const shardsEachMinute = dueEachMinute > SHARD_SIZE ? Math.ceil(dueEachMinute / SHARD_SIZE) : 0;
   const usage: FleetUsage = {
     clusterScale: clusters / inputs.exampleClusters.length,
     functions: {
@@ -157,6 +162,12 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
         PagingDelivery: {
           invocations: notifications,
           gbSeconds: gbSeconds(notifications * VENDOR_ANSWER_MS, stack.delivery),
+        },
+      }),
+      ...(stack.shardWorker && {
+        ShardWorkersWorker: {
+          invocations: MINUTES_PER_MONTH * shardsEachMinute,
+          gbSeconds: gbSeconds(shardsEachMinute > 0 ? clusterPolls * inputs.pollMsPerCluster : 0, stack.shardWorker),
         },
       }),
     },

@@ -21,6 +21,8 @@ export interface DeployedStack {
   readonly tripwire: DeployedFunction;
   /** The PagerDuty and Opsgenie delivery, when the configuration names an integration. */
   readonly delivery?: DeployedFunction;
+  /** The shard worker, when the fleet is larger than one shard (infra/shard-workers.ts). */
+  readonly shardWorker?: DeployedFunction;
   /** Every resource of every stack of the app (ops, sinks, workload accounts): what the cost model prices. */
   readonly resources: readonly TemplateResource[];
   /** The alarm metrics of the tripwire alarms (one per cluster), which is what CloudWatch bills. */
@@ -76,6 +78,7 @@ export function synthesizeDeployedStack(configFile: string = EXAMPLE_CONFIG): De
     digest: deployed(synth.ops.digest),
     tripwire: deployed(synth.ops.tripwire),
     ...(synth.ops.delivery && { delivery: deployed(synth.ops.delivery.function) }),
+    ...(synth.ops.shardWorkers && { shardWorker: deployed(synth.ops.shardWorkers.function) }),
     resources: everyResource,
     tripwireAlarmMetrics: tripwires.reduce((n, a) => n + alarmMetrics(a), 0),
     pollSchedule: String(pollSchedule?.Properties?.ScheduleExpression ?? 'none'),

@@ -2,6 +2,8 @@ import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
+import type { FanOutFigures } from './fleet-fan-out.ts';
 import type { FleetPollFigures } from './fleet-poll.ts';
 import type { FleetServerReply, FleetServerRequest } from './fleet-server.ts';
 
@@ -56,7 +58,15 @@ export interface FleetScaleRow {
     readonly completed: boolean;
     readonly peakRssMb?: number;
   };
+  /** The same worst minute fanned out (a fleet larger than one shard): coordinator and shard workers. */
+  readonly fanOut?: {
+    readonly figures?: FanOutFigures;
+    readonly error?: string;
+    readonly quota?: QuotaFigures;
+  };
 }
+
+type QuotaFigures = NonNullable<FleetScaleRow['quota']>;
 
 /**
  * The worst minute of growing fleets (every tripwire armed) against the loopback CloudWatch with GetMetricData's
@@ -90,20 +100,15 @@ export async function measureFleetScale(options: {
       const loaded = await reply(server);
       if (loaded.kind !== 'loaded') throw new Error(`fleet server: unexpected ${loaded.kind}`);
       const poll = await pollChild(ready.endpoint, size, options.memoryMb - FUNCTION_OVERHEAD_MB);
-      send(server, { kind: 'quota' });
-      const quota = await reply(server);
-      if (quota.kind !== 'quota') throw new Error(`fleet server: unexpected ${quota.kind}`);
+      const quota = await quotaSpent(server);
+      const fanOut = size > SHARD_SIZE ? await fanOutChild(server, ready.endpoint, size, options.memoryMb) : undefined;
       rows.push({
         clusters: size,
         datapointsStored: loaded.datapoints,
         loadMs: loaded.ms,
         ...poll,
-        quota: {
-          datapoints: quota.datapoints,
-          throttled: quota.throttled,
-          getMetricDataCalls: quota.getMetricDataCalls,
-          floorSeconds: quota.floorSeconds,
-        },
+        quota,
+        ...(fanOut && { fanOut }),
         loadAverage: loadavg()[0] ?? 0,
         completesInMemoryMb: {
           memoryMb: options.memoryMb,
@@ -130,14 +135,7 @@ async function pollChild(
       {
         timeout: POLL_TIMEOUT_MS,
         maxBuffer: 1 << 20,
-        env: {
-          ...process.env,
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'bench',
-          AWS_SECRET_ACCESS_KEY: 'bench',
-          AWS_ENDPOINT_URL_CLOUDWATCH: endpoint,
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        },
+        env: benchEnv(endpoint),
       },
     );
     const last = stdout.trim().split('\n').at(-1) ?? '';
@@ -151,6 +149,48 @@ async function pollChild(
         : failure.message.split('\n')[0];
     return { completed: false, error: reason };
   }
+}
+
+async function quotaSpent(server: ChildProcess): Promise<QuotaFigures> {
+  send(server, { kind: 'quota' });
+  const quota = await reply(server);
+  if (quota.kind !== 'quota') throw new Error(`fleet server: unexpected ${quota.kind}`);
+  const { datapoints, throttled, getMetricDataCalls, floorSeconds } = quota;
+  return { datapoints, throttled, getMetricDataCalls, floorSeconds };
+}
+
+/** The worst minute again, fanned out: a coordinator and one process per shard, each with a function's heap. */
+async function fanOutChild(
+  server: ChildProcess,
+  endpoint: string,
+  size: number,
+  memoryMb: number,
+): Promise<NonNullable<FleetScaleRow['fanOut']>> {
+  send(server, { kind: 'reset' });
+  await reply(server);
+  const heapMb = memoryMb - FUNCTION_OVERHEAD_MB;
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      [`--max-old-space-size=${heapMb}`, '--import', 'tsx', here('./fleet-fan-out.ts'), String(size), String(heapMb)],
+      { timeout: POLL_TIMEOUT_MS, maxBuffer: 1 << 20, env: benchEnv(endpoint) },
+    );
+    const figures = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as FanOutFigures;
+    return { figures, quota: await quotaSpent(server) };
+  } catch (error) {
+    return { error: (error as Error).message.split('\n')[0] ?? 'failed' };
+  }
+}
+
+function benchEnv(endpoint: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_ENDPOINT_URL_CLOUDWATCH: endpoint,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
 }
 
 function send(child: ChildProcess, message: FleetServerRequest): void {

@@ -3,12 +3,16 @@
  * a process of its own. Messages: `{ kind: 'load', size }` grows the stored fleet to `size` clusters (cluster i is
  * the same in every size, so growing only adds clusters), each with the history the worst minute reads of it;
  * `{ kind: 'quota' }` answers what GetMetricData's quotas admitted and throttled since the last load;
- * `{ kind: 'stop' }` ends it.
+ * `{ kind: 'reset' }` starts counting them afresh, for another poll of the same fleet; `{ kind: 'stop' }` ends it.
  */
 import { startCloudWatchServer } from '../test/support/cloudwatch-server.ts';
 import { FLEET_POLL_AT, FLEET_STEP_AT, fleetPlan, loadFleet, worstMinuteSamples } from './fleet-generator.ts';
 
-export type FleetServerRequest = { kind: 'load'; size: number } | { kind: 'quota' } | { kind: 'stop' };
+export type FleetServerRequest =
+  | { kind: 'load'; size: number }
+  | { kind: 'quota' }
+  | { kind: 'reset' }
+  | { kind: 'stop' };
 export type FleetServerReply =
   | { kind: 'ready'; endpoint: string }
   | { kind: 'loaded'; size: number; datapoints: number; ms: number }
@@ -58,15 +62,24 @@ process.on('message', (message: FleetServerRequest) => {
     });
     return;
   }
+  if (message.kind === 'reset') {
+    countAfresh();
+    reply({ kind: 'loaded', size: loaded, datapoints: stored, ms: 0 });
+    return;
+  }
   const started = performance.now();
   stored += loadFleet(server, loaded, message.size, FLEET_STEP_AT, worstMinuteSamples(fleetPlan(message.size)));
   loaded = message.size;
-  // Each size's poll is counted on its own.
+  countAfresh();
+  reply({ kind: 'loaded', size: loaded, datapoints: stored, ms: performance.now() - started });
+});
+/** Each poll is counted on its own. */
+function countAfresh(): void {
   server.quota.reset();
   server.getMetricDataRequests.length = 0;
   callsBefore = server.calls.GetMetricData ?? 0;
-  reply({ kind: 'loaded', size: loaded, datapoints: stored, ms: performance.now() - started });
-});
+}
+
 // If the benchmark dies, so does its server, rather than holding gigabytes of datapoints for no one.
 process.on('disconnect', () => process.exit(0));
 reply({ kind: 'ready', endpoint: server.endpoint });

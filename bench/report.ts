@@ -321,6 +321,8 @@ export function renderResults(results: BenchResults): string {
       }),
     ),
     '',
+    ...fanOutSection(results.fleet),
+    '',
     "Datapoints one read of one cluster could return (the datapoints-per-second quota counts them), for the example configuration's production cluster:",
     '',
     table(
@@ -365,4 +367,55 @@ export function renderResults(results: BenchResults): string {
     ),
     '',
   ].join('\n');
+}
+
+/**
+ * The worst minute fanned out, beside the one invocation: the coordinator's wall time, and each shard's, with its CPU
+ * time and what that CPU time becomes on a 512 MB function's share of a vCPU (1,769 MB is one,
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html).
+ */
+function fanOutSection(rows: readonly FleetScaleRow[]): string[] {
+  const fanned = rows.filter((r) => r.fanOut);
+  if (fanned.length === 0) return [];
+  const vcpu = (memoryMb: number) => memoryMb / 1769;
+  return [
+    "The same worst minute fanned out (a fleet larger than one shard): the poller sends one shard per 2,000 clusters, one process per shard reads and evaluates it at a fifth of the quotas (the workers in flight), and the poller runs the step over their findings. All shards ran at once on this machine's two cores, so their wall times overlap and stretch; their CPU times are their own.",
+    '',
+    table(
+      [
+        'clusters',
+        'shards',
+        'coordinator wall time',
+        'coordinator CPU',
+        'slowest shard wall time',
+        'shard CPU (max)',
+        'shard CPU at 512 MB (0.29 vCPU)',
+        'GetMetricData calls',
+        'throttled calls',
+        'quota floor',
+        'peak RSS coordinator / shard',
+        'pages',
+      ],
+      fanned.map((row) => {
+        const f = row.fanOut?.figures;
+        if (!f) return [count(row.clusters), row.fanOut?.error ?? 'failed', '', '', '', '', '', '', '', '', '', ''];
+        const memoryMb = row.completesInMemoryMb?.memoryMb ?? 512;
+        const maxCpu = Math.max(...f.shards.map((s) => s.cpuMs));
+        return [
+          count(row.clusters),
+          String(f.shards.length),
+          ms(f.coordinatorMs),
+          ms(f.coordinatorCpuMs),
+          ms(Math.max(...f.shards.map((s) => s.wallMs))),
+          ms(maxCpu),
+          ms(maxCpu / vcpu(memoryMb)),
+          count(row.fanOut?.quota?.getMetricDataCalls ?? 0),
+          String(row.fanOut?.quota?.throttled ?? '–'),
+          row.fanOut?.quota ? `${row.fanOut.quota.floorSeconds.toFixed(1)} s` : '–',
+          `${mb(f.coordinatorPeakRssMb)} / ${mb(Math.max(...f.shards.map((s) => s.peakRssMb)))}`,
+          `${f.pages} (${count(f.pagedClusters)} clusters)`,
+        ];
+      }),
+    ),
+  ];
 }

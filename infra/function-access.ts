@@ -5,6 +5,7 @@ import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb-incident-rep
 import { IAM_ACTIONS as NODE_CHURN_LEDGER } from '../aws/dynamodb-node-churn-ledger.ts';
 import { IAM_ACTIONS as NODE_CHURN_READER } from '../aws/dynamodb-node-churn-reader.ts';
 import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb-outbox.ts';
+import { IAM_ACTIONS as SHARD_FINDINGS } from '../aws/dynamodb-shard-findings.ts';
 import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb-step-ledger.ts';
 import { IAM_ACTIONS as TABLE_QUERIES } from '../aws/dynamodb-table.ts';
 import { IAM_ACTIONS as TRIPWIRE_RECORDER } from '../aws/dynamodb-tripwire-recorder.ts';
@@ -14,6 +15,7 @@ import { IAM_ACTIONS as INSTANCE_DIRECTORY } from '../aws/ec2-instance-directory
 import { IAM_ACTIONS as SECRET_VALUES } from '../aws/secret-values.ts';
 import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns-digest-publisher.ts';
 import { IAM_ACTIONS as NOTIFIER } from '../aws/sns-notifier.ts';
+import { IAM_ACTIONS as SHARD_QUEUE } from '../aws/sqs-shard-queue.ts';
 
 /**
  * What each function's code calls, as the union of the IAM_ACTIONS of the aws/ adapters its handler uses, split by
@@ -32,32 +34,53 @@ export interface FunctionAccess {
   readonly secrets: readonly string[];
   /** EC2 reads, which take no resource, and the STS action that assumes the workload accounts' node-lookup roles. */
   readonly instances: readonly string[];
+  /** SQS actions on the shard queue (infra/shard-workers.ts), which exists only for a fleet larger than a shard. */
+  readonly queues: readonly string[];
 }
 
 const union = (...lists: readonly (readonly string[])[]): string[] => [...new Set(lists.flat())].sort();
+/** Most functions read no secret, look up no instance and send to no queue of their own. */
+const NO_OTHER_ACCESS = { secrets: [], instances: [], queues: [] } as const;
 
 export const FUNCTION_ACCESS = {
   poller: {
-    table: union(STEP_LEDGER, INCIDENT_REPOSITORY, OUTBOX, ACTIVITY_LOG, TRIPWIRES, TABLE_QUERIES, NODE_CHURN_READER),
+    table: union(
+      STEP_LEDGER,
+      INCIDENT_REPOSITORY,
+      OUTBOX,
+      ACTIVITY_LOG,
+      TRIPWIRES,
+      SHARD_FINDINGS,
+      TABLE_QUERIES,
+      NODE_CHURN_READER,
+    ),
     topics: union(NOTIFIER),
     metrics: union(METRIC_SOURCE),
     secrets: [],
     instances: [],
+    queues: union(SHARD_QUEUE),
   },
-  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [], secrets: [], instances: [] },
-  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [], secrets: [], instances: [] },
+  digest: { table: union(TABLE_QUERIES), topics: union(DIGEST_PUBLISHER), metrics: [], ...NO_OTHER_ACCESS },
+  tripwire: { table: union(TRIPWIRE_RECORDER), topics: [], metrics: [], ...NO_OTHER_ACCESS },
   delivery: {
     table: union(DELIVERY_LEDGER),
     topics: [],
     metrics: [],
+    ...NO_OTHER_ACCESS,
     secrets: union(SECRET_VALUES),
-    instances: [],
   },
   nodeChurn: {
     table: union(NODE_CHURN_LEDGER),
     topics: [],
     metrics: [],
-    secrets: [],
+    ...NO_OTHER_ACCESS,
     instances: union(INSTANCE_DIRECTORY, ASSUME_NODE_LOOKUP),
+  },
+  // Node churn is read from the table as the poller reads it.
+  shardWorker: {
+    table: union(SHARD_FINDINGS, TABLE_QUERIES, NODE_CHURN_READER),
+    topics: [],
+    metrics: union(METRIC_SOURCE),
+    ...NO_OTHER_ACCESS,
   },
 } as const satisfies Record<string, FunctionAccess>;

@@ -8,6 +8,7 @@ import { TABLE_SCHEMA } from '../aws/table-schema.ts';
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
 import { pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
+import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { MetricsSink } from './metrics-sink.ts';
@@ -19,6 +20,7 @@ import { SentinelDashboard } from './sentinel-dashboard.ts';
 import { bindMetricReads, bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
 import { SentinelKey } from './sentinel-key.ts';
 import { SentinelSchedule } from './sentinel-schedule.ts';
+import { ShardWorkers } from './shard-workers.ts';
 import { Tripwires } from './tripwires.ts';
 
 export interface OpsStackProps extends StackProps {
@@ -71,6 +73,8 @@ export class OpsStack extends Stack {
   /** PagerDuty and Opsgenie delivery, when the configuration names any. */
   readonly delivery?: PagingDelivery;
   readonly nodeChurn: SentinelFunction;
+  /** The shard queue and workers, for a fleet larger than one shard. */
+  readonly shardWorkers?: ShardWorkers;
   readonly sink?: MetricsSink;
   /** The sink the workload accounts of this Region link to, created or existing. */
   readonly sinkArn?: string;
@@ -235,6 +239,17 @@ export class OpsStack extends Stack {
       deadLetterQueue: deadLetters,
       key,
     });
+
+    // Only a fleet larger than one shard can have a step to fan out (docs/scaling.md).
+    if (config.clusters.length > SHARD_SIZE) {
+      this.shardWorkers = new ShardWorkers(this, 'ShardWorkers', {
+        poller: this.poller,
+        table: this.table,
+        key,
+        deadLetters,
+        configFile,
+      });
+    }
 
     const integrations = pagingIntegrations(config);
     if (integrations.length > 0) {

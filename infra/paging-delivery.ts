@@ -2,14 +2,14 @@ import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SecretReference } from '../shared/config/deployment-config.ts';
 import type { PagingIntegration } from '../shared/delivery/paging-integrations.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { bindTable, SentinelFunction } from './sentinel-function.ts';
+import { workOff, workQueue } from './work-queue.ts';
 
 export interface PagingDeliveryProps {
   readonly integrations: readonly PagingIntegration[];
@@ -46,14 +46,12 @@ export class PagingDelivery extends Construct {
 
   constructor(scope: Construct, id: string, props: PagingDeliveryProps) {
     super(scope, id);
-    this.queue = new sqs.Queue(this, 'Queue', {
-      ...(props.key
-        ? { encryption: sqs.QueueEncryption.KMS, encryptionMasterKey: props.key }
-        : { encryption: sqs.QueueEncryption.SQS_MANAGED }),
-      enforceSSL: true,
+    this.queue = workQueue(this, 'Queue', {
+      key: props.key,
+      deadLetters: props.deadLetters,
       visibilityTimeout: VISIBILITY_TIMEOUT,
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: props.deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
+      maxReceiveCount: MAX_RECEIVE_COUNT,
     });
     // Not CDK's SqsSubscription: it would add a key policy statement naming the topic, whose own encryption with the
     // same key makes a cycle. The key already lets SNS use it for this deployment's topics (infra/sentinel-key.ts).
@@ -87,14 +85,7 @@ export class PagingDelivery extends Construct {
       retryAttempts: 0,
       maxEventAge: Duration.minutes(1),
     });
-    this.function.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
-    );
-    Validations.of(this.function.function).acknowledge({
-      id: 'Serverless-LambdaEventSourceMappingDestination',
-      reason:
-        "Lambda takes no on-failure destination for an SQS event source: a record that keeps failing goes to the deployment's dead-letter queue after maxReceiveCount, and that queue's depth pages.",
-    });
+    workOff(this.function, this.queue, { batchSize: 10, reportBatchItemFailures: true });
     bindTable(this.function, props.table, FUNCTION_ACCESS.delivery.table);
     this.readSecrets(props.integrations.map(({ subscriber }) => secretOf(subscriber)));
   }

@@ -3,15 +3,19 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { cloudWatchClients, documentClient, snsClient } from '../../aws/clients.ts';
+import { cloudWatchClients, documentClient, snsClient, sqsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
 import { DynamoDbNodeChurnReader } from '../../aws/dynamodb-node-churn-reader.ts';
+import { DynamoDbShardFindings } from '../../aws/dynamodb-shard-findings.ts';
 import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
+import { DynamoDbTable } from '../../aws/dynamodb-table.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
-import { requiredEnv } from '../../aws/environment.ts';
+import { positiveIntegerEnv, requiredEnv } from '../../aws/environment.ts';
 import { SnsNotifier } from '../../aws/sns-notifier.ts';
+import { SqsShardQueue } from '../../aws/sqs-shard-queue.ts';
 import { NodeChurnMetricSource } from '../../shared/churn/churn-metric-source.ts';
 import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
+import type { FanOut } from '../../shared/pipeline/shards.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
 import { logger, metrics } from '../powertools.ts';
@@ -40,6 +44,26 @@ const notifier = new SnsNotifier(snsClient(), {
   paging: requiredEnv('SENTINEL_PAGING_TOPIC_ARN'),
   notice: requiredEnv('SENTINEL_NOTICE_TOPIC_ARN'),
 });
+// The shard queue exists only in a deployment whose fleet is larger than one shard (infra/shard-workers.ts), which
+// sets the shard size beside it.
+const shardQueueUrl = process.env.SENTINEL_SHARD_QUEUE_URL;
+const shardQueue = shardQueueUrl ? new SqsShardQueue(sqsClient(), shardQueueUrl) : undefined;
+const shardSize = shardQueue ? positiveIntegerEnv('SENTINEL_SHARD_SIZE') : 0;
+const shardTable = new DynamoDbTable({ client: db, table, now: Date.now });
+/** What the poll keeps of its time, after waiting for the shards, to run the step, commit it and deliver. */
+const JOIN_RESERVE_MS = 10_000;
+
+/** How a step larger than one shard fans out: the poll waits for the shards as long as its timeout leaves room. */
+function fanOut(queue: SqsShardQueue, context: Context): FanOut {
+  return {
+    queue,
+    findings: new DynamoDbShardFindings(shardTable, context.awsRequestId),
+    shardSize,
+    waitMs: Math.max(0, context.getRemainingTimeInMillis() - JOIN_RESERVE_MS),
+    checkEveryMs: 1_000,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+}
 
 export const handler = middy<PollEvent, PollSummary, Error, Context>()
   .use(injectLambdaContext(logger))
@@ -55,6 +79,7 @@ export const handler = middy<PollEvent, PollSummary, Error, Context>()
         notifier,
         tripwires,
         owner: context.awsRequestId,
+        ...(shardQueue && { fanOut: fanOut(shardQueue, context) }),
         now: Date.now,
         leaseMs: 60_000,
         ingestionLag: config.poll.ingestionLag,

@@ -14,11 +14,14 @@ import { type GroupingSettings, groupIncidents } from './stages/group.ts';
 import { advanceLifecycle } from './stages/lifecycle.ts';
 import { muteStage } from './stages/mute.ts';
 
-export type { Finding } from './stages/evaluate.ts';
+export type { ClusterReading, Finding } from './stages/evaluate.ts';
 export type { GroupingSettings } from './stages/group.ts';
 
-/** What the engine knows about one cluster at one step. */
-export interface ClusterObservation {
+/** What the engine knows about one cluster at one step: its signals, or what a shard already evaluated of them. */
+export type ClusterObservation = ClusterSignals | EvaluatedCluster;
+
+/** A cluster's signals as read at this step, evaluated by the step itself. */
+export interface ClusterSignals {
   readonly cluster: string;
   readonly window: SignalWindow;
   /** The cluster's rules as configured. */
@@ -28,6 +31,22 @@ export interface ClusterObservation {
    * rules left out could move is left as it is until a read covers them.
    */
   readonly evaluated?: readonly ClusterRule[];
+}
+
+/**
+ * A cluster whose signals a shard worker read and evaluated (`evaluateObservation`, muted as the step would find it), so that the
+ * step that joins the shards runs the stages after `evaluate` as one process would.
+ */
+export interface EvaluatedCluster {
+  readonly cluster: string;
+  readonly rules: readonly ClusterRule[];
+  readonly reading: ClusterReading;
+}
+
+/** The evaluate stage of a step on one cluster: what a shard worker runs, and `step` for a cluster it was given read. */
+export function evaluateObservation(observation: ClusterSignals, muted: boolean): ClusterReading {
+  const { cluster, window, rules } = observation;
+  return evaluateCluster(cluster, window, observation.evaluated ?? rules, muted);
 }
 
 export interface EngineSettings {
@@ -85,13 +104,11 @@ export function step(input: StepInput): StepOutput {
   const regroup = new Set<string>();
 
   for (const observation of input.clusters) {
-    const { cluster, window, rules } = observation;
-    const reading = evaluateCluster(
-      cluster,
-      window,
-      observation.evaluated ?? rules,
-      clusterMuted(input.mutes, cluster, input.at),
-    );
+    const { cluster, rules } = observation;
+    const reading =
+      'reading' in observation
+        ? observation.reading
+        : evaluateObservation(observation, clusterMuted(input.mutes, cluster, input.at));
     readings.set(cluster, reading);
     const correlated = correlate({
       at: input.at,

@@ -1,11 +1,9 @@
-import { CHURN_SIGNALS } from '../churn/node-termination.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import type { ClusterFacts } from '../engine/hint-scope.ts';
+import { clusterMuted, type Mute } from '../engine/maintenance.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
-import type { SignalWindow } from '../engine/signal-window.ts';
-import { SIGNAL_NAMES, type SignalName } from '../engine/signals.ts';
-import { type Finding, step } from '../engine/step.ts';
+import { type ClusterObservation, type Finding, step } from '../engine/step.ts';
 import { blindTripwires } from './blind-tripwires.ts';
 import { type DueReads, dueReads } from './cadence.ts';
 import type {
@@ -18,6 +16,8 @@ import type {
   StepClaim,
   Tripwires,
 } from './ports.ts';
+import { hasSampleAtStep, readDue } from './read-due.ts';
+import { type FanOut, fanOutStep, readingOf, shardTasks } from './shards.ts';
 import { silencesForStep } from './silence.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
@@ -28,6 +28,8 @@ export interface PollDependencies extends PipelineStores {
   readonly tripwires: Tripwires;
   /** Read every cluster at this step, whatever the cadence says (a one-off poll from the command line). */
   readonly pollEveryCluster?: boolean;
+  /** Where a step larger than one shard is read and evaluated; every step is read here without it (replay). */
+  readonly fanOut?: FanOut;
   /** Identifies this invocation in claims (a Lambda request id, or "replay"). */
   readonly owner: string;
   readonly now: () => number;
@@ -93,33 +95,25 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         ? { full: plan.clusters.map((c) => c.name), minute: [] }
         : dueReads(plan, at, byNodeChurn ? new Set([...armed, ...byNodeChurn]) : armed, incidents);
       polled = [...due.full, ...due.minute];
-      const reading = await readDue(deps, due, at);
-      metricsRequested = reading.metricsRequested;
-      unreadable = reading.unreadable;
-      freshClusters = [...reading.windows.values()].filter(hasSampleAtStep).length;
-      blind = blindTripwires(armed, reading.windows, plan.cadence.tripwire);
       // One read of the silences per step, for the whole fleet; the mute stage picks the ones that cover each incident.
       const silences = silencesForStep(await deps.silences.endingAfter(startedAt), at, startedAt);
-      const minute = new Set(due.minute);
+      const mutes = [...plan.mutes, ...silences];
+      const evaluated =
+        deps.fanOut && polled.length > deps.fanOut.shardSize
+          ? await readInShards(deps, deps.fanOut, due, at, armed, mutes)
+          : await readHere(deps, due, at, armed);
+      metricsRequested = evaluated.metricsRequested;
+      unreadable = evaluated.unreadable;
+      freshClusters = evaluated.freshClusters;
+      blind = evaluated.blindTripwires;
       const outcome = step({
         at,
         ruleSet: plan.ruleSet,
         settings: plan.settings,
         incidents,
-        mutes: [...plan.mutes, ...silences],
+        mutes,
         facts: factsOf(plan),
-        clusters: plan.clusters.flatMap((cluster) => {
-          const window = reading.windows.get(cluster.name);
-          if (!window) return [];
-          return [
-            {
-              cluster: cluster.name,
-              window,
-              rules: cluster.rules,
-              ...(minute.has(cluster.name) && { evaluated: cluster.minuteRules }),
-            },
-          ];
-        }),
+        clusters: evaluated.clusters,
       });
       committed = await deps.ledger.recordStep(
         { at, changed: outcome.changed, notifications: outcome.notifications },
@@ -180,46 +174,70 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   };
 }
 
-/**
- * The full reads and the minute reads of a step, side by side: the metric source paces both against the same quota,
- * and their windows are one reading.
- */
-async function readDue(deps: PollDependencies, due: DueReads, at: number): Promise<MetricReading> {
-  const { plan } = deps;
-  const common = { end: at, stepSeconds: plan.stepSeconds };
-  const [full, minute] = await Promise.all([
-    due.full.length > 0 ? deps.metrics.read({ ...common, clusters: due.full, samples: plan.lookback }) : undefined,
-    due.minute.length > 0
-      ? deps.metrics.read({
-          ...common,
-          clusters: due.minute,
-          samples: plan.minuteRead.lookback,
-          signals: plan.minuteRead.signals,
-        })
-      : undefined,
-  ]);
-  const readings = [full, minute].filter((r) => r !== undefined);
+/** A step's clusters read and ready for the engine, with what the reads cost and missed. */
+interface EvaluatedReads {
+  readonly clusters: readonly ClusterObservation[];
+  readonly metricsRequested: number;
+  readonly unreadable: MetricReading['unreadable'];
+  readonly freshClusters: number;
+  readonly blindTripwires: readonly string[];
+}
+
+/** Read the due clusters in this invocation; the step evaluates their windows. */
+async function readHere(
+  deps: PollDependencies,
+  due: DueReads,
+  at: number,
+  armed: ReadonlySet<string>,
+): Promise<EvaluatedReads> {
+  const reading = await readDue(deps, due, at);
+  const minute = new Set(due.minute);
   return {
-    windows: new Map(readings.flatMap((r) => [...r.windows])),
-    metricsRequested: readings.reduce((n, r) => n + r.metricsRequested, 0),
-    unreadable: readings.flatMap((r) => r.unreadable),
+    clusters: deps.plan.clusters.flatMap((cluster) => {
+      const window = reading.windows.get(cluster.name);
+      if (!window) return [];
+      return [
+        {
+          cluster: cluster.name,
+          window,
+          rules: cluster.rules,
+          ...(minute.has(cluster.name) && { evaluated: cluster.minuteRules }),
+        },
+      ];
+    }),
+    metricsRequested: reading.metricsRequested,
+    unreadable: reading.unreadable,
+    freshClusters: [...reading.windows.values()].filter(hasSampleAtStep).length,
+    blindTripwires: blindTripwires(armed, reading.windows, deps.plan.cadence.tripwire),
+  };
+}
+
+/** Hand the due clusters to shard workers and take what they evaluated (shards.ts). */
+async function readInShards(
+  deps: PollDependencies,
+  fanOut: FanOut,
+  due: DueReads,
+  at: number,
+  armed: ReadonlySet<string>,
+  mutes: readonly Mute[],
+): Promise<EvaluatedReads> {
+  const tasks = shardTasks(at, due, fanOut.shardSize, (cluster) => clusterMuted(mutes, cluster, at), armed);
+  const { reports, late } = await fanOutStep(fanOut, tasks, deps.now);
+  const rulesOf = new Map(deps.plan.clusters.map((c) => [c.name, c.rules]));
+  return {
+    clusters: reports.flatMap((r) =>
+      r.clusters.map((c) => ({ cluster: c.cluster, rules: rulesOf.get(c.cluster) ?? [], reading: readingOf(c) })),
+    ),
+    metricsRequested: reports.reduce((n, r) => n + r.metricsRequested, 0),
+    unreadable: [...reports.flatMap((r) => r.unreadable), ...late],
+    freshClusters: reports.reduce((n, r) => n + r.freshClusters, 0),
+    blindTripwires: reports.flatMap((r) => r.blindTripwires),
   };
 }
 
 /** What the configuration says about each cluster it names, for hints. */
 function factsOf(plan: WatchPlan): ReadonlyMap<string, ClusterFacts> {
   return new Map(plan.clusters.flatMap((c) => (c.facts ? [[c.name, c.facts] as const] : [])));
-}
-
-/** Whether any signal of the window has its newest sample, the one at the evaluated step. */
-/**
- * Whether the source had data at the step. Node churn is counted from events into the table, and reads 0 at every step
- * without a termination whether or not the cluster's metrics arrived: it is no sign that they did.
- */
-const MEASURED_SIGNALS = SIGNAL_NAMES.filter((signal) => !(CHURN_SIGNALS as readonly SignalName[]).includes(signal));
-
-function hasSampleAtStep(window: SignalWindow): boolean {
-  return MEASURED_SIGNALS.some((signal) => window.has(signal) && window.sample(signal, 0) !== null);
 }
 
 /**

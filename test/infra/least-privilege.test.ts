@@ -38,6 +38,8 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   PublishCommand: 'sns:Publish',
   // @aws-sdk/client-sts
   GetCallerIdentityCommand: 'sts:GetCallerIdentity',
+  // @aws-sdk/client-sqs
+  SendMessageBatchCommand: 'sqs:SendMessage',
   // @aws-lambda-powertools/parameters: SecretsProvider.get sends GetSecretValue
   SecretsProvider: 'secretsmanager:GetSecretValue',
   // @aws-sdk/client-ec2
@@ -150,9 +152,9 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
   const arn = (logicalId: string) => JSON.stringify({ 'Fn::GetAtt': [logicalId, 'Arn'] });
 
   it('is given, in infra/function-access.ts, exactly what the adapters its handler reaches send', async () => {
-    expect([...access.table, ...access.topics, ...access.metrics, ...access.instances].sort()).toEqual(
-      await actionsOfHandler(handler),
-    );
+    expect(
+      [...access.table, ...access.topics, ...access.metrics, ...access.instances, ...access.queues].sort(),
+    ).toEqual(await actionsOfHandler(handler));
   });
 
   it('grants those data actions and no other, on the table, its topics and metrics alone', async () => {
@@ -164,7 +166,10 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
     const data = grantsOf(fn()).filter(([action]) => /^(dynamodb|sns|cloudwatch|ec2|sts):/.test(action));
     const index = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [table, 'Arn'] }, '/index/*']] });
 
-    expect([...new Set(data.map(([action]) => action))].sort()).toEqual(await actionsOfHandler(handler));
+    // The shard queue's sqs:SendMessage is granted only where the queue exists, for a fleet larger than one shard.
+    expect([...new Set(data.map(([action]) => action))].sort()).toEqual(
+      (await actionsOfHandler(handler)).filter((action) => /^(dynamodb|sns|cloudwatch|ec2|sts):/.test(action)),
+    );
     // The synthesized app links one workload account (of the example configuration) in the ops Region.
     const lookupRoles = data.filter(([action]) => action.startsWith('sts:')).map(([, resource]) => resource);
     const allowed = (action: string) =>

@@ -32,6 +32,7 @@ import type {
 import type { ErrorFaultKind } from './faults.ts';
 import { GET_METRIC_DATA_QUOTAS, GetMetricDataQuotaMeter, type GetMetricDataQuotas } from './get-metric-data-quotas.ts';
 import {
+  awsJsonErrorReply,
   type HttpReply,
   LoopbackServer,
   type LoopbackServerOptions,
@@ -250,12 +251,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   }
 
   protected encodeError(error: ServiceError): HttpReply {
-    return {
-      status: error.status,
-      contentType: JSON_CONTENT_TYPE,
-      headers: { 'x-amzn-query-error': `${error.code};${error.fault}` },
-      body: JSON.stringify({ __type: ERROR_TYPES[error.code] ?? error.code, message: error.message }),
-    };
+    return awsJsonErrorReply(error, ERROR_TYPES[error.code] ?? error.code);
   }
 
   protected faultError(kind: ErrorFaultKind): ServiceError {

@@ -162,6 +162,16 @@ export abstract class LoopbackServer<Input> {
   }
 }
 
+/** An error as the AWS JSON protocols answer it: the type in the body, the code and who is at fault in a header. */
+export function awsJsonErrorReply(error: ServiceError, type: string): HttpReply {
+  return {
+    status: error.status,
+    contentType: 'application/x-amz-json-1.0',
+    headers: { 'x-amzn-query-error': `${error.code};${error.fault}` },
+    body: JSON.stringify({ __type: type, message: error.message }),
+  };
+}
+
 /** Expected rejections pass through; anything else is a bug in a fake, surfaced as an internal error naming it. */
 function asServiceError(error: unknown, internal: ServiceError): ServiceError {
   if (error instanceof ServiceError) {

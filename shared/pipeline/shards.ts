@@ -1,0 +1,186 @@
+import type { ClusterReading, Finding } from '../engine/step.ts';
+import { evaluateObservation } from '../engine/step.ts';
+import { blindTripwires } from './blind-tripwires.ts';
+import type { DueReads } from './cadence.ts';
+import type { MetricReading, MetricSource } from './ports.ts';
+import { hasSampleAtStep, readDue } from './read-due.ts';
+import type { WatchPlan } from './watch-plan.ts';
+
+/*
+ * The fan-out of a step too large for one invocation (docs/scaling.md): the poller that claimed the step splits its
+ * due clusters into shards and hands each to a worker, which reads and evaluates its clusters' signals, the CPU-heavy
+ * half of a step, and reports the findings under the step. The poller waits for every shard, then runs the rest of
+ * the step (correlate, lifecycle, group, mute, dedup, commit) once over the union, so that a fleet-wide outage is one
+ * page as in one process. Below one shard nothing of this runs.
+ */
+
+/**
+ * Clusters per shard, and shards in flight at once (the worker's event source mapping's maximum concurrency), sized in
+ * docs/scaling.md: a shard of minute reads is about half a million datapoints, under 3 s of the region's 180,000 a
+ * second, and about 9 s of CPU on a 512 MB worker's 0.29 vCPU; five workers in flight each pace their reads at a
+ * fifth of the quotas, so that the fleet stays under them however the shards overlap.
+ */
+export const SHARD_SIZE = 2_000;
+export const SHARD_WORKERS = 5;
+
+/** One shard of a step: the clusters a worker reads and evaluates, and what the poller already knows of them. */
+export interface ShardTask {
+  readonly at: number;
+  readonly shard: number;
+  readonly shards: number;
+  /** The shard's clusters due for a full read, and for a minute read (cadence.ts). */
+  readonly full: readonly string[];
+  readonly minute: readonly string[];
+  /** Its clusters a mute covers at the step: the maintenance rule conditions are evaluated only on these. */
+  readonly muted: readonly string[];
+  /** Its clusters whose tripwire is armed, to tell blind tripwires. */
+  readonly armed: readonly string[];
+}
+
+/** What a worker found on its shard's clusters: plain values, as the findings store keeps them. */
+export interface ShardReport {
+  readonly at: number;
+  readonly shard: number;
+  /** Each cluster read, with every rule's verdict and what the severe conditions of muted clusters observed. */
+  readonly clusters: readonly ShardCluster[];
+  readonly metricsRequested: number;
+  readonly unreadable: MetricReading['unreadable'];
+  readonly freshClusters: number;
+  readonly blindTripwires: readonly string[];
+}
+
+export interface ShardCluster {
+  readonly cluster: string;
+  readonly findings: readonly Finding[];
+  readonly severe: readonly (readonly [rule: string, observed: string])[];
+}
+
+/** Hands the shards of a step to the workers: an SQS queue when deployed, a list in tests. */
+export interface ShardQueue {
+  send(tasks: readonly ShardTask[]): Promise<void>;
+}
+
+/** Where workers report the findings of their shards, under the step. */
+export interface ShardFindings {
+  /** Keep a shard's report; the first report of a shard stands, so that a redelivered task changes nothing. */
+  report(report: ShardReport): Promise<void>;
+  /** The reports of step `at` so far, of the shards numbered below `shards`. */
+  reportsOf(at: number, shards: number): Promise<ShardReport[]>;
+}
+
+/** How the poller fans out a step: only when its due clusters exceed one shard. */
+export interface FanOut {
+  readonly queue: ShardQueue;
+  readonly findings: ShardFindings;
+  /** Clusters per shard (see docs/scaling.md for why). */
+  readonly shardSize: number;
+  /** How long the poller waits for the shards of its step, from when it sent them. */
+  readonly waitMs: number;
+  /** How long it sleeps between reads of the findings store. */
+  readonly checkEveryMs: number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * Split a step's due reads into shards of at most `size` clusters, dealt in turn so that each shard gets its share of
+ * the full reads: a full read spends 25 times the datapoints of a minute read, and a worker paces its reads at its
+ * share of the quotas, so a shard holding all of them would be the step's last by far.
+ */
+export function shardTasks(
+  at: number,
+  due: DueReads,
+  size: number,
+  muted: (cluster: string) => boolean,
+  armed: ReadonlySet<string>,
+): ShardTask[] {
+  const shards = Math.ceil((due.full.length + due.minute.length) / size);
+  const dealt = Array.from({ length: shards }, () => ({ full: [] as string[], minute: [] as string[] }));
+  [...due.full, ...due.minute].forEach((cluster, index) => {
+    const hand = dealt[index % shards];
+    if (index < due.full.length) hand?.full.push(cluster);
+    else hand?.minute.push(cluster);
+  });
+  return dealt.map(({ full, minute }, shard) => {
+    const names = [...full, ...minute];
+    return { at, shard, shards, full, minute, muted: names.filter(muted), armed: names.filter((c) => armed.has(c)) };
+  });
+}
+
+export interface ShardDependencies {
+  readonly plan: WatchPlan;
+  readonly metrics: MetricSource;
+  readonly findings: ShardFindings;
+}
+
+/**
+ * A worker's use case: read the shard's clusters as the poller would (the same full and minute reads), evaluate the
+ * rules the poller would on each, and report. A cluster it could not read is reported unreadable, never evaluated.
+ */
+export async function evaluateShard(deps: ShardDependencies, task: ShardTask): Promise<ShardReport> {
+  const reading = await readDue(deps, { full: task.full, minute: task.minute }, task.at);
+  const minute = new Set(task.minute);
+  const muted = new Set(task.muted);
+  const clusters = deps.plan.clusters.flatMap((cluster): ShardCluster[] => {
+    const window = reading.windows.get(cluster.name);
+    if (!window) return [];
+    const evaluated = evaluateObservation(
+      {
+        cluster: cluster.name,
+        window,
+        rules: cluster.rules,
+        ...(minute.has(cluster.name) && { evaluated: cluster.minuteRules }),
+      },
+      muted.has(cluster.name),
+    );
+    return [{ cluster: cluster.name, findings: evaluated.findings, severe: [...evaluated.severe] }];
+  });
+  const report: ShardReport = {
+    at: task.at,
+    shard: task.shard,
+    clusters,
+    metricsRequested: reading.metricsRequested,
+    unreadable: reading.unreadable,
+    freshClusters: [...reading.windows.values()].filter(hasSampleAtStep).length,
+    blindTripwires: blindTripwires(new Set(task.armed), reading.windows, deps.plan.cadence.tripwire),
+  };
+  await deps.findings.report(report);
+  return report;
+}
+
+/** A shard's cluster as the evaluate stage left it, for the step that joins the shards. */
+export function readingOf(cluster: ShardCluster): ClusterReading {
+  return {
+    cluster: cluster.cluster,
+    findings: cluster.findings,
+    firing: new Set(cluster.findings.filter((f) => f.verdict === 'met').map((f) => f.rule)),
+    severe: new Map(cluster.severe),
+  };
+}
+
+/**
+ * Send a step's shards and wait for their reports, at most `waitMs`. A shard that has not reported by then counts as
+ * unreadable for the step: its clusters are left out of it, as a cluster CloudWatch would not answer for is, so that
+ * nothing is judged on the absence of its data (no resolve, no new page), and a report that comes later is ignored.
+ */
+export async function fanOutStep(
+  fanOut: FanOut,
+  tasks: readonly ShardTask[],
+  now: () => number,
+): Promise<{ reports: ShardReport[]; late: MetricReading['unreadable'] }> {
+  await fanOut.queue.send(tasks);
+  const deadline = now() + fanOut.waitMs;
+  const at = tasks[0]?.at ?? 0;
+  let reports = await fanOut.findings.reportsOf(at, tasks.length);
+  while (reports.length < tasks.length && now() < deadline) {
+    await fanOut.sleep(Math.min(fanOut.checkEveryMs, Math.max(0, deadline - now())));
+    reports = await fanOut.findings.reportsOf(at, tasks.length);
+  }
+  const reported = new Set(reports.map((r) => r.shard));
+  const late = tasks
+    .filter((t) => !reported.has(t.shard))
+    .map((t) => ({
+      clusters: [...t.full, ...t.minute],
+      error: `shard ${t.shard + 1} of ${t.shards} did not report within ${Math.round(fanOut.waitMs / 1000)} s`,
+    }));
+  return { reports, late };
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from '@jest/globals';
+import { MemoryShardFindings } from '../../shared/pipeline/memory-shard-findings.ts';
+import { type FanOut, fanOutStep, type ShardReport, shardTasks } from '../../shared/pipeline/shards.ts';
+
+const AT = Date.parse('2026-01-05T12:00:00Z');
+const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+const reportOf = (shard: number, clusters: readonly string[]): ShardReport => ({
+  at: AT,
+  shard,
+  clusters: clusters.map((cluster) => ({ cluster, findings: [], severe: [] })),
+  metricsRequested: clusters.length,
+  unreadable: [],
+  freshClusters: clusters.length,
+  blindTripwires: [],
+});
+
+/** A fan-out over memory whose workers are `answer`, and a clock that the sleeps move on. */
+function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ReturnType<typeof shardTasks>) => void) {
+  let clock = 0;
+  const findings = new MemoryShardFindings();
+  const fanOut: FanOut = {
+    queue: { send: async (tasks) => answer(findings, [...tasks]) },
+    findings,
+    shardSize: 3,
+    waitMs: 5_000,
+    checkEveryMs: 1_000,
+    sleep: async (ms) => {
+      clock += ms;
+    },
+  };
+  return { fanOut, now: () => clock };
+}
+
+describe('shardTasks', () => {
+  it('deals the full reads across the shards, no shard larger than the shard size', () => {
+    const tasks = shardTasks(AT, { full: names('full', 3), minute: names('minute', 7) }, 4, () => false, new Set());
+
+    expect(tasks.map((t) => [t.full.length, t.minute.length])).toEqual([
+      [1, 3],
+      [1, 2],
+      [1, 2],
+    ]);
+    expect(tasks.flatMap((t) => [...t.full, ...t.minute]).sort()).toEqual(
+      [...names('full', 3), ...names('minute', 7)].sort(),
+    );
+  });
+
+  it('tells each shard which of its clusters are muted and which are armed', () => {
+    const [task] = shardTasks(AT, { full: ['a'], minute: ['b', 'c'] }, 3, (c) => c === 'b', new Set(['c']));
+
+    expect(task).toMatchObject({ shard: 0, shards: 1, muted: ['b'], armed: ['c'] });
+  });
+});
+
+describe('fanOutStep', () => {
+  it('takes every report when all shards answer', async () => {
+    const { fanOut, now } = memoryFanOut((findings, tasks) => {
+      for (const t of tasks) void findings.report(reportOf(t.shard, [...t.full, ...t.minute]));
+    });
+    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set());
+
+    const { reports, late } = await fanOutStep(fanOut, tasks, now);
+
+    expect(reports.map((r) => r.shard)).toEqual([0, 1]);
+    expect(late).toEqual([]);
+  });
+
+  it('counts the clusters of a shard that never reports unreadable once the wait is over', async () => {
+    const { fanOut, now } = memoryFanOut((findings, tasks) => {
+      const [first] = tasks;
+      if (first) void findings.report(reportOf(first.shard, [...first.full, ...first.minute]));
+    });
+    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set());
+
+    const { reports, late } = await fanOutStep(fanOut, tasks, now);
+
+    expect(reports.map((r) => r.shard)).toEqual([0]);
+    expect(late).toEqual([{ clusters: tasks[1]?.minute, error: 'shard 2 of 2 did not report within 5 s' }]);
+    expect(now()).toBe(5_000);
+  });
+
+  it('keeps the first report of a shard reported twice', async () => {
+    const findings = new MemoryShardFindings();
+    await findings.report(reportOf(0, ['a']));
+    await findings.report(reportOf(0, ['b']));
+
+    expect((await findings.reportsOf(AT, 1)).map((r) => r.clusters.map((c) => c.cluster))).toEqual([['a']]);
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * A loopback fake of an SQS queue's sending side that the real @aws-sdk/client-sqs talks to unmodified. The installed
+ * client speaks AWS JSON 1.0: POSTs to `/` with `X-Amz-Target: AmazonSQS.<Operation>` and a JSON body, and errors as
+ * `{"__type", "message"}` with the `x-amzn-query-error` header. The client checks each answer's MD5OfMessageBody
+ * against what it sent, so the fake computes it as SQS does. A test drains the messages and hands them to a worker as
+ * the Lambda event source mapping would, one SQS event per batch.
+ *
+ * Limits from the SendMessage and SendMessageBatch API references
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html): at most 10
+ * entries, distinct Ids of at most 80 alphanumerics, hyphens and underscores, and 1 MiB in all.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ErrorFaultKind } from './faults.ts';
+import {
+  awsJsonErrorReply,
+  type HttpReply,
+  LoopbackServer,
+  type RawRequest,
+  type ServiceCall,
+  ServiceError,
+} from './loopback-server.ts';
+
+const TARGET_PREFIX = 'AmazonSQS.';
+const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';
+const MAX_ENTRIES = 10;
+const MAX_PAYLOAD_BYTES = 1_048_576;
+const ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+const ERROR_TYPES: Record<string, string> = {
+  EmptyBatchRequest: 'com.amazonaws.sqs#EmptyBatchRequest',
+  TooManyEntriesInBatchRequest: 'com.amazonaws.sqs#TooManyEntriesInBatchRequest',
+  BatchEntryIdsNotDistinct: 'com.amazonaws.sqs#BatchEntryIdsNotDistinct',
+  InvalidBatchEntryId: 'com.amazonaws.sqs#InvalidBatchEntryId',
+  BatchRequestTooLong: 'com.amazonaws.sqs#BatchRequestTooLong',
+  QueueDoesNotExist: 'com.amazonaws.sqs#QueueDoesNotExist',
+  RequestThrottled: 'com.amazonaws.sqs#RequestThrottled',
+  InternalError: 'com.amazonaws.sqs#InternalError',
+  ServiceUnavailable: 'com.amazonaws.sqs#ServiceUnavailable',
+  InvalidAddress: 'com.amazonaws.sqs#InvalidAddress',
+};
+
+export interface QueuedMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly md5: string;
+  readonly sentAt: number;
+}
+
+interface Entry {
+  readonly Id: string;
+  readonly MessageBody: string;
+}
+
+export class SqsServer extends LoopbackServer<Record<string, unknown>> {
+  readonly #queues = new Map<string, QueuedMessage[]>();
+
+  /** A queue and its URL, on this server. */
+  createQueue(name: string): string {
+    const url = `${this.endpoint}/000000000000/${name}`;
+    this.#queues.set(url, []);
+    return url;
+  }
+
+  /** Take every message in the queue, oldest first, as the event source mapping's poll would. */
+  drain(url: string): QueuedMessage[] {
+    const queue = this.#queue(url);
+    return queue.splice(0, queue.length);
+  }
+
+  /** The SQS event Lambda's event source mapping invokes a function with for these messages. */
+  static eventOf(url: string, messages: readonly QueuedMessage[], receiveCount = 1) {
+    const name = url.slice(url.lastIndexOf('/') + 1);
+    return {
+      Records: messages.map((m) => ({
+        messageId: m.messageId,
+        receiptHandle: `${m.messageId}#${receiveCount}`,
+        body: m.body,
+        attributes: {
+          ApproximateReceiveCount: String(receiveCount),
+          SentTimestamp: String(m.sentAt),
+          SenderId: 'AIDAEXAMPLE',
+          ApproximateFirstReceiveTimestamp: String(m.sentAt),
+        },
+        messageAttributes: {},
+        md5OfBody: m.md5,
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:eu-west-1:000000000000:${name}`,
+        awsRegion: 'eu-west-1',
+      })),
+    };
+  }
+
+  override reset(): void {
+    super.reset();
+    for (const queue of this.#queues.values()) queue.length = 0;
+  }
+
+  protected decode({ headers, body }: RawRequest): ServiceCall<Record<string, unknown>> {
+    const target = headers['x-amz-target'];
+    if (typeof target !== 'string' || !target.startsWith(TARGET_PREFIX)) {
+      throw new ServiceError('InvalidAddress', `X-Amz-Target ${String(target)} is not an SQS operation`);
+    }
+    return { operation: target.slice(TARGET_PREFIX.length), input: JSON.parse(body || '{}') };
+  }
+
+  protected handle({ operation, input }: ServiceCall<Record<string, unknown>>): HttpReply {
+    switch (operation) {
+      case 'SendMessage': {
+        const sent = this.#send(String(input.QueueUrl), [{ Id: 'only', MessageBody: String(input.MessageBody) }]);
+        const [message] = sent;
+        return jsonReply({ MessageId: message?.messageId, MD5OfMessageBody: message?.md5 });
+      }
+      case 'SendMessageBatch': {
+        const entries = (input.Entries ?? []) as Entry[];
+        const sent = this.#send(String(input.QueueUrl), entries);
+        return jsonReply({
+          Successful: sent.map((m, i) => ({ Id: entries[i]?.Id, MessageId: m.messageId, MD5OfMessageBody: m.md5 })),
+          Failed: [],
+        });
+      }
+      default:
+        throw new ServiceError('InvalidAddress', `The loopback SQS fake does not implement ${operation}`);
+    }
+  }
+
+  protected encodeError(error: ServiceError): HttpReply {
+    return awsJsonErrorReply(error, ERROR_TYPES[error.code] ?? error.code);
+  }
+
+  protected faultError(kind: ErrorFaultKind): ServiceError {
+    switch (kind) {
+      case 'throttle':
+        return new ServiceError('RequestThrottled', 'Request is throttled.');
+      case 'server-error':
+        return new ServiceError('InternalError', 'Internal error (injected fault)', 500);
+      case 'unavailable':
+        return new ServiceError('ServiceUnavailable', 'Service unavailable (injected fault)', 503);
+    }
+  }
+
+  #send(url: string, entries: readonly Entry[]): QueuedMessage[] {
+    const queue = this.#queue(url);
+    if (entries.length === 0) throw new ServiceError('EmptyBatchRequest', 'The batch request contains no entries.');
+    if (entries.length > MAX_ENTRIES) {
+      throw new ServiceError(
+        'TooManyEntriesInBatchRequest',
+        `Maximum number of entries per request are ${MAX_ENTRIES}.`,
+      );
+    }
+    if (new Set(entries.map((e) => e.Id)).size !== entries.length) {
+      throw new ServiceError('BatchEntryIdsNotDistinct', 'Id values must be unique within a batch request.');
+    }
+    const badId = entries.find((e) => !ENTRY_ID.test(e.Id));
+    if (badId) throw new ServiceError('InvalidBatchEntryId', `A batch entry id ${badId.Id} is not valid.`);
+    const bytes = entries.reduce((n, e) => n + Buffer.byteLength(e.MessageBody), 0);
+    if (bytes > MAX_PAYLOAD_BYTES) {
+      throw new ServiceError('BatchRequestTooLong', `Batch requests cannot be longer than ${MAX_PAYLOAD_BYTES} bytes.`);
+    }
+    const sent = entries.map((e) => ({
+      messageId: randomUUID(),
+      body: e.MessageBody,
+      md5: createHash('md5').update(e.MessageBody).digest('hex'),
+      sentAt: Date.now(),
+    }));
+    queue.push(...sent);
+    return sent;
+  }
+
+  #queue(url: string): QueuedMessage[] {
+    const queue = this.#queues.get(url);
+    if (!queue) throw new ServiceError('QueueDoesNotExist', `The specified queue ${url} does not exist.`);
+    return queue;
+  }
+}
+
+function jsonReply(body: unknown): HttpReply {
+  return { status: 200, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(body) };
+}

@@ -44,10 +44,12 @@ export function couldBeRepair(reason: TerminationReason): boolean {
  * Possible repairs close together arm minute-by-minute polling of their cluster: `REPAIRS_THAT_ARM` of them within
  * `REPAIR_ARMS_POLLING_MS` (node-repair-storm's window) arm it until that long after the last one. The tripwire alarm
  * watches the apiserver only, and a repair loop under a control plane that is slow but not failing would otherwise
- * wait for the slow cycle; a single replacement, as routine consolidation brings, arms nothing.
+ * wait for the slow cycle. Arming starts when node-repair-storm could first fire: its `minReplaced` (3 by default) is
+ * the fewest possible repairs it counts, so minute reads before the third would be paid for nothing, and a replacement
+ * or two, as routine consolidation brings, arm nothing.
  */
 export const REPAIR_ARMS_POLLING_MS = 30 * 60_000;
-export const REPAIRS_THAT_ARM = 2;
+export const REPAIRS_THAT_ARM = 3;
 
 /** Until when possible repairs at these times (ms) arm polling, or undefined when they do not. */
 export function repairsArmUntil(repairTimes: readonly number[]): number | undefined {

@@ -200,24 +200,26 @@ describe('node churn from Auto Scaling and EC2 events', () => {
     expect((await read('auto-euw1')).replaced).toEqual(onlyAt(7));
   });
 
-  it('arms minute polling after two possible repairs within 30 minutes, not after one delivered twice nor after spot interruptions', async () => {
+  it('arms minute polling after three possible repairs within 30 minutes, not after two, one delivered twice, nor spot interruptions', async () => {
     const tripwires = new DynamoDbTripwires(documentClient(), TABLE);
-    const spot = ['i-0ccccccccccccccc3', 'i-0ccccccccccccccc4'];
+    const spot = ['i-0ccccccccccccccc3', 'i-0ccccccccccccccc4', 'i-0ccccccccccccccc5'];
     for (const id of spot) {
       ec2.instances.set(id, karpenterTags('karpenter-euw1'));
       await deliver(spotWarning(id, T + 1 * minute), T + 1 * minute);
       await deliver(stateChange(id, 'shutting-down', T + 2 * minute), T + 2 * minute);
     }
-    ec2.instances.set('i-0ddddddddddddddd3', { 'eks:eks-cluster-name': 'auto-euw1' });
-    ec2.instances.set('i-0ddddddddddddddd4', { 'eks:eks-cluster-name': 'auto-euw1' });
+    for (const id of ['i-0ddddddddddddddd3', 'i-0ddddddddddddddd4', 'i-0ddddddddddddddd5']) {
+      ec2.instances.set(id, { 'eks:eks-cluster-name': 'auto-euw1' });
+    }
     const first = stateChange('i-0ddddddddddddddd3', 'shutting-down', T + 2 * minute);
     await deliver(first, T + 2 * minute);
     await deliver(first, T + 2 * minute);
-    const afterOne = [...(await tripwires.armedByNodeChurn(T + 3 * minute))];
-    await deliver(stateChange('i-0ddddddddddddddd4', 'shutting-down', T + 9 * minute), T + 9 * minute);
+    await deliver(stateChange('i-0ddddddddddddddd4', 'shutting-down', T + 5 * minute), T + 5 * minute);
+    const afterTwo = [...(await tripwires.armedByNodeChurn(T + 6 * minute))];
+    await deliver(stateChange('i-0ddddddddddddddd5', 'shutting-down', T + 9 * minute), T + 9 * minute);
 
     expect([
-      afterOne,
+      afterTwo,
       [...(await tripwires.armedByNodeChurn(T + 30 * minute))],
       [...(await tripwires.armedByNodeChurn(T + 40 * minute))],
       [...(await tripwires.armed(T + 10 * minute))],

@@ -117,7 +117,7 @@ const incident: z.ZodType<Incident> = z.looseObject({
   notifications: z.number(),
   reminders: z.number(),
   evidence: z.record(z.string(), z.array(evidence)),
-  // Fleet grouping and maintenance (issue 13): optional, so that incidents stored before them still decode.
+  // Fleet grouping and maintenance came later: optional, so that incidents stored before them still decode.
   group: z.looseObject({ id: z.string(), openedAt: z.string() }).optional(),
   recoveredAt: z.string().optional(),
   firingSince: z.string().optional(),

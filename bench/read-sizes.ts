@@ -3,7 +3,7 @@ import { fleetClusters, fleetPlan } from './fleet-generator.ts';
 
 /** Datapoints one GetMetricData read of one cluster could return: what the datapoints-per-second quota counts. */
 export interface ReadSizes {
-  /** Before issue 18: every read, armed or quiet, took every metric over the longest window. */
+  /** Before minute reads were narrowed: every read, armed or quiet, took every metric over the longest window. */
   readonly before: number;
   /** A cluster armed between its slow-cadence reads: the minute read, each signal over its short window. */
   readonly armed: number;

@@ -326,7 +326,7 @@ export function renderResults(results: BenchResults): string {
     "Datapoints one read of one cluster could return (the datapoints-per-second quota counts them), for the example configuration's production cluster:",
     '',
     table(
-      ['read', 'before issue 18', 'now', 'metrics × samples'],
+      ['read', 'every metric, longest window', 'now', 'metrics × samples'],
       [
         [
           'armed cluster, between its full reads (minute read)',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 /**
- * The documented settings that take a small fleet under issue 18's goals, each a cost the deployment chooses to drop
+ * The documented settings that take a small fleet under its cost goals (bench/goals.ts), each a cost the deployment chooses to drop
  * (docs/deploy.md, What it costs): no key of its own ($1.00 a month and its requests; the paging topic is then not
  * encrypted at rest), and no early-warning alarms ($0.20 a month). The dashboard is already off by default.
  */

@@ -112,7 +112,7 @@ export const clusterSchema = z.strictObject({
       containerInsights: z.boolean().default(true),
       /** Signals read from a custom namespace instead of (or on top of) the profile. */
       custom: signalRecord(customMetricSchema).default({}),
-      // --- Hints (issue 15): how the cluster's nodes run, so its pages show only the hints that apply. ---
+      // --- Hints: how the cluster's nodes run, so its pages show only the hints that apply. ---
       nodes: nodeKindsSchema.optional(),
     })
     .prefault({}),
@@ -156,7 +156,7 @@ const subscriberSchema = z.discriminatedUnion(
       .refine((s) => (s.endpoint === undefined) !== (s.endpointSecret === undefined), {
         error: 'an https subscriber needs exactly one of "endpoint" or "endpointSecret"',
       }),
-    // --- Native delivery (issue 16): PagerDuty and Opsgenie get their own APIs, with a stable key and a resolve. ---
+    // --- Native delivery: PagerDuty and Opsgenie get their own APIs, with a stable key and a resolve. ---
     z.strictObject({
       protocol: z.literal('pagerduty'),
       /** The Events API v2 routing (integration) key, read at run time so a rotated key needs no deploy. */
@@ -183,7 +183,7 @@ export function isVendorSubscriber(subscriber: Subscriber): subscriber is Vendor
   return (VENDOR_PROTOCOLS as readonly string[]).includes(subscriber.protocol);
 }
 
-// --- Grouping (issue 13): one page per fleet incident over time. Alertmanager's route timers are the reference:
+// --- Grouping: one page per fleet incident over time. Alertmanager's route timers are the reference:
 // https://prometheus.io/docs/alerting/latest/configuration/#route ---
 
 /** Whole minutes: the poller evaluates one step a minute, so a finer grouping time could not be honoured. */
@@ -298,7 +298,7 @@ export const deploymentConfigSchema = z.strictObject({
       nearMissMargin: z.number().gt(0).lt(1).default(0.2),
     })
     .prefault({}),
-  // --- Grouping (issue 13). ---
+  // --- Grouping. ---
   grouping: groupingSchema,
   /**
    * The CloudWatch dashboard of the pipeline and the clusters, and the poller metrics only it reads. Off by default:

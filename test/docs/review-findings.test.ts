@@ -7,7 +7,7 @@ import type { Hint } from '../../shared/engine/rule.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
 /**
- * Issue 15: each finding of the review of every hint and runbook against the AWS, Kubernetes, Karpenter and
+ * Each finding of the review of every hint and runbook against the AWS, Kubernetes, Karpenter and
  * Gatekeeper documentation, held against the text so it cannot come back.
  */
 

@@ -4,7 +4,7 @@ import { loadScenario, only, replayShipped } from '../support/engine-fixtures.ts
 const ofKind = (notifications: readonly Notification[], kind: Notification['kind']) =>
   notifications.filter((n) => n.kind === kind);
 
-describe('issue 13: the lifecycle over messy outages', () => {
+describe('the lifecycle over messy outages', () => {
   describe('one policy backend behind twelve clusters that break over half an hour', () => {
     const CLUSTERS = [...loadScenario('fleet-policy-backend-outage').clusters.keys()];
 

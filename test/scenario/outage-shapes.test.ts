@@ -6,8 +6,9 @@ import { parseScenario } from '../../shared/scenario/scenario.ts';
 import { defaultRuleSet, replayShipped, replaySignals, scenarioJson } from '../support/engine-fixtures.ts';
 
 /**
- * Each outage shape of issue 12, replayed at the default cadence (slow cycle, tripwire, every minute while paging):
- * the page names the right cause within three minutes, or the shape gets the ticket it deserves and nothing else.
+ * Each outage shape the rules model (webhooks that fail closed or hang, error-only outages, 5xx storms, slow
+ * webhooks, kubelets cut off, spot waves) and the benign ones that look like them, replayed at the default cadence
+ * (slow cycle, tripwire, every minute while paging): the page names the right cause within three minutes, or the shape gets the ticket it deserves and nothing else.
  */
 
 const MINUTE = 60_000;

@@ -1,11 +1,10 @@
 import type { Incident } from '../shared/engine/incident.ts';
 import { overlaps } from '../shared/pipeline/activity.ts';
 import type { IncidentRepository } from '../shared/pipeline/ports.ts';
+import { DAY_MS } from '../shared/time.ts';
 import type { DynamoDbTable } from './dynamodb-table.ts';
 import { decodeItem, incidentItem } from './table-items.ts';
 import { DAY_INDEX, daysFrom, PARTITION } from './table-keys.ts';
-
-const DAY_MS = 86_400_000;
 
 /**
  * The reading half of the incidents in DynamoDB: open ones from the `OPEN` partition, resolved ones from the `byDay`

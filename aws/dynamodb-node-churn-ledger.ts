@@ -6,13 +6,13 @@ import type {
   NodeChurnLedger,
 } from '../shared/churn/node-churn.ts';
 import { REPAIR_ARMS_POLLING_MS, repairsArmUntil } from '../shared/churn/node-termination.ts';
+import { DAY_S } from '../shared/time.ts';
 import { decodeItem, instanceItem } from './table-items.ts';
 import { instanceKey, nodeChurnTripwireKey, terminationKey } from './table-keys.ts';
 
 /** What this module sends: one update per node event, and a put per counted termination. */
 export const IAM_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 
-const DAY_S = 86_400;
 /**
  * An instance's record lives a week past its last event. A node that runs longer loses its record to TTL and is
  * placed, when it terminates, by the lookup in EC2 instead (it is still described then).

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DAY_MS } from '../shared/time.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: the queries every store makes, on the table and on its `byDay` index. */
@@ -11,8 +12,6 @@ export interface DynamoDbTableOptions {
   /** How long resolved incidents, notifications and poll records are kept (the digest compares two weeks). */
   readonly retentionDays?: number;
 }
-
-const DAY_MS = 86_400_000;
 
 /** The one table the stores share: its client, name, clock and retention, and the queries every store makes. */
 export class DynamoDbTable {

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../shared/time.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /**
@@ -87,8 +88,6 @@ export const terminationKey = (cluster: string, at: number, instanceId: string):
 
 /** The UTC day of a time, as the day index files items under. */
 export const dayOf = (time: number | string) => new Date(time).toISOString().slice(0, 10);
-
-const DAY_MS = 86_400_000;
 
 /** The UTC days from the one `from` falls on up to (not including) the one that starts at or after `end`. */
 export function daysFrom(from: number, end: number): string[] {

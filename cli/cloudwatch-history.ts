@@ -3,10 +3,11 @@ import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SeriesBySignal } from '../shared/engine/signal-window.ts';
 import { SentinelError } from '../shared/errors.ts';
+import { DAY_MS } from '../shared/time.ts';
 import type { CommandOutput } from './command.ts';
 
 /** CloudWatch keeps one-minute datapoints for 15 days; older history is only there at coarser periods. */
-const ONE_MINUTE_RETENTION_MS = 15 * 86_400_000;
+const ONE_MINUTE_RETENTION_MS = 15 * DAY_MS;
 
 export class CloudWatchUnreachableError extends SentinelError {}
 
@@ -28,7 +29,7 @@ export async function fetchHistory(
   if (to <= from) throw new SentinelError('--to must be later than --from');
   if (from < now - ONE_MINUTE_RETENTION_MS) {
     throw new SentinelError(
-      `--from is ${Math.round((now - from) / 86_400_000)} days ago, but CloudWatch keeps one-minute data for 15 days`,
+      `--from is ${Math.round((now - from) / DAY_MS)} days ago, but CloudWatch keeps one-minute data for 15 days`,
     );
   }
   const samples = Math.floor((to - from) / 60_000) + 1;

@@ -15,12 +15,13 @@ import {
 import { type ClusterObservation, diagnose, renderDiagnosis } from '../shared/doctor/diagnosis.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
+import { DAY_MS } from '../shared/time.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';
 import { stackOutput } from './stack-outputs.ts';
 
 /** The metrics' newest datapoint is looked for this far back; a signal is fresh within the poller's look-back. */
-const HISTORY_MS = 86_400_000;
+const HISTORY_MS = DAY_MS;
 
 export const DOCTOR_COMMAND = defineCommand({
   name: 'doctor',

@@ -20,7 +20,7 @@ import { IAM_ACTIONS as SHARD_QUEUE } from '../aws/sqs-shard-queue.ts';
 /**
  * What each function's code calls, as the union of the IAM_ACTIONS of the aws/ adapters its handler uses, split by
  * the resource they act on. The roles grant these and nothing else (besides writing their own logs and sending to
- * their failure queue); test/infra/least-privilege.test.ts walks each handler's imports and holds this to them, and
+ * their dead-letter queue); test/infra/least-privilege.test.ts walks each handler's imports and holds this to them, and
  * holds each adapter's IAM_ACTIONS to the SDK commands it sends.
  */
 export interface FunctionAccess {

@@ -69,7 +69,7 @@ export class OpsStack extends Stack {
   readonly digest: SentinelFunction;
   readonly tripwire: SentinelFunction;
   /** The one queue of everything the pipeline gave up on. */
-  readonly deadLetters: DeadLetterQueue;
+  readonly deadLetterQueue: DeadLetterQueue;
   /** PagerDuty and Opsgenie delivery, when the configuration names any. */
   readonly delivery?: PagingDelivery;
   readonly nodeChurn: SentinelFunction;
@@ -100,14 +100,14 @@ export class OpsStack extends Stack {
     // queue per source would cost $0.10 a month each): notifications SNS could not deliver, poll and digest events
     // Scheduler could not hand over, tripwire events EventBridge could not, and invocations Lambda gave up on. Each
     // message says where it comes from (docs/deploy.md, Self-monitoring).
-    const deadLetters = new DeadLetterQueue(this, 'DeadLetters', { key });
-    this.deadLetters = deadLetters;
+    const deadLetterQueue = new DeadLetterQueue(this, 'DeadLetters', { key });
+    this.deadLetterQueue = deadLetterQueue;
     this.topics = new NotificationTopics(this, 'Topics', {
       config,
       topicNames,
       alarmNamePrefix,
       key,
-      deadLetterQueue: deadLetters,
+      deadLetterQueue,
     });
 
     this.table = new dynamodb.Table(this, 'Table', {
@@ -138,7 +138,7 @@ export class OpsStack extends Stack {
       timeout: POLLER_TIMEOUT,
       configFile,
       key,
-      failureQueue: deadLetters,
+      deadLetterQueue,
       reservedConcurrentExecutions: POLLER_CONCURRENCY,
       // A failed poll is retried twice; a retry that finds a later step already evaluated only delivers the outbox.
       retryAttempts: 2,
@@ -158,7 +158,7 @@ export class OpsStack extends Stack {
       timeout: Duration.minutes(2),
       configFile,
       key,
-      failureQueue: deadLetters,
+      deadLetterQueue,
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
     });
@@ -177,7 +177,7 @@ export class OpsStack extends Stack {
       // A poll that could not be handed over within a minute is superseded by the next one.
       retryAttempts: 3,
       maxEventAge: Duration.minutes(1),
-      deadLetterQueue: deadLetters,
+      deadLetterQueue,
       key,
     });
     // Tripwire state changes get a function of their own: a burst of them (an ingestion delay flips every tripwire at
@@ -189,7 +189,7 @@ export class OpsStack extends Stack {
       timeout: Duration.seconds(10),
       configFile,
       key,
-      failureQueue: deadLetters,
+      deadLetterQueue,
       retryAttempts: 2,
       maxEventAge: Duration.minutes(10),
     });
@@ -198,7 +198,7 @@ export class OpsStack extends Stack {
       config,
       deployment,
       target: this.tripwire.function,
-      deadLetterQueue: deadLetters,
+      deadLetterQueue,
     });
 
     // Node events get a function of their own too: a spot wave or a repair storm is a burst of them.
@@ -209,7 +209,7 @@ export class OpsStack extends Stack {
       timeout: Duration.seconds(20),
       configFile,
       key,
-      failureQueue: deadLetters,
+      deadLetterQueue,
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
     });
@@ -219,7 +219,7 @@ export class OpsStack extends Stack {
     this.bindInstanceLookups(linked);
     new NodeEventRules(this, 'NodeEvents', {
       target: this.nodeChurn.function,
-      deadLetterQueue: deadLetters,
+      deadLetterQueue,
       accounts: [...new Set(linked.map((l) => l.account))].sort(),
     });
 
@@ -236,7 +236,7 @@ export class OpsStack extends Stack {
       input: { kind: 'digest', scheduledTime: scheduler.ContextAttribute.scheduledTime },
       retryAttempts: 10,
       maxEventAge: Duration.hours(2),
-      deadLetterQueue: deadLetters,
+      deadLetterQueue,
       key,
     });
 
@@ -246,7 +246,7 @@ export class OpsStack extends Stack {
         poller: this.poller,
         table: this.table,
         key,
-        deadLetters,
+        deadLetterQueue,
         configFile,
       });
     }
@@ -258,7 +258,7 @@ export class OpsStack extends Stack {
         topic: this.topics.paging,
         table: this.table,
         key,
-        deadLetters,
+        deadLetterQueue,
         configFile,
       });
       new CfnOutput(this, 'PagingIntegrations', {
@@ -273,7 +273,7 @@ export class OpsStack extends Stack {
       alarmNamePrefix,
       poller: this.poller,
       pollerTimeout: POLLER_TIMEOUT,
-      deadLetterQueue: deadLetters,
+      deadLetterQueue,
       earlyWarnings: config.selfMonitoring.earlyWarnings,
       topic: this.topics.paging,
     });

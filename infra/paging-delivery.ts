@@ -18,7 +18,7 @@ export interface PagingDeliveryProps {
   /** The deployment's key; without one, SQS's own (SSE-SQS), which SNS can send to. */
   readonly key: kms.IKey | undefined;
   /** The deployment's one dead-letter queue: a notification that keeps failing waits there, and its depth pages. */
-  readonly deadLetters: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
   readonly configFile: string;
 }
 
@@ -48,7 +48,7 @@ export class PagingDelivery extends Construct {
     super(scope, id);
     this.queue = workQueue(this, 'Queue', {
       key: props.key,
-      deadLetters: props.deadLetters,
+      deadLetterQueue: props.deadLetterQueue,
       visibilityTimeout: VISIBILITY_TIMEOUT,
       retentionPeriod: Duration.days(4),
       maxReceiveCount: MAX_RECEIVE_COUNT,
@@ -61,7 +61,7 @@ export class PagingDelivery extends Construct {
       endpoint: this.queue.queueArn,
       rawMessageDelivery: true,
       filterPolicy: { kind: sns.SubscriptionFilter.existsFilter() },
-      deadLetterQueue: props.deadLetters,
+      deadLetterQueue: props.deadLetterQueue,
     });
     this.queue.addToResourcePolicy(
       new iam.PolicyStatement({
@@ -81,7 +81,7 @@ export class PagingDelivery extends Construct {
       configFile: props.configFile,
       key: props.key,
       // Invoked by the SQS event source, synchronously: these only apply to asynchronous invocations.
-      failureQueue: props.deadLetters,
+      deadLetterQueue: props.deadLetterQueue,
       retryAttempts: 0,
       maxEventAge: Duration.minutes(1),
     });

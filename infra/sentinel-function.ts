@@ -55,7 +55,7 @@ export const KEY_USE = {
  * Lambda sends an asynchronous invocation it gave up on to an SQS destination with the function's role, which needs
  * sqs:SendMessage on the queue (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html).
  */
-export const FAILURE_QUEUE_ACTIONS = ['sqs:SendMessage'] as const;
+export const DEAD_LETTER_ACTIONS = ['sqs:SendMessage'] as const;
 
 export interface SentinelFunctionProps {
   /** The handler file, relative to the repository root, e.g. `functions/poller/handler.ts`. */
@@ -68,10 +68,10 @@ export interface SentinelFunctionProps {
   /** Encrypts the log group; without it, CloudWatch Logs encrypts it with its own key. */
   readonly key: kms.IKey | undefined;
   /** Where asynchronous invocations go once Lambda has given up on them. */
-  readonly failureQueue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
   /** Lambda's own retries of a failed asynchronous invocation (0 to 2). */
   readonly retryAttempts: number;
-  /** How long an asynchronous invocation may wait, throttled or retrying, before it goes to the failure queue. */
+  /** How long an asynchronous invocation may wait, throttled or retrying, before it goes to the dead-letter queue. */
   readonly maxEventAge: Duration;
   readonly reservedConcurrentExecutions?: number;
   readonly logRetention?: logs.RetentionDays;
@@ -121,7 +121,7 @@ export class SentinelFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
-      onFailure: new FailureQueue(this, props.failureQueue),
+      onFailure: new DeadLetterDestination(this, props.deadLetterQueue),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         SENTINEL_CONFIG_FILE: BUNDLED_CONFIG_FILE,
@@ -180,7 +180,7 @@ export class SentinelFunction extends Construct {
  * The failure destination of asynchronous invocations: an encrypted SQS queue, granted only what Lambda needs to send
  * to it with the function's role (CDK's SqsDestination would grant GetQueueAttributes, GetQueueUrl and every key action).
  */
-class FailureQueue implements lambda.IDestination {
+class DeadLetterDestination implements lambda.IDestination {
   constructor(
     private readonly owner: SentinelFunction,
     private readonly queue: sqs.IQueue,
@@ -188,7 +188,7 @@ class FailureQueue implements lambda.IDestination {
 
   bind(): lambda.DestinationConfig {
     this.owner.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: [...FAILURE_QUEUE_ACTIONS], resources: [this.queue.queueArn] }),
+      new iam.PolicyStatement({ actions: [...DEAD_LETTER_ACTIONS], resources: [this.queue.queueArn] }),
     );
     this.owner.useKey(this.queue.encryptionMasterKey, KEY_USE.queue);
     return { destination: this.queue.queueArn };

@@ -16,7 +16,7 @@ export interface ShardWorkersProps {
   /** The deployment's key; without one, SQS's own (SSE-SQS). */
   readonly key: kms.IKey | undefined;
   /** The deployment's one dead-letter queue: a shard that keeps failing waits there, and its depth pages. */
-  readonly deadLetters: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
   readonly configFile: string;
 }
 
@@ -47,7 +47,7 @@ export class ShardWorkers extends Construct {
     super(scope, id);
     this.queue = workQueue(this, 'Queue', {
       key: props.key,
-      deadLetters: props.deadLetters,
+      deadLetterQueue: props.deadLetterQueue,
       visibilityTimeout: VISIBILITY_TIMEOUT,
       // A shard is for one minute: one kept for longer would only be evaluated after its poll gave up on it.
       retentionPeriod: Duration.minutes(5),
@@ -62,7 +62,7 @@ export class ShardWorkers extends Construct {
       configFile: props.configFile,
       key: props.key,
       // Invoked by the SQS event source, synchronously: these only apply to asynchronous invocations.
-      failureQueue: props.deadLetters,
+      deadLetterQueue: props.deadLetterQueue,
       retryAttempts: 0,
       maxEventAge: Duration.minutes(1),
     });

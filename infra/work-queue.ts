@@ -9,7 +9,7 @@ export interface WorkQueueProps {
   /** The deployment's key; without one, SQS's own (SSE-SQS). */
   readonly key: kms.IKey | undefined;
   /** The deployment's one dead-letter queue: a message that keeps failing waits there, and its depth pages. */
-  readonly deadLetters: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
   readonly visibilityTimeout: Duration;
   readonly retentionPeriod: Duration;
   readonly maxReceiveCount: number;
@@ -24,7 +24,7 @@ export function workQueue(scope: Construct, id: string, props: WorkQueueProps): 
     enforceSSL: true,
     visibilityTimeout: props.visibilityTimeout,
     retentionPeriod: props.retentionPeriod,
-    deadLetterQueue: { queue: props.deadLetters, maxReceiveCount: props.maxReceiveCount },
+    deadLetterQueue: { queue: props.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
   });
 }
 

@@ -1,4 +1,5 @@
 import { SentinelError } from '../errors.ts';
+import { WEEK_MS } from '../time.ts';
 import { addDays, type CivilDate, civilDays, localTime, startOfLocalDay } from './zoned-time.ts';
 
 /** An ISO week on a team's wall clock: from Monday 00:00 local to the next Monday 00:00 local, `to` excluded. */
@@ -13,7 +14,6 @@ export interface DigestWeek {
 /** A week label that is not an ISO week. */
 export class WeekError extends SentinelError {}
 
-const DAY_MS = 86_400_000;
 const WEEK_LABEL = /^(\d{4})-W(\d{2})$/;
 
 /** Monday 0 to Sunday 6. */
@@ -25,7 +25,7 @@ function isoWeekOf(date: CivilDate): { year: number; week: number } {
   // The ISO week belongs to the year its Thursday falls in.
   const thursday = addDays(date, 3 - isoWeekday(date));
   const january1 = civilDays({ year: thursday.year, month: 1, day: 1 });
-  return { year: thursday.year, week: 1 + Math.floor((civilDays(thursday) - january1) / (7 * DAY_MS)) };
+  return { year: thursday.year, week: 1 + Math.floor((civilDays(thursday) - january1) / WEEK_MS) };
 }
 
 function mondayOf(year: number, week: number): CivilDate {

@@ -1,7 +1,8 @@
 import type { Evidence } from '../engine/evaluate-condition.ts';
 import { fitMessage, type MessageBodies, type RenderedMessage, SUBJECT_LIMIT } from '../notify/fit-message.ts';
 import { asciiLine } from '../notify/message-bodies.ts';
-import { formatMinutes, formatNumber } from '../notify/notification-text.ts';
+import { formatNumber } from '../notify/notification-text.ts';
+import { formatMinutes } from '../time.ts';
 import type {
   ClusterWeek,
   Digest,

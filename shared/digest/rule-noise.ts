@@ -4,8 +4,9 @@ import { durationMs } from '../engine/duration.ts';
 import { type Incident, members } from '../engine/incident.ts';
 import type { Rule, RuleOverrides } from '../engine/rule.ts';
 import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
-import { formatMinutes, formatNumber } from '../notify/notification-text.ts';
+import { formatNumber } from '../notify/notification-text.ts';
 import type { NotificationRecord } from '../pipeline/ports.ts';
+import { durationText, formatMinutes } from '../time.ts';
 import type { RuleNoise } from './digest.ts';
 
 export interface NoiseInput {
@@ -108,18 +109,6 @@ function noiseOf(rule: Rule, effective: ClusterRule | undefined, input: NoiseInp
 
 function times(count: number): string {
   return count === 1 ? 'once' : `${count} times`;
-}
-
-/** A duration as the configuration writes it: `90s`, `15m`, `4h`, `2d`. */
-function durationText(ms: number): string {
-  for (const [unit, size] of [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-  ] as const) {
-    if (ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${ms / 1000}s`;
 }
 
 type LeafCondition = Exclude<Condition, { readonly kind: 'allOf' | 'anyOf' | 'noneOf' }>;

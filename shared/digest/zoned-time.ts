@@ -1,3 +1,5 @@
+import { DAY_MS } from '../time.ts';
+
 /** A calendar day, with no time zone: what a wall calendar shows. */
 export interface CivilDate {
   readonly year: number;
@@ -13,7 +15,6 @@ export interface LocalTime extends CivilDate {
   readonly second: number;
 }
 
-const DAY_MS = 86_400_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {

@@ -6,6 +6,7 @@ import { evaluateCondition } from '../engine/evaluate-condition.ts';
 import { type SeriesBySignal, SeriesWindow } from '../engine/signal-window.ts';
 import type { SignalName } from '../engine/signals.ts';
 import type { WatchedCluster } from '../pipeline/watch-plan.ts';
+import { roughDuration } from '../time.ts';
 
 /**
  * What `sentinel doctor` makes of what CloudWatch, OAM and the alarms say about each cluster: which signals it really
@@ -174,13 +175,9 @@ function dimensionsOf(metric: MetricObservation): string {
     .join(',');
 }
 
-/** "3 min", "2 h", "4 d". */
+/** "3 minutes", "2 hours", "4 days". */
 function age(ms: number, at: number | undefined): string {
-  if (at === undefined) return 'more than a day';
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 120) return `${minutes} min`;
-  const hours = Math.round(minutes / 60);
-  return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} d`;
+  return at === undefined ? 'more than a day' : roughDuration(ms);
 }
 
 /** The doctor's report: per cluster what was found, each rule's coverage that is not full, and the fixes. */

@@ -1,4 +1,5 @@
 import type { Notification } from '../engine/notification.ts';
+import { formatMinutes } from '../time.ts';
 import {
   fitMessage,
   type MessageAttributes,
@@ -6,7 +7,7 @@ import {
   type RenderedMessage,
   SUBJECT_LIMIT,
 } from './fit-message.ts';
-import { evidenceLines, formatMinutes, formatTime, hintBlocks } from './notification-text.ts';
+import { evidenceLines, formatTime, hintBlocks } from './notification-text.ts';
 
 const KIND_TAG = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVED' } as const;
 

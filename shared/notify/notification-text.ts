@@ -6,13 +6,6 @@ export function formatTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
 }
 
-export function formatMinutes(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
-}
-
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return 'inf';
   return Number.isInteger(value) ? String(value) : value.toPrecision(3).replace(/\.?0+$/, '');

@@ -1,5 +1,6 @@
 import type { Notification } from '../engine/notification.ts';
-import { evidenceLines, formatMinutes, formatTime, hintBlocks } from './notification-text.ts';
+import { formatMinutes } from '../time.ts';
+import { evidenceLines, formatTime, hintBlocks } from './notification-text.ts';
 
 const KIND_LABEL = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVE' } as const;
 const INDENT = ' '.repeat(20);

@@ -1,4 +1,5 @@
 import { SentinelError } from '../errors.ts';
+import { roughDuration } from '../time.ts';
 
 /**
  * How far an event's own time may stand from the clock of the invocation that handles it. An event from the future
@@ -26,19 +27,10 @@ export function eventTime(field: string, text: string, now: number): number {
   const skew = time - now;
   if (skew > EVENT_TIME_TOLERANCE.aheadMs || -skew > EVENT_TIME_TOLERANCE.behindMs) {
     throw new EventTimeError(
-      `${field}: ${text} is ${describeSkew(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} this invocation's clock (${new Date(now).toISOString()}); events are accepted from ${describeSkew(EVENT_TIME_TOLERANCE.behindMs)} behind to ${describeSkew(EVENT_TIME_TOLERANCE.aheadMs)} ahead`,
+      `${field}: ${text} is ${roughDuration(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} this invocation's clock (${new Date(now).toISOString()}); events are accepted from ${roughDuration(EVENT_TIME_TOLERANCE.behindMs)} behind to ${roughDuration(EVENT_TIME_TOLERANCE.aheadMs)} ahead`,
     );
   }
   return time;
-}
-
-function describeSkew(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 120) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 72) return `${hours} hours`;
-  const days = Math.round(hours / 24);
-  return days < 730 ? `${days} days` : `${Math.round(days / 365)} years`;
 }
 
 /** A step the ledger's clock has not reached yet: claiming it would move the cursor past every real poll. */

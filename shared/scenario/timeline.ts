@@ -1,6 +1,7 @@
 import { describeCoverage } from '../engine/coverage.ts';
-import { evidenceLines, formatMinutes, formatTime, hintLines } from '../notify/notification-text.ts';
+import { evidenceLines, formatTime, hintLines } from '../notify/notification-text.ts';
 import { renderNotification } from '../notify/render-notification.ts';
+import { formatMinutes } from '../time.ts';
 import { describeExpectation } from './expectations.ts';
 import type { ReplayResult } from './replay.ts';
 

@@ -95,7 +95,7 @@ describe('sentinel doctor', () => {
   it('reports the cluster with every signal as it is: every metric fresh, Container Insights on, full coverage', () => {
     const prod = section(report, 'prod-use1');
 
-    expect(prod).toMatch(/metrics: (\d+) of \1 found, newest datapoint 2 min old/);
+    expect(prod).toMatch(/metrics: (\d+) of \1 found, newest datapoint 2 minutes old/);
     expect(prod).toContain('Container Insights: on');
     expect(prod).toContain('node churn: counted from Auto Scaling and EC2 events by the node-churn function');
     expect(prod).toContain('tripwire OpsStack-tripwire-prod-use1: OK');

@@ -95,7 +95,7 @@ const constructs: Record<string, (stack: Stack) => void> = {
       timeout: Duration.seconds(50),
       configFile: TEST_CONFIG,
       key: key(stack),
-      failureQueue: queue(stack),
+      deadLetterQueue: queue(stack),
       retryAttempts: 2,
       maxEventAge: Duration.minutes(5),
     }),
@@ -146,7 +146,7 @@ const constructs: Record<string, (stack: Stack) => void> = {
       topic: topic(stack),
       table: new dynamodb.Table(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
       key: key(stack),
-      deadLetters: queue(stack),
+      deadLetterQueue: queue(stack),
       configFile: TEST_CONFIG,
     }),
   MetricsSink: (stack) =>

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTION_ACCESS } from '../../infra/function-access.ts';
-import { FAILURE_QUEUE_ACTIONS, KEY_USE, PROJECT_ROOT, type SentinelFunction } from '../../infra/sentinel-function.ts';
+import { DEAD_LETTER_ACTIONS, KEY_USE, PROJECT_ROOT, type SentinelFunction } from '../../infra/sentinel-function.ts';
 import { type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
 
 /**
@@ -197,7 +197,7 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
     expect(new Set(key.map(([, resource]) => resource))).toEqual(new Set([arn(ref(deploymentKey()))]));
   });
 
-  it('writes only its own logs and sends only to the failure queue', () => {
+  it('writes only its own logs and sends only to the dead-letter queue', () => {
     const rest = grantsOf(fn()).filter(([action]) => !/^(dynamodb|sns|cloudwatch|ec2|sts|kms):/.test(action));
     const queue = Object.keys(template.findResources('AWS::SQS::Queue')).find((id) => id.startsWith('DeadLetters'));
 
@@ -205,7 +205,7 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
       [
         ['logs:CreateLogStream', arn(ref(fn().logGroup))],
         ['logs:PutLogEvents', arn(ref(fn().logGroup))],
-        ...FAILURE_QUEUE_ACTIONS.map((action): [string, string] => [action, arn(queue ?? '')]),
+        ...DEAD_LETTER_ACTIONS.map((action): [string, string] => [action, arn(queue ?? '')]),
       ].sort(),
     );
   });
@@ -248,7 +248,7 @@ describe('the delivery role', () => {
 
     expect(new Set(consumed.map(([, resource]) => resource))).toEqual(new Set([arn(delivery().queue)]));
     expect(sqs.filter(([action]) => action === 'sqs:SendMessage')).toEqual([
-      ['sqs:SendMessage', arn(synth.ops.deadLetters)],
+      ['sqs:SendMessage', arn(synth.ops.deadLetterQueue)],
     ]);
     expect([...new Set(key.map(([action]) => action))].sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
     expect(new Set(key.map(([, resource]) => resource))).toEqual(new Set([arn(deploymentKey())]));

@@ -29,7 +29,7 @@ beforeAll(() => {
   app = newApp({ bundle: false, parent: outdir });
   stack = new Stack(app, 'Shards', { env: TEST_ENV });
   const key = new kms.Key(stack, 'Key', { enableKeyRotation: true });
-  const deadLetters = new DeadLetterQueue(stack, 'DeadLetters', { key });
+  const deadLetterQueue = new DeadLetterQueue(stack, 'DeadLetters', { key });
   const poller = new SentinelFunction(stack, 'Poller', {
     entry: 'functions/poller/handler.ts',
     description: 'poller',
@@ -37,7 +37,7 @@ beforeAll(() => {
     timeout: Duration.seconds(50),
     configFile: TEST_CONFIG,
     key,
-    failureQueue: deadLetters,
+    deadLetterQueue,
     retryAttempts: 2,
     maxEventAge: Duration.minutes(5),
   });
@@ -49,7 +49,7 @@ beforeAll(() => {
     encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
     encryptionKey: key,
   });
-  new ShardWorkers(stack, 'ShardWorkers', { poller, table, key, deadLetters, configFile: TEST_CONFIG });
+  new ShardWorkers(stack, 'ShardWorkers', { poller, table, key, deadLetterQueue, configFile: TEST_CONFIG });
   template = Template.fromStack(stack);
 });
 

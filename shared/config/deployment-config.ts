@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { describeSeconds, durationOutOfRange, POLL_BOUNDS } from '../engine/bounds.ts';
-import { DEFAULT_RULES } from '../engine/default-rules.ts';
 import { durationSeconds, isDuration } from '../engine/duration.ts';
 import { NODE_KINDS } from '../engine/hint-scope.ts';
 import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
+import { DEFAULT_RULES } from '../engine/rules/index.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath, parseJson, parseWith, stringsIn } from '../schema-errors.ts';
@@ -364,7 +364,7 @@ export function compileRuleSet(custom: readonly Rule[], file: string): RuleSet {
   return RuleSet.compile(
     [...DEFAULT_RULES, ...custom],
     [
-      ...DEFAULT_RULES.map((_, index) => ({ file: 'shared/engine/default-rules.ts', path: [index] })),
+      ...DEFAULT_RULES.map((rule) => ({ file: `shared/engine/rules/${rule.id}.ts`, path: [] })),
       ...custom.map((_, index) => ({ file, path: ['rules', 'custom', index] })),
     ],
   );

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
+import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { runSentinel as run } from '../support/command-output.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
 import type { HintScope } from '../../shared/engine/hint-scope.ts';
+import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 import { awsCalls, markdownCommands } from '../support/shell-commands.ts';
 

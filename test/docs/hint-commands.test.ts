@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
 import { type ClusterFacts, fillPlaceholders, PLACEHOLDERS } from '../../shared/engine/hint-scope.ts';
+import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 import {
   type AwsCall,

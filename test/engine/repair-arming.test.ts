@@ -1,5 +1,5 @@
 import { REPAIRS_THAT_ARM, repairsArmUntil } from '../../shared/churn/node-termination.ts';
-import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
+import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 
 const minute = 60_000;
 

@@ -1,6 +1,6 @@
-import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
 import type { Rule } from '../../shared/engine/rule.ts';
 import { type RuleOrigin, RuleSet } from '../../shared/engine/rule-set.ts';
+import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { InputError } from '../../shared/errors.ts';
 import { defaultRuleSet, flagRule, ruleSetOf, testRule } from '../support/engine-fixtures.ts';
 

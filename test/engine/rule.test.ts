@@ -1,5 +1,5 @@
-import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
 import { ruleSchema } from '../../shared/engine/rule.ts';
+import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { InputError, type InputProblem } from '../../shared/errors.ts';
 import { parseWith } from '../../shared/schema-errors.ts';
 

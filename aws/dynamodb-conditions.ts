@@ -15,3 +15,12 @@ export async function unlessConditionFails(write: Promise<unknown>): Promise<voi
     if (!isConditionFailure(error)) throw error;
   }
 }
+
+/**
+ * DynamoDB refused a write for what it is, not for when it came: ValidationException (an item over 400 KB, an
+ * attribute it cannot hold) is a client error that no retry changes
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html).
+ */
+export function isRefusedForGood(error: unknown): boolean {
+  return (error as Error)?.name === 'ValidationException';
+}

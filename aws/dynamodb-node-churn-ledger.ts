@@ -18,6 +18,8 @@ export const IAM_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
  * placed, when it terminates, by the lookup in EC2 instead (it is still described then).
  */
 const INSTANCE_TTL_S = 7 * DAY_S;
+/** The most repairs a cluster's node-churn tripwire keeps: far more than the three that arm it, and about 4 KB. */
+const REPAIRS_KEPT = 100;
 /** Terminations are kept as long as CloudWatch keeps one-minute data (15 days): the longest look-back of a poll. */
 const TERMINATION_TTL_S = 15 * DAY_S;
 
@@ -102,24 +104,32 @@ export class DynamoDbNodeChurnLedger implements NodeChurnLedger {
     );
     const noted = [...((Attributes.repairs as Set<string> | undefined) ?? [])];
     const timeOf = (entry: string) => Date.parse(entry.split('#')[0] ?? '');
+    const newest = Math.max(...noted.map(timeOf));
     const until = repairsArmUntil(noted.map(timeOf));
-    const stale = noted.filter((entry) => timeOf(entry) <= Math.max(...noted.map(timeOf)) - REPAIR_ARMS_POLLING_MS);
-    if (until === undefined && stale.length === 0) return;
-    // Read as an armed tripwire until it expires: a later repair extends it, and nothing needs to disarm it.
+    // Bounded by time (the repairs of the last arming window) and by count (the newest REPAIRS_KEPT of them), so
+    // that a fleet-wide replacement cannot grow the item towards DynamoDB's 400 KB.
+    const byAge = [...noted].sort((a, b) => timeOf(b) - timeOf(a));
+    const dropped = byAge.filter((entry, i) => i >= REPAIRS_KEPT || timeOf(entry) <= newest - REPAIR_ARMS_POLLING_MS);
+    // The TTL moves with each repair: a set whose repairs trickle in is never swept while one of them may still count.
+    const keepUntil = Math.max(newest + REPAIR_ARMS_POLLING_MS, until ?? 0);
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: key,
         UpdateExpression: [
-          until === undefined ? '' : 'SET #state = :alarm, changedAt = :now, expiresAt = :until',
-          stale.length === 0 ? '' : 'DELETE repairs :stale',
+          until === undefined
+            ? 'SET expiresAt = :keep'
+            : 'SET expiresAt = :keep, #state = :alarm, changedAt = :now, armedUntil = :until',
+          dropped.length === 0 ? '' : 'DELETE repairs :dropped',
         ]
           .filter(Boolean)
           .join(' '),
         ...(until !== undefined && { ExpressionAttributeNames: { '#state': 'state' } }),
         ExpressionAttributeValues: {
+          ':keep': Math.floor(keepUntil / 1000),
+          // Read as an armed tripwire until then: a later repair extends it, and nothing needs to disarm it.
           ...(until !== undefined && { ':alarm': 'ALARM', ':now': now, ':until': Math.floor(until / 1000) }),
-          ...(stale.length > 0 && { ':stale': new Set(stale) }),
+          ...(dropped.length > 0 && { ':dropped': new Set(dropped) }),
         },
       }),
     );

@@ -1,9 +1,11 @@
+import { gzipSync } from 'node:zlib';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../shared/engine/notification.ts';
 import type { Outbox } from '../shared/pipeline/ports.ts';
 import { isConditionFailure, unlessConditionFails } from './dynamodb-conditions.ts';
 import { DynamoDbOutboxReader } from './dynamodb-outbox-reader.ts';
-import { DAY_INDEX, dayIndexEntry, dayOf, outboxKey } from './table-keys.ts';
+import { DAY_INDEX, dayIndexEntry, dayOf, outboxKey, outboxPartKey } from './table-keys.ts';
+import { byteParts, INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: enqueueing, claiming and settling deliveries. */
@@ -17,13 +19,14 @@ export const IAM_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 export class DynamoDbOutbox extends DynamoDbOutboxReader implements Outbox {
   async enqueue(notifications: readonly Notification[]): Promise<void> {
     for (const notification of notifications) {
+      const stored = await this.storeNotification(notification);
       await unlessConditionFails(
         this.table.db.send(
           new PutCommand({
             TableName: this.table.name,
             Item: {
               ...outboxKey(notification.id),
-              notification,
+              ...stored,
               status: 'pending',
               attempts: 0,
               ...dayIndexEntry(DAY_INDEX.pending, notification.at),
@@ -37,6 +40,28 @@ export class DynamoDbOutbox extends DynamoDbOutboxReader implements Outbox {
     }
   }
 
+  /**
+   * The attribute that holds a notification in its item: the notification itself, or, when it would take the item
+   * past DynamoDB's 400 KB (a fleet outage's page lists every cluster with its evidence), the count of the gzipped
+   * parts written here first. Rewriting the parts on a retry writes the same bytes, so enqueueing stays idempotent.
+   */
+  private async storeNotification(notification: Notification) {
+    const json = JSON.stringify(notification);
+    if (utf8Bytes(json) <= INLINE_JSON_BYTES) return { notification };
+    const parts = byteParts(gzipSync(json));
+    // Kept for twice the retention from when it was raised: past the item's own TTL however late it is delivered.
+    const expiresAt = this.table.expiresAt(Date.parse(notification.at) + this.table.retentionMs);
+    for (const [part, payload] of parts.entries()) {
+      await this.table.db.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...outboxPartKey(notification.id, part), payload, expiresAt },
+        }),
+      );
+    }
+    return { notificationParts: parts.length };
+  }
+
   async claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean> {
     try {
       await this.table.db.send(
@@ -44,6 +69,7 @@ export class DynamoDbOutbox extends DynamoDbOutboxReader implements Outbox {
           TableName: this.table.name,
           Key: outboxKey(id),
           UpdateExpression: 'SET #status = :sending, #owner = :owner, leaseUntil = :lease',
+          // deliveryClaimable (shared/pipeline/step-claim.ts), as a condition.
           ConditionExpression: '#status = :pending OR (#status = :sending AND leaseUntil < :now)',
           ExpressionAttributeNames: { '#status': 'status', '#owner': 'owner' },
           ExpressionAttributeValues: {

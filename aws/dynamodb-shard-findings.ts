@@ -5,16 +5,11 @@ import { isConditionFailure } from './dynamodb-conditions.ts';
 import type { DynamoDbTable } from './dynamodb-table.ts';
 import { decodeItem, decodeJson, shardHeaderItem, shardPartItem, shardReport } from './table-items.ts';
 import { shardKey, shardPartKey } from './table-keys.ts';
+import { byteParts } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: a worker's report of its shard, and the poller's reads of them. */
 export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
-
-/**
- * Reports are gzipped (a shard's findings are repetitive evidence text) and split into parts below DynamoDB's 400 KB
- * item limit (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
- */
-const PART_BYTES = 300_000;
 
 /**
  * Shard reports in the pipeline's table, written as a step's outcome is: the parts under the writer's name, then the
@@ -30,18 +25,15 @@ export class DynamoDbShardFindings implements ShardFindings {
 
   async report(report: ShardReport): Promise<void> {
     const { owner } = this;
-    const payload = gzipSync(JSON.stringify(report));
-    const parts = Math.max(1, Math.ceil(payload.length / PART_BYTES));
+    // Gzipped (a shard's findings are repetitive evidence text), in parts below DynamoDB's 400 KB (table-limits.ts).
+    const payloads = byteParts(gzipSync(JSON.stringify(report)));
+    const parts = payloads.length;
     const expiresAt = this.table.expiresAt(this.table.now());
-    for (let part = 0; part < parts; part++) {
+    for (const [part, payload] of payloads.entries()) {
       await this.table.db.send(
         new PutCommand({
           TableName: this.table.name,
-          Item: {
-            ...shardPartKey(report.at, report.shard, owner, part),
-            payload: payload.subarray(part * PART_BYTES, (part + 1) * PART_BYTES),
-            expiresAt,
-          },
+          Item: { ...shardPartKey(report.at, report.shard, owner, part), payload, expiresAt },
         }),
       );
     }

@@ -1,19 +1,17 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../shared/engine/notification.ts';
 import { applyStep } from '../shared/pipeline/apply-step.ts';
-import { behindClock, claimableStep } from '../shared/pipeline/event-time.ts';
 import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from '../shared/pipeline/ports.ts';
-import { isConditionFailure, unlessConditionFails } from './dynamodb-conditions.ts';
+import { afterRollForward, ruleOnClaim, StepQuarantinedError, tookItAlready } from '../shared/pipeline/step-claim.ts';
+import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './dynamodb-conditions.ts';
 import type { DynamoDbTable } from './dynamodb-table.ts';
 import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
 import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
+import { PART_BYTES, utf8Slices } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: claims of a step and the commit of its outcome. */
 export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
-
-/** Step records are split into parts below DynamoDB's 400 KB item limit. */
-const PART_BYTES = 300_000;
 
 /**
  * The step ledger in DynamoDB: the cursor (`POLL`/`CURSOR`) says which step is claimed and which is done, and each
@@ -27,24 +25,14 @@ export class DynamoDbStepLedger implements StepLedger {
   ) {}
 
   async claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim> {
-    const now = this.table.now();
-    claimableStep(at, now);
     const written = await this.cursor();
-    // A cursor ahead of the clock was written by no real poll: it is void, and the claim below overwrites it.
-    const cursor = {
-      ...written,
-      doneStep: behindClock(written.doneStep, now),
-      claimedStep: behindClock(written.claimedStep, now),
-    };
-    if (cursor.doneStep !== undefined && at <= cursor.doneStep) return at === cursor.doneStep ? 'done' : 'stale';
-    if (cursor.claimedStep !== undefined && cursor.claimedStep > at) return 'stale';
-    const unfinished = cursor.claimedStep !== undefined && cursor.claimedStep !== cursor.doneStep;
-    if (unfinished && cursor.owner !== owner && (cursor.leaseUntil ?? 0) > now) return 'busy';
-    if (unfinished && cursor.claimedStep !== undefined) {
+    const ruling = ruleOnClaim(written, at, owner, this.table.now());
+    if (ruling.answer !== 'take') return ruling.answer;
+    if (ruling.unfinished !== undefined) {
       // The step's writer died (or this is its retry). What it committed is the step's outcome: finish applying it
       // rather than evaluating the step again on fresher data and saying something different.
-      const rolledForward = await this.rollForward(cursor.claimedStep);
-      if (rolledForward && cursor.claimedStep === at) return 'done';
+      const rolledForward = await this.rollForward(ruling.unfinished);
+      if (afterRollForward(at, ruling.unfinished, rolledForward) === 'done') return 'done';
     }
     try {
       await this.table.db.send(
@@ -67,8 +55,10 @@ export class DynamoDbStepLedger implements StepLedger {
       );
       return 'claimed';
     } catch (error) {
-      if (isConditionFailure(error)) return 'busy';
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // The SDK retried an update whose answer was lost: the first attempt took the step, and the retry failed its
+      // condition on the cursor that attempt wrote.
+      return tookItAlready(await this.cursor(), at, owner, leaseUntil) ? 'claimed' : 'busy';
     }
   }
 
@@ -81,8 +71,7 @@ export class DynamoDbStepLedger implements StepLedger {
 
   async recordStep(outcome: StepOutcome, owner: string): Promise<readonly Notification[]> {
     const committed = await this.commitStep(outcome, owner);
-    await applyStep(committed, this.parts);
-    await this.markStepDone(outcome.at);
+    await this.apply(committed);
     return committed.notifications;
   }
 
@@ -98,17 +87,14 @@ export class DynamoDbStepLedger implements StepLedger {
    * here.
    */
   private async commitStep(outcome: StepOutcome, owner: string): Promise<StepOutcome> {
-    const payload = JSON.stringify(outcome);
-    const parts = Math.max(1, Math.ceil(payload.length / PART_BYTES));
-    for (let part = 0; part < parts; part++) {
+    // Cut by UTF-8 bytes, not characters: a hint in another script would take a part of characters past 400 KB.
+    const slices = utf8Slices(JSON.stringify(outcome), PART_BYTES);
+    const parts = slices.length;
+    for (const [part, payload] of slices.entries()) {
       await this.table.db.send(
         new PutCommand({
           TableName: this.table.name,
-          Item: {
-            ...stepPartKey(outcome.at, owner, part),
-            payload: payload.slice(part * PART_BYTES, (part + 1) * PART_BYTES),
-            expiresAt: this.table.expiresAt(this.table.now()),
-          },
+          Item: { ...stepPartKey(outcome.at, owner, part), payload, expiresAt: this.table.expiresAt(this.table.now()) },
         }),
       );
     }
@@ -164,8 +150,33 @@ export class DynamoDbStepLedger implements StepLedger {
   private async rollForward(at: number): Promise<boolean> {
     const outcome = await this.readStep(at);
     if (!outcome) return false;
-    await applyStep(outcome, this.parts);
-    await this.markStepDone(at);
+    await this.apply(outcome);
     return true;
+  }
+
+  /**
+   * Apply a committed outcome and mark its step done. An outcome the table refuses for good (DynamoDB's
+   * ValidationException: an item it will never take) is quarantined: the reason is kept on the step's header, the
+   * step is marked done so that the cursor moves past it, and a StepQuarantinedError says so. Without this every
+   * later poll would roll the step forward, fail on the same write, and nothing would be published again.
+   */
+  private async apply(outcome: StepOutcome): Promise<void> {
+    try {
+      await applyStep(outcome, this.parts);
+    } catch (error) {
+      if (!isRefusedForGood(error)) throw error;
+      const reason = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000);
+      await this.table.db.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: stepKey(outcome.at),
+          UpdateExpression: 'SET quarantined = :reason',
+          ExpressionAttributeValues: { ':reason': reason },
+        }),
+      );
+      await this.markStepDone(outcome.at);
+      throw new StepQuarantinedError(outcome.at, reason, { cause: error });
+    }
+    await this.markStepDone(outcome.at);
   }
 }

@@ -18,7 +18,8 @@ export class DynamoDbTable {
   readonly db: DynamoDBDocumentClient;
   readonly name: string;
   readonly now: () => number;
-  private readonly retentionMs: number;
+  /** How long resolved incidents, notifications and poll records are kept. */
+  readonly retentionMs: number;
 
   constructor(options: DynamoDbTableOptions) {
     this.db = options.client;
@@ -48,6 +49,16 @@ export class DynamoDbTable {
       TableName: this.name,
       KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk AND ${TABLE_SCHEMA.sortKey} >= :from`,
       ExpressionAttributeValues: { ':pk': pk, ':from': from },
+      ConsistentRead: true,
+    });
+  }
+
+  /** The items of one partition whose sort key begins with `prefix`, read consistently, in the order of their keys. */
+  partitionPrefix(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk AND begins_with(${TABLE_SCHEMA.sortKey}, :prefix)`,
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
       ConsistentRead: true,
     });
   }

@@ -37,7 +37,9 @@ export class DynamoDbTripwires implements Tripwires {
     );
     // TTL deletes late (up to days): an expired tripwire is ignored here rather than trusted until it is gone.
     const states = Items.map((item) => decodeItem(tripwireItem, item)).filter((tripwire) => kind(tripwire.sk));
-    const live = states.filter((tripwire) => tripwire.state === 'ALARM' && tripwire.expiresAt * 1000 > at);
+    const live = states.filter(
+      (tripwire) => tripwire.state === 'ALARM' && (tripwire.armedUntil ?? tripwire.expiresAt) * 1000 > at,
+    );
     return new Set(live.map((tripwire) => clusterOfTripwireKey(tripwire.sk)));
   }
 }

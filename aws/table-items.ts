@@ -173,7 +173,11 @@ const pollRecord: z.ZodType<PollRecord> = z.looseObject({
   delivered: z.number(),
   deliveryFailures: z.number(),
   unreadableClusters: z.number(),
+  blindTripwires: z.array(z.string()).optional(),
+  blindTripwiresOmitted: z.number().optional(),
   nearMisses: z.array(nearMiss),
+  nearMissesOmitted: z.number().optional(),
+  quarantinedSteps: z.array(z.number()).optional(),
   error: z.string().optional(),
 });
 
@@ -201,20 +205,35 @@ export const stepOutcome: z.ZodType<StepOutcome> = z.object({
 /** `OPEN`/`<id>` and `INCIDENT`/`<id>`. */
 export const incidentItem = z.object({ incident });
 
-/** `OUTBOX`/`<id>`; a missing attempt count reads as none. */
+/**
+ * `OUTBOX`/`<id>`; a missing attempt count reads as none. The notification is in the item, or in
+ * `notificationParts` parts of its own when it is too large for one item (dynamodb-outbox.ts).
+ */
 export const outboxItem = z.object({
-  notification,
+  notification: notification.optional(),
+  notificationParts: z.number().int().positive().optional(),
   status: notificationStatus,
   attempts: z.number().optional(),
   deliveredAt: z.number().optional(),
   lastError: z.string().optional(),
 });
 
+/** `OUTBOX`/`<id>#part#<n>`: one slice of a large notification's gzipped JSON. */
+export const outboxPartItem = z.object({ payload: z.instanceof(Uint8Array) });
+
 /** `POLLLOG`/`<at>#<owner>`. */
 export const pollLogItem = z.object({ record: pollRecord });
 
-/** `TRIPWIRE`/`<cluster>`. */
-export const tripwireItem = z.object({ sk: z.string(), state: z.string(), expiresAt: z.number() });
+/**
+ * `TRIPWIRE`/`<cluster>` and `TRIPWIRE`/`<cluster>#node-churn`. A node-churn tripwire is armed until `armedUntil`;
+ * one written before that attribute was armed until its TTL.
+ */
+export const tripwireItem = z.object({
+  sk: z.string(),
+  state: z.string(),
+  expiresAt: z.number(),
+  armedUntil: z.number().optional(),
+});
 
 const silence: z.ZodType<Silence> = z.looseObject({
   id: z.string(),

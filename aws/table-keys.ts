@@ -25,6 +25,21 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `NODES#<cluster>`/`<minute>#<instance id>`: one node termination of a cluster, in the minute it began.
  * - `SHARD`/`<at>#<shard>` (+ `<at>#<shard>#<owner>#<part>`): what a shard worker found on its clusters at a step
  *   (docs/scaling.md), its header the commit point, as a step's outcome has.
+ *
+ * How large each kind of item can grow, against DynamoDB's 400 KB (`ITEM_BYTES`, table-limits.ts), each tested at
+ * its maximum on dynalite (test/aws/item-size-bounds.test.ts):
+ * - `STEP` and `SHARD` parts: at most `PART_BYTES` of payload each, whatever the outcome or report; the headers hold
+ *   a count and an owner.
+ * - `OUTBOX`: a notification whose JSON is within `INLINE_JSON_BYTES` is stored whole in its item; a larger one (a
+ *   fleet outage's, with every cluster's evidence) is gzipped into parts `OUTBOX`/`<id>#part#<n>` of at most
+ *   `PART_BYTES`, written before the item that lists it as pending; `lastError` is cut to 1,000 characters.
+ * - `OPEN` and `INCIDENT`: one incident of one cluster: its evidence holds one entry per condition of its rules.
+ * - `POLLLOG`: counts, and lists cut to `POLL_RECORD_LIST_MAX` entries with a count of what was left out
+ *   (shared/pipeline/poll-record.ts); the error is cut to 1,000 characters.
+ * - `TRIPWIRE`/`<cluster>#node-churn`: the repairs set keeps the repairs of the last arming window and at most
+ *   `REPAIRS_KEPT` of them, and its TTL moves with each repair.
+ * - `INSTANCE`, `NODES#`, `TRIPWIRE`/`<cluster>`, `POLL`/`CURSOR`, `DELIVERY`: a fixed set of short attributes.
+ * - `SILENCE`: one silence, its reason bounded by the silence command.
  */
 export const PARTITION = {
   cursor: 'POLL',
@@ -65,6 +80,10 @@ export const shardPartKey = (at: number, shard: number, owner: string, part: num
 export const openIncidentKey = (id: string) => key(PARTITION.open, id);
 export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);
+/** The prefix of a notification's parts; numbered with leading zeros so that they sort in order. */
+export const outboxPartsPrefix = (id: string) => `${id}#part#`;
+export const outboxPartKey = (id: string, part: number) =>
+  key(PARTITION.outbox, `${outboxPartsPrefix(id)}${String(part).padStart(4, '0')}`);
 export const pollLogKey = (at: number, owner: string) => key(PARTITION.pollLog, `${iso(at)}#${owner}`);
 export const tripwireKey = (cluster: string) => key(PARTITION.tripwire, cluster);
 /** Expiring a silence early keeps its key: its sort key is the end it was given, never earlier than its real end. */

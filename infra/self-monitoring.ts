@@ -70,6 +70,15 @@ export class SelfMonitoring extends Construct {
       datapointsToAlarm: 3,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
+    this.alarm('StepsQuarantined', props, {
+      alarmDescription:
+        'A step was quarantined: the table refuses its outcome for good (an item DynamoDB will never take), so its pages and incident changes were not applied. Polling goes on. The poller log ("step quarantined") names the step, and its STEP item the reason.',
+      metric: pipelineMetric('StepsQuarantined', props.deployment),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
     // Clusters CloudWatch would not answer for are skipped, not judged on missing data, so not even signals-missing
     // fires for them: a lasting AccessDenied or a broken OAM link would otherwise leave on-call blind in silence.
     this.alarm('UnreadableClusters', props, {

@@ -76,7 +76,13 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('NotificationsSent', report.delivered.length);
   record('NotificationFailures', report.failed.length);
   record('UnreadableClusters', report.unreadableClusters);
+  for (const step of report.quarantined) {
+    deps.logger.error('step quarantined: its outcome cannot be stored, polling goes on', {
+      step: new Date(step).toISOString(),
+    });
+  }
   record('BlindTripwires', report.blindTripwires.length);
+  record('StepsQuarantined', report.quarantined.length);
   record('PollDurationMs', deps.now() - startedAt);
   record('Heartbeat', didItsJob(report) ? 1 : 0);
   return {

@@ -9,7 +9,7 @@ import {
 import { clusterSources } from '../config/metric-catalogue.ts';
 import { durationMs } from '../engine/duration.ts';
 import { type MaintenanceWindow, windowMute } from '../engine/maintenance.ts';
-import type { RuleOverrides } from '../engine/rule.ts';
+import type { Rule, RuleOverrides } from '../engine/rule.ts';
 import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
 import type { GroupingSettings } from '../engine/step.ts';
 import type { GraphSettings } from '../notify/graph-link.ts';
@@ -39,20 +39,20 @@ export function buildPlan(input: PlanInput): WatchPlan {
   // A scenario replayed without a configuration runs with the defaults a deployment would get.
   const poll = input.config?.poll ?? pollSchema.parse(undefined);
   const { tripwire } = poll;
+  // By name, once: a find per cluster would make the plan of a large fleet quadratic at every cold start.
+  const byName = new Map(input.config?.clusters.map((c) => [c.name, c]));
   const configured = input.clusters.map((name) => {
-    const config = input.config?.clusters.find((c) => c.name === name);
+    const config = byName.get(name);
     return { name, config, rules: input.ruleSet.forCluster([fleet, config?.overrides ?? {}]) };
   });
   // A minute read covers the page-level rules' windows (and the steps a blind tripwire is judged on), and with them
   // every rule whose windows fit inside those.
-  const pageRules = [...new Set(configured.flatMap((c) => c.rules.filter((r) => r.severity === 'page')))];
-  const shortLookback = Math.max(
-    BLIND_AFTER_STEPS,
-    input.ruleSet.lookback(
-      input.stepSeconds,
-      pageRules.map((r) => r.rule),
-    ),
-  );
+  // Folded one rule at a time: a spread of every cluster's rules into Math.max overflows the stack on a large fleet.
+  const pageRules = new Set<Rule>();
+  for (const c of configured) for (const r of c.rules) if (r.severity === 'page') pageRules.add(r.rule);
+  let shortLookback = BLIND_AFTER_STEPS;
+  for (const rule of pageRules)
+    shortLookback = Math.max(shortLookback, input.ruleSet.lookback(input.stepSeconds, [rule]));
   const clusters = configured.map(({ name, config, rules }) => ({
     name,
     rules,
@@ -78,7 +78,7 @@ export function buildPlan(input: PlanInput): WatchPlan {
     settings: {
       renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),
       runbookBaseUrl: input.config?.notifications.runbookBaseUrl ?? '',
-      graph: graphSettings(input),
+      graph: graphSettings(input, byName),
       grouping: groupingSettings(input.config?.grouping ?? groupingSchema.parse({})),
     },
   };
@@ -88,14 +88,14 @@ export function buildPlan(input: PlanInput): WatchPlan {
  * Where the metrics of every watched cluster are, for the graph links. A cluster the configuration does not name (a
  * scenario's, replayed without one) is graphed as a deployment would read it by default: the `eks` profile.
  */
-function graphSettings(input: PlanInput): GraphSettings {
+function graphSettings(input: PlanInput, byName: ReadonlyMap<string, ClusterConfig>): GraphSettings {
   const byDefault = clusterSchema.parse({ name: 'default' });
   const region = input.config?.ops.region ?? input.region;
   return {
     ...(region && { region }),
     clusters: new Map(
       input.clusters.map((name) => {
-        const cluster: ClusterConfig = input.config?.clusters.find((c) => c.name === name) ?? { ...byDefault, name };
+        const cluster: ClusterConfig = byName.get(name) ?? { ...byDefault, name };
         return [
           name,
           {
@@ -118,8 +118,9 @@ function minuteRead(
   clusters: readonly { readonly minuteRules: readonly ClusterRule[] }[],
   stepSeconds: number,
 ): WatchPlan['minuteRead'] {
-  const rules = [...new Set(clusters.flatMap((c) => c.minuteRules.map((r) => r.rule)))];
-  const signals = ruleSet.signalLookbacks(stepSeconds, rules);
+  const rules = new Set<Rule>();
+  for (const c of clusters) for (const r of c.minuteRules) rules.add(r.rule);
+  const signals = ruleSet.signalLookbacks(stepSeconds, [...rules]);
   for (const { signal } of Object.values(TRIPWIRE_METRICS)) {
     signals.set(signal, Math.max(signals.get(signal) ?? 1, BLIND_AFTER_STEPS));
   }

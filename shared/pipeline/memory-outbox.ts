@@ -1,6 +1,7 @@
 import type { Notification } from '../engine/notification.ts';
 import { within } from './activity.ts';
 import type { NotificationRecord, Outbox, PendingNotification } from './ports.ts';
+import { deliveryClaimable } from './step-claim.ts';
 
 interface OutboxEntry {
   notification: Notification;
@@ -34,9 +35,8 @@ export class MemoryOutbox implements Outbox {
 
   async claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean> {
     const entry = this.entries.get(id);
-    if (!entry || entry.status === 'delivered') return false;
     // As in DynamoDB: a notification being sent is claimed again only when its lease has run out, by anyone.
-    if (entry.status === 'sending' && (entry.leaseUntil ?? 0) > this.now()) return false;
+    if (!entry || !deliveryClaimable(entry, this.now())) return false;
     Object.assign(entry, { status: 'sending', owner, leaseUntil });
     return true;
   }

@@ -1,15 +1,16 @@
 import type { Notification } from '../engine/notification.ts';
 import { applyStep } from './apply-step.ts';
-import { behindClock, claimableStep } from './event-time.ts';
+import { behindClock } from './event-time.ts';
 import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from './ports.ts';
+import { ruleOnClaim, type StepCursor } from './step-claim.ts';
 
 /**
- * The step ledger in memory, for replay and tests, with the claim semantics of the DynamoDB ledger so that replay
- * exercises the same path. Nothing dies between the writes of a step here, so it needs no write-ahead record.
+ * The step ledger in memory, for replay and tests. It claims by the same rule as the DynamoDB ledger (`ruleOnClaim`),
+ * so that replay takes the path production takes. Nothing dies between the writes of a step here, so it keeps no
+ * write-ahead record, and an unfinished step has nothing to roll forward.
  */
 export class MemoryStepLedger implements StepLedger {
-  private claimed: { at: number; owner: string; leaseUntil: number } | undefined;
-  private doneStep = Number.NEGATIVE_INFINITY;
+  private cursor: StepCursor = {};
 
   constructor(
     private readonly now: () => number,
@@ -17,22 +18,16 @@ export class MemoryStepLedger implements StepLedger {
   ) {}
 
   async claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim> {
-    const now = this.now();
-    claimableStep(at, now);
-    const doneStep = behindClock(this.doneStep, now) ?? Number.NEGATIVE_INFINITY;
-    if (this.claimed && behindClock(this.claimed.at, now) === undefined) this.claimed = undefined;
-    if (at <= doneStep) return at === doneStep ? 'done' : 'stale';
-    if (this.claimed && this.claimed.at > at) return 'stale';
-    if (this.claimed && this.claimed.at === at && this.claimed.owner !== owner && this.claimed.leaseUntil > now) {
-      return 'busy';
-    }
-    this.claimed = { at, owner, leaseUntil };
+    const ruling = ruleOnClaim(this.cursor, at, owner, this.now());
+    if (ruling.answer !== 'take') return ruling.answer;
+    this.cursor = { ...this.cursor, claimedStep: at, owner, leaseUntil };
     return 'claimed';
   }
 
   async recordStep(outcome: StepOutcome, _owner: string): Promise<readonly Notification[]> {
     await applyStep(outcome, this.parts);
-    this.doneStep = Math.max(behindClock(this.doneStep, this.now()) ?? Number.NEGATIVE_INFINITY, outcome.at);
+    const doneStep = behindClock(this.cursor.doneStep, this.now());
+    this.cursor = { ...this.cursor, doneStep: Math.max(doneStep ?? Number.NEGATIVE_INFINITY, outcome.at) };
     return outcome.notifications;
   }
 }

@@ -35,6 +35,8 @@ export const PIPELINE_METRICS = {
   UnreadableClusters: { unit: 'Count', failure: true, alarmed: true },
   /** Tripwires that keep their cluster armed though its metric reads fine: ten times the reads, nothing failing. */
   BlindTripwires: { unit: 'Count', failure: false, alarmed: false },
+  /** Steps whose outcome the table refuses for good, set aside so that polling goes on (StepQuarantinedError). */
+  StepsQuarantined: { unit: 'Count', failure: true, alarmed: true },
   PollDurationMs: { unit: 'Milliseconds', failure: false, alarmed: false },
   Heartbeat: { unit: 'Count', failure: false, alarmed: true },
 } as const satisfies Record<string, PipelineMetricSpec>;

@@ -6,6 +6,7 @@ import type { Notification } from '../engine/notification.ts';
 import { type ClusterObservation, type Finding, step } from '../engine/step.ts';
 import { blindTripwires } from './blind-tripwires.ts';
 import { type DueReads, dueReads } from './cadence.ts';
+import { keptBlindTripwires, keptNearMisses, recordedError } from './poll-record.ts';
 import type {
   MetricReading,
   MetricSource,
@@ -19,6 +20,7 @@ import type {
 import { hasSampleAtStep, readDue } from './read-due.ts';
 import { type FanOut, fanOutStep, readingOf, shardTasks } from './shards.ts';
 import { silencesForStep } from './silence.ts';
+import { StepQuarantinedError } from './step-claim.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PollDependencies extends PipelineStores {
@@ -64,6 +66,8 @@ export interface PollReport {
   readonly created: readonly Notification[];
   readonly delivered: readonly Notification[];
   readonly failed: readonly DeliveryFailure[];
+  /** Steps this poll quarantined (StepQuarantinedError): the StepsQuarantined metric. */
+  readonly quarantined: readonly number[];
 }
 
 /**
@@ -84,8 +88,9 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   let freshClusters = 0;
   let blind: readonly string[] = [];
   let stepError: unknown;
+  const quarantined: number[] = [];
   try {
-    claim = await deps.ledger.claimStep(at, deps.owner, startedAt + deps.leaseMs);
+    claim = await claimPastQuarantine(deps, at, startedAt + deps.leaseMs, quarantined);
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
       const armed = deps.pollEveryCluster ? new Set<string>() : await deps.tripwires.armed(at);
@@ -115,15 +120,17 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         facts: factsOf(plan),
         clusters: evaluated.clusters,
       });
+      findings = outcome.findings;
+      created = outcome.notifications;
       committed = await deps.ledger.recordStep(
         { at, changed: outcome.changed, notifications: outcome.notifications },
         deps.owner,
       );
-      findings = outcome.findings;
-      created = outcome.notifications;
     }
   } catch (error) {
-    stepError = error;
+    // A quarantined step has moved the cursor on: this poll is done with it, and the alarm reads the report.
+    if (error instanceof StepQuarantinedError) quarantined.push(error.step);
+    else stepError = error;
   }
   const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
   // Whatever became of this step, what earlier steps left in the outbox still goes out.
@@ -143,12 +150,11 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     delivered: delivered.length,
     deliveryFailures: failed.length,
     unreadableClusters,
-    ...(blind.length > 0 && { blindTripwires: blind }),
-    nearMisses: nearMisses(findings, plan.nearMissMargin),
+    ...keptBlindTripwires(blind),
+    ...keptNearMisses(nearMisses(findings, plan.nearMissMargin)),
+    ...(quarantined.length > 0 && { quarantinedSteps: quarantined }),
     // A failed poll is recorded too, so that the digest can count it; the error still fails the invocation.
-    ...(stepError !== undefined && {
-      error: stepError instanceof Error ? `${stepError.name}: ${stepError.message}` : String(stepError),
-    }),
+    ...(stepError !== undefined && { error: recordedError(stepError) }),
   });
   if (stepError !== undefined) throw stepError;
   const coverage = findings.map(coverageOf).filter((c) => c.status !== 'full');
@@ -171,7 +177,27 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     created,
     delivered,
     failed,
+    quarantined,
   };
+}
+
+/**
+ * Claim step `at`. A claim that first rolls forward an earlier step the store refuses quarantines that step and moves
+ * the cursor past it; the claim is then made again, so that the quarantine costs this poll nothing.
+ */
+async function claimPastQuarantine(
+  deps: PollDependencies,
+  at: number,
+  leaseUntil: number,
+  quarantined: number[],
+): Promise<StepClaim> {
+  try {
+    return await deps.ledger.claimStep(at, deps.owner, leaseUntil);
+  } catch (error) {
+    if (!(error instanceof StepQuarantinedError)) throw error;
+    quarantined.push(error.step);
+    return deps.ledger.claimStep(at, deps.owner, leaseUntil);
+  }
 }
 
 /** A step's clusters read and ready for the engine, with what the reads cost and missed. */

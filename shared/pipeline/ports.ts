@@ -154,10 +154,16 @@ export interface PollRecord {
   readonly delivered: number;
   readonly deliveryFailures: number;
   readonly unreadableClusters: number;
-  /** Armed clusters whose tripwire evidently cannot read its metric; absent when none. */
+  /** Armed clusters whose tripwire evidently cannot read its metric; absent when none. At most 100 (poll-record.ts). */
   readonly blindTripwires?: readonly string[];
-  /** Rules that came within the digest's margin of firing at this step. */
+  /** How many more there were than the record keeps; absent when it keeps them all. */
+  readonly blindTripwiresOmitted?: number;
+  /** Rules that came within the digest's margin of firing at this step, the closest 100 (poll-record.ts). */
   readonly nearMisses: readonly NearMiss[];
+  /** How many more near misses there were than the record keeps; absent when it keeps them all. */
+  readonly nearMissesOmitted?: number;
+  /** Steps set aside because the store refuses their outcome for good (StepQuarantinedError); absent when none. */
+  readonly quarantinedSteps?: readonly number[];
   readonly error?: string;
 }
 

@@ -543,7 +543,7 @@ describe('self-monitoring', () => {
         TreatMissingData: 'notBreaching',
       });
     }
-    expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters']);
+    expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters', 'StepsQuarantined']);
   });
 
   it('pages on poller errors, throttles and polls near the timeout', () => {

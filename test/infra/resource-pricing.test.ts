@@ -54,7 +54,7 @@ describe('the cost model and the templates', () => {
 
     expect([monthly('Tripwire alarms'), monthly('Pipeline alarms')]).toEqual([
       expect.closeTo(2 * 5 * 0.1),
-      expect.closeTo(7 * 0.1),
+      expect.closeTo(8 * 0.1),
     ]);
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * The sizes the table's items are kept within. DynamoDB refuses an item over 400 KB (1 KB = 1024 bytes), attribute
+ * names and values together, strings counted in UTF-8 bytes and binary values in raw bytes
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-items,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html). Every kind of
+ * item states its bound beside its key in table-keys.ts; what can grow past it is stored in parts of `PART_BYTES`.
+ */
+export const ITEM_BYTES = 400 * 1024;
+
+/** The payload of one part: what is left under `ITEM_BYTES` after its key and TTL, with room to spare. */
+export const PART_BYTES = 300_000;
+
+/** The most a value stored whole inside an item may take as JSON; a larger notification is stored in parts. */
+export const INLINE_JSON_BYTES = 200_000;
+
+/** The UTF-8 size of a text, which is what DynamoDB counts for a string. */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/**
+ * A text cut into slices of at most `maxBytes` UTF-8 bytes each, never inside a character, so that each slice is a
+ * string of its own and the slices join back into the text.
+ */
+export function utf8Slices(text: string, maxBytes: number = PART_BYTES): string[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const slices: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = Math.min(start + maxBytes, bytes.length);
+    // A byte 10xxxxxx continues a character: back up to the byte that starts it.
+    while (end < bytes.length && end > start && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+    slices.push(bytes.subarray(start, end).toString('utf8'));
+    start = end;
+  }
+  return slices.length > 0 ? slices : [''];
+}
+
+/** Binary data cut into parts of at most `maxBytes` each. */
+export function byteParts(data: Uint8Array, maxBytes: number = PART_BYTES): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (let start = 0; start < data.length; start += maxBytes) parts.push(data.subarray(start, start + maxBytes));
+  return parts.length > 0 ? parts : [new Uint8Array()];
+}

@@ -1,0 +1,89 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import type { PipelineStores } from '../../shared/pipeline/ports.ts';
+import { isoSeconds } from '../../shared/time.ts';
+import { notificationAt } from './engine-fixtures.ts';
+
+/** Stores over a fresh, empty state, on a clock the contract moves. */
+export type FreshStores = (now: () => number) => Promise<PipelineStores>;
+
+const START = Date.parse('2026-11-20T10:00:00Z');
+const LEASE_MS = 60_000;
+
+/**
+ * The contract of the step ledger and the outbox's delivery claim, run against the memory stores (unit project) and
+ * the DynamoDB stores on dynalite (integration project), so that replay claims as production claims.
+ */
+export function storeContract(name: string, fresh: FreshStores): void {
+  describe(`${name}: the step ledger and delivery claims`, () => {
+    let now = START;
+    let stores: PipelineStores;
+    const step = (minutes: number) => START - 180_000 + minutes * 60_000;
+
+    beforeEach(async () => {
+      now = START;
+      stores = await fresh(() => now);
+    });
+
+    it('claims a step no one holds, and answers done to a later claim of it once recorded', async () => {
+      expect(await stores.ledger.claimStep(step(0), 'a', now + LEASE_MS)).toBe('claimed');
+      await stores.ledger.recordStep({ at: step(0), changed: [], notifications: [] }, 'a');
+
+      expect(await stores.ledger.claimStep(step(0), 'b', now + LEASE_MS)).toBe('done');
+    });
+
+    it('answers stale to a claim of a step older than the one done', async () => {
+      await stores.ledger.claimStep(step(1), 'a', now + LEASE_MS);
+      await stores.ledger.recordStep({ at: step(1), changed: [], notifications: [] }, 'a');
+
+      expect(await stores.ledger.claimStep(step(0), 'b', now + LEASE_MS)).toBe('stale');
+    });
+
+    it('answers busy to another owner while the step is leased', async () => {
+      await stores.ledger.claimStep(step(0), 'a', now + LEASE_MS);
+
+      expect(await stores.ledger.claimStep(step(0), 'b', now + LEASE_MS)).toBe('busy');
+    });
+
+    it('answers busy to another owner claiming the next step while the step before it is leased', async () => {
+      await stores.ledger.claimStep(step(0), 'a', now + LEASE_MS);
+
+      expect(await stores.ledger.claimStep(step(1), 'b', now + LEASE_MS)).toBe('busy');
+    });
+
+    it('lets another owner take the next step once the lease of the unfinished one has run out', async () => {
+      await stores.ledger.claimStep(step(0), 'a', now + LEASE_MS);
+      now += LEASE_MS + 1;
+
+      expect(await stores.ledger.claimStep(step(1), 'b', now + LEASE_MS)).toBe('claimed');
+    });
+
+    it('lets the owner of a step claim it again (its own retry)', async () => {
+      await stores.ledger.claimStep(step(0), 'a', now + LEASE_MS);
+
+      expect(await stores.ledger.claimStep(step(0), 'a', now + LEASE_MS)).toBe('claimed');
+    });
+
+    it('gives a notification to one sender until its lease runs out, then to the next', async () => {
+      const page = notificationAt({ at: isoSeconds(step(0)), kind: 'page', rule: 'webhook-blackhole' });
+      await stores.outbox.enqueue([page]);
+      const first = await stores.outbox.claimDelivery(page.id, 'a', now + LEASE_MS);
+      const during = await stores.outbox.claimDelivery(page.id, 'b', now + LEASE_MS);
+      now += LEASE_MS;
+      const atLeaseEnd = await stores.outbox.claimDelivery(page.id, 'b', now + LEASE_MS);
+      now += 1;
+      const after = await stores.outbox.claimDelivery(page.id, 'b', now + LEASE_MS);
+
+      expect([first, during, atLeaseEnd, after]).toEqual([true, false, false, true]);
+    });
+
+    it('never gives a delivered notification to a sender again', async () => {
+      const page = notificationAt({ at: isoSeconds(step(0)), kind: 'page', rule: 'webhook-blackhole' });
+      await stores.outbox.enqueue([page]);
+      await stores.outbox.claimDelivery(page.id, 'a', now + LEASE_MS);
+      await stores.outbox.markDelivered(page.id, 'm-1', now);
+      now += 2 * LEASE_MS;
+
+      expect(await stores.outbox.claimDelivery(page.id, 'b', now + LEASE_MS)).toBe(false);
+    });
+  });
+}

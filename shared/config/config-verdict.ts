@@ -81,7 +81,9 @@ function subscriptionErrors(config: DeploymentConfig): InputProblem[] {
       if (filtered && filtered.length > MAX_FILTERED_CLUSTERS) {
         problems.push({
           path: jsonPath([...at, subscription.labels ? 'labels' : 'clusters']),
-          message: `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters, and this subscription's "clusters" and "labels" select ${filtered.length}; split the subscription or drop them`,
+          message: subscription.labels
+            ? `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters, and this subscription's "labels" select ${filtered.length}; split the subscription or narrow its labels`
+            : `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters; split the subscription or drop "clusters"`,
         });
       }
       subscription.subscribers.forEach((subscriber, position) => {

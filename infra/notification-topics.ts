@@ -5,6 +5,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { subscribedClusters } from '../shared/config/cluster-labels.ts';
 import { subscriberKey } from '../shared/config/config-verdict.ts';
 import { type DeploymentConfig, isVendorSubscriber, type Subscriber } from '../shared/config/deployment-config.ts';
 import { clusterFilterPolicy } from './cluster-filter.ts';
@@ -101,7 +102,8 @@ export class NotificationTopics extends Construct {
     for (const role of ['paging', 'notice'] as const) {
       const topicOfRole = role === 'paging' ? this.paging : this.notice;
       for (const subscription of props.config.subscriptions[role]) {
-        const filterPolicy = subscription.clusters ? clusterFilterPolicy(subscription.clusters) : undefined;
+        const clusters = subscribedClusters(subscription, props.config);
+        const filterPolicy = clusters ? clusterFilterPolicy(clusters) : undefined;
         // PagerDuty and Opsgenie are called by the delivery function (infra/paging-delivery.ts), not by SNS.
         for (const subscriber of subscription.subscribers.filter((s) => !isVendorSubscriber(s))) {
           this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, filterPolicy);

@@ -1,5 +1,6 @@
 import { InputError, type InputProblem } from '../errors.ts';
 import { jsonPath } from '../schema-errors.ts';
+import { subscribedClusters } from './cluster-labels.ts';
 import {
   type DeploymentConfig,
   isVendorSubscriber,
@@ -76,10 +77,13 @@ function subscriptionErrors(config: DeploymentConfig): InputProblem[] {
     const seen = new Map<string, string>();
     config.subscriptions[role].forEach((subscription, index) => {
       const at = ['subscriptions', role, index];
-      if (subscription.clusters && new Set(subscription.clusters).size > MAX_FILTERED_CLUSTERS) {
+      const filtered = subscribedClusters(subscription, config);
+      if (filtered && filtered.length > MAX_FILTERED_CLUSTERS) {
         problems.push({
-          path: jsonPath([...at, 'clusters']),
-          message: `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters; split the subscription or drop "clusters"`,
+          path: jsonPath([...at, subscription.labels ? 'labels' : 'clusters']),
+          message: subscription.labels
+            ? `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters, and this subscription's "labels" select ${filtered.length}; split the subscription or narrow its labels`
+            : `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters; split the subscription or drop "clusters"`,
         });
       }
       subscription.subscribers.forEach((subscriber, position) => {
@@ -140,7 +144,7 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
       path: '$.subscriptions.paging',
       message: `no paging subscriber: pages and the pipeline alarms reach no one. ${ADD_UNFILTERED_PAGING}`,
     });
-  } else if (paging.every((subscription) => subscription.clusters !== undefined)) {
+  } else if (paging.every((subscription) => subscribedClusters(subscription, config) !== undefined)) {
     // The pipeline's own alarms (heartbeat, errors, dead letters) carry no cluster attribute, so a filter drops them.
     warnings.push({
       code: 'sentinel:selfMonitoringUnheard',

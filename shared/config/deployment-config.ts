@@ -7,8 +7,10 @@ import { RuleSet } from '../engine/rule-set.ts';
 import { DEFAULT_RULES } from '../engine/rules/index.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
+import { suggestion } from '../nearest-name.ts';
 import { jsonPath, parseJson, parseWith, stringsIn } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
+import { BUILT_IN_LABELS, clusterLabels, LABEL_NAME, subscribedClusters } from './cluster-labels.ts';
 import {
   autoScalingGroupNameSchema,
   clusterNameSchema,
@@ -96,10 +98,29 @@ export const opsSchema = z
   })
   .prefault({});
 
+/**
+ * A label's name, as Prometheus writes one (https://prometheus.io/docs/concepts/data_model/#metric-names-and-labels),
+ * so that a name an Alertmanager user would write works here; the names the pipeline gives every cluster itself
+ * (`BUILT_IN_LABELS`) are refused.
+ */
+const labelNameSchema = z
+  .string()
+  .regex(LABEL_NAME, { error: 'expected a label name: letters, digits and "_", not starting with a digit' })
+  .refine((name) => !(BUILT_IN_LABELS as readonly string[]).includes(name), {
+    error: `${BUILT_IN_LABELS.join(', ')} are given by the pipeline: name the label otherwise`,
+  });
+const labelValueSchema = z.string().min(1, { error: 'expected a label value' }).max(128);
+/** A cluster's labels, in a configuration or a scenario. */
+export const labelsSchema = z.record(labelNameSchema, labelValueSchema);
+
 export const clusterSchema = z.strictObject({
   name: clusterNameSchema,
   accountId: accountIdSchema.optional(),
   region: regionSchema.optional(),
+  labels: labelsSchema.optional().meta({
+    description:
+      'Labels of the cluster, such as {"environment": "prod", "team": "payments"}: grouping.by keeps clusters with different values on different pages, subscriptions and silences can match them. account, region and cluster are given by the pipeline.',
+  }),
   source: z
     .strictObject({
       /** `eks`: AWS/EKS vended control-plane metrics and Container Insights; `custom`: only the metrics listed below. */
@@ -212,6 +233,13 @@ export const groupingSchema = z
     interval: wholeMinutesSchema(GROUPING_BOUNDS.interval).default('5m'),
     /** How long after it opened a fleet incident takes in clusters that start firing its rule, as an update. */
     joinWithin: wholeMinutesSchema(GROUPING_BOUNDS.joinWithin).default('30m'),
+    by: z
+      .array(z.union([labelNameSchema, z.enum(['account', 'region'])]))
+      .default([])
+      .meta({
+        description:
+          "Alertmanager's group_by: the labels (and account, region) whose values clusters must share to share a page. Clusters that differ in one of them never join one fleet incident, and each group's page has its own dedup key. Empty (the default): every cluster firing a rule shares its page.",
+      }),
   })
   .prefault({});
 export type GroupingConfig = z.output<typeof groupingSchema>;
@@ -221,6 +249,13 @@ export type GroupingConfig = z.output<typeof groupingSchema>;
 const subscriptionSchema = z.strictObject({
   /** Only these clusters, when given (an SNS filter policy on the cluster attribute). */
   clusters: z.array(z.string().min(1)).min(1).optional(),
+  labels: z
+    .record(labelNameSchema, z.union([labelValueSchema, z.array(labelValueSchema).min(1)]))
+    .optional()
+    .meta({
+      description:
+        'Only clusters whose labels have these values (one value, or a list of which any matches), when given: {"team": "payments"} for the payments team\'s PagerDuty service. With "clusters", a cluster must be named there and match here.',
+    }),
   subscribers: z.array(subscriberSchema).min(1),
 });
 
@@ -400,6 +435,7 @@ export function loadConfig(value: unknown, file: string): LoadedConfig {
       });
     });
   }
+  problems.push(...labelProblems(config));
   config.maintenance.forEach((window, index) => {
     window.clusters?.forEach((name, at) => {
       if (!names.has(name)) {
@@ -412,6 +448,48 @@ export function loadConfig(value: unknown, file: string): LoadedConfig {
   });
   if (problems.length > 0) throw new InputError(file, problems);
   return { config, ruleSet };
+}
+
+/**
+ * What refers to labels must name ones the clusters carry: a `grouping.by` or a subscription's label that no cluster
+ * has would group everything together or route nothing, without a word. Each problem suggests the nearest known name.
+ */
+function labelProblems(config: DeploymentConfig): InputProblem[] {
+  const values = new Map<string, Set<string>>();
+  for (const cluster of config.clusters) {
+    for (const [name, value] of Object.entries(clusterLabels(cluster, config.ops))) {
+      values.set(name, (values.get(name) ?? new Set()).add(value));
+    }
+  }
+  const names = [...values.keys()].filter((name) => name !== 'cluster');
+  const unknownLabel = (name: string) =>
+    `no cluster has the label "${name}": ${suggestion(name, names)} (a cluster's "labels", or account, region)`;
+  const problems: InputProblem[] = config.grouping.by.flatMap((name, index) =>
+    values.has(name) ? [] : [{ path: jsonPath(['grouping', 'by', index]), message: unknownLabel(name) }],
+  );
+  for (const topic of ['paging', 'notice'] as const) {
+    config.subscriptions[topic].forEach((subscription, index) => {
+      const at = ['subscriptions', topic, index, 'labels'];
+      const before = problems.length;
+      for (const [name, wanted] of Object.entries(subscription.labels ?? {})) {
+        const known = values.get(name);
+        if (!known) {
+          problems.push({ path: jsonPath([...at, name]), message: unknownLabel(name) });
+          continue;
+        }
+        for (const value of typeof wanted === 'string' ? [wanted] : wanted) {
+          if (known.has(value)) continue;
+          const message = `no cluster has ${name}=${JSON.stringify(value)}: ${suggestion(value, [...known])}`;
+          problems.push({ path: jsonPath([...at, name]), message });
+        }
+      }
+      // Only when every label and value is known: "matches nothing" would repeat the typo's problem less usefully.
+      if (problems.length === before && subscription.labels && subscribedClusters(subscription, config)?.length === 0) {
+        problems.push({ path: jsonPath(at), message: 'no configured cluster matches both "clusters" and "labels"' });
+      }
+    });
+  }
+  return problems;
 }
 
 export function parseConfigText(text: string, file: string): LoadedConfig {

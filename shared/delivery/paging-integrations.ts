@@ -1,3 +1,4 @@
+import { subscribedClusters } from '../config/cluster-labels.ts';
 import { type DeploymentConfig, isVendorSubscriber, type VendorSubscriber } from '../config/deployment-config.ts';
 import type { Notification } from '../engine/notification.ts';
 
@@ -9,19 +10,23 @@ export interface PagingIntegration {
    */
   readonly id: string;
   readonly subscriber: VendorSubscriber;
-  /** Only notifications about one of these clusters reach it, when given (as an SNS filter policy would). */
+  /**
+   * Only notifications about one of these clusters reach it, when given (as an SNS filter policy would): the clusters
+   * its subscription names or its labels match.
+   */
   readonly clusters?: readonly string[];
 }
 
 /** The PagerDuty and Opsgenie subscribers of the paging topic (the configuration verdict keeps them off the others). */
 export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[] {
-  return config.subscriptions.paging.flatMap((subscription) =>
-    subscription.subscribers.filter(isVendorSubscriber).map((subscriber) => ({
+  return config.subscriptions.paging.flatMap((subscription) => {
+    const clusters = subscribedClusters(subscription, config);
+    return subscription.subscribers.filter(isVendorSubscriber).map((subscriber) => ({
       id: integrationId(subscriber),
       subscriber,
-      ...(subscription.clusters && { clusters: subscription.clusters }),
-    })),
-  );
+      ...(clusters && { clusters }),
+    }));
+  });
 }
 
 function integrationId(subscriber: VendorSubscriber): string {

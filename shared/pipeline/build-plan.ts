@@ -1,8 +1,10 @@
 import { clusterFacts } from '../config/cluster-facts.ts';
+import { clusterLabels, groupKey, type LabelledCluster, type Labels } from '../config/cluster-labels.ts';
 import {
   type ClusterConfig,
   clusterSchema,
   type DeploymentConfig,
+  type GroupingConfig,
   groupingSchema,
   pollSchema,
 } from '../config/deployment-config.ts';
@@ -31,6 +33,10 @@ export interface PlanInput {
   readonly stepSeconds: number;
   /** The Region the poller runs in, whose console the graph links open; `ops.region` when the configuration says. */
   readonly region?: string;
+  /** A scenario's grouping, for a replay without a configuration (a configuration's own grouping wins). */
+  readonly grouping?: GroupingConfig;
+  /** A scenario's labels of the clusters the configuration does not name. */
+  readonly labels?: ReadonlyMap<string, Labels>;
 }
 
 /** Resolve each cluster's rules (fleet overrides, then the cluster's own) and the history a poll must read. */
@@ -79,7 +85,7 @@ export function buildPlan(input: PlanInput): WatchPlan {
       renotifyMs: durationMs(input.config?.notifications.renotify ?? '4h'),
       runbookBaseUrl: input.config?.notifications.runbookBaseUrl ?? '',
       graph: graphSettings(input, byName),
-      grouping: groupingSettings(input.config?.grouping ?? groupingSchema.parse({})),
+      grouping: groupingSettings(input, byName),
     },
   };
 }
@@ -127,12 +133,22 @@ function minuteRead(
   return { lookback: Math.max(1, ...signals.values()), signals };
 }
 
-/** The grouping block of a configuration, in the engine's units. */
-function groupingSettings(grouping: DeploymentConfig['grouping']): GroupingSettings {
+/**
+ * The grouping block in the engine's units, with each watched cluster's group under `grouping.by`: from the
+ * configuration, or from a scenario's labels and grouping where it gives them.
+ */
+function groupingSettings(input: PlanInput, byName: ReadonlyMap<string, ClusterConfig>): GroupingSettings {
+  const grouping = input.config?.grouping ?? input.grouping ?? groupingSchema.parse({});
+  const ops = input.config?.ops ?? {};
+  const labelled = (name: string): LabelledCluster =>
+    byName.get(name) ?? { name, labels: input.labels?.get(name) ?? {} };
   return {
     waitMs: durationMs(grouping.wait),
     intervalMs: durationMs(grouping.interval),
     joinWithinMs: durationMs(grouping.joinWithin),
+    ...(grouping.by.length > 0 && {
+      groupOf: new Map(input.clusters.map((name) => [name, groupKey(clusterLabels(labelled(name), ops), grouping.by)])),
+    }),
   };
 }
 

@@ -175,6 +175,8 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     maintenance: scenario.maintenance,
     maintenanceDeclaredBy: scenario.file,
     stepSeconds: scenario.stepSeconds,
+    ...(scenario.grouping && { grouping: scenario.grouping }),
+    ...(scenario.labels && { labels: scenario.labels }),
   });
   let clock = scenario.start;
   const stores = memoryStores(() => clock);

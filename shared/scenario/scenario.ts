@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Labels } from '../config/cluster-labels.ts';
+import { type GroupingConfig, groupingSchema, labelsSchema } from '../config/deployment-config.ts';
 import type { MaintenanceWindow } from '../engine/maintenance.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
@@ -36,12 +38,15 @@ const scenarioSchema = z.strictObject({
       z.string(),
       z.strictObject({
         signals: signalRecord(seriesSchema),
+        labels: labelsSchema.optional(),
       }),
     )
     .refine((clusters) => Object.keys(clusters).length > 0, { error: 'expected at least one cluster' })
     .refine((clusters) => !Object.hasOwn(clusters, ''), {
       error: 'a cluster key is empty: name the cluster, like "prod-euw1"',
     }),
+  // Unset, a replay groups as the configuration it is given says, or by default.
+  grouping: z.union([z.undefined(), groupingSchema]),
   maintenance: z
     .array(z.strictObject({ cluster: z.string().min(1), from: timeSchema, to: timeSchema, reason: z.string().min(1) }))
     .default([]),
@@ -96,6 +101,10 @@ export interface Scenario {
   readonly stepSeconds: number;
   readonly steps: number;
   readonly clusters: ReadonlyMap<string, ScenarioSeries>;
+  /** The clusters' labels, for those that have any. */
+  readonly labels?: ReadonlyMap<string, Labels>;
+  /** How its clusters group into fleet incidents, when it says (a replay's configuration says otherwise). */
+  readonly grouping?: GroupingConfig;
   readonly maintenance: readonly MaintenanceWindow[];
   /** Silences as `sentinel silence add` stores them, in the store before the first step; absent: none. */
   readonly silences?: readonly Silence[];
@@ -224,6 +233,8 @@ export function parseScenario(value: unknown, file: string): Scenario {
     stepSeconds: raw.stepSeconds,
     steps,
     clusters,
+    labels: new Map(Object.entries(raw.clusters).flatMap(([name, c]) => (c.labels ? [[name, c.labels]] : []))),
+    ...(raw.grouping && { grouping: raw.grouping }),
     maintenance,
     silences,
     expect,

@@ -24,7 +24,7 @@ describe('loadConfig', () => {
   it('groups clusters with no wait, a five-minute interval and a 30-minute join window unless told otherwise', () => {
     const { config } = loadConfig({ clusters: [{ name: 'dev-a' }] }, FILE);
 
-    expect(config.grouping).toEqual({ wait: '0m', interval: '5m', joinWithin: '30m' });
+    expect(config.grouping).toEqual({ wait: '0m', interval: '5m', joinWithin: '30m', by: [] });
   });
 
   it('rejects a grouping interval shorter than the one-minute step, at its path', () => {

@@ -7,7 +7,8 @@ import type { Severity } from '../rule.ts';
  * (https://prometheus.io/docs/alerting/latest/configuration/#route): `waitMs` is `group_wait`, `intervalMs` is
  * `group_interval` (both applied by the dedup stage), and `joinWithinMs` is how young a fleet incident must be for a
  * cluster that starts firing the same rule to join it rather than page on its own; Alertmanager has no such limit,
- * since its groups never age.
+ * since its groups never age. `groupOf` is `group_by`: clusters whose `grouping.by` labels differ never share a
+ * fleet incident.
  */
 export interface GroupingSettings {
   /** How long a new fleet incident waits for more clusters before its first page (`group_wait`). */
@@ -16,6 +17,11 @@ export interface GroupingSettings {
   readonly intervalMs: number;
   /** How long after it opened a fleet incident takes in clusters that start firing its rule. */
   readonly joinWithinMs: number;
+  /**
+   * Each cluster's group under `grouping.by` (shared/config/cluster-labels.ts, `groupKey`): only clusters of one group
+   * share a fleet incident. A cluster it does not name (or every cluster, without it) is in the group "".
+   */
+  readonly groupOf?: ReadonlyMap<string, string>;
 }
 
 /** One root cause at one severity on one or more clusters: what on-call is paged about once. */
@@ -36,7 +42,7 @@ export interface GroupInput {
   readonly incidents: readonly Incident[];
   /** Incidents to place: opened at this step, or re-rooted or escalated so that their old fleet incident is not theirs. */
   readonly regroup: ReadonlySet<string>;
-  readonly settings: Pick<GroupingSettings, 'joinWithinMs'>;
+  readonly settings: Pick<GroupingSettings, 'joinWithinMs' | 'groupOf'>;
 }
 
 export interface GroupOutput {
@@ -54,10 +60,12 @@ interface Bucket {
 }
 
 /**
- * Group: the same root cause at the same severity on several clusters is one fleet incident. Its one reason to hold
- * a page back: a cluster that starts firing a rule while that rule's fleet incident is young joins it, and is
- * announced as an update, not a page. Different root causes never share a fleet incident. A fleet incident closes
- * only when its last cluster has recovered, so that one resolve closes it.
+ * Group: the same root cause at the same severity on several clusters of one group is one fleet incident. Its one
+ * reason to hold a page back: a cluster that starts firing a rule while that rule's fleet incident of its group is
+ * young joins it, and is announced as an update, not a page. Different root causes, and clusters of different groups
+ * (`grouping.by`: staging and prod), never share a fleet incident, so each pages under its own dedup key: a page
+ * appended to another group's open incident would notify no one where that incident was acknowledged. A fleet
+ * incident closes only when its last cluster has recovered, so that one resolve closes it.
  *
  * It reads the incidents the store holds for the whole fleet, not only the clusters read at this step, so it groups
  * the same whether the clusters were read in one poll or over several.
@@ -78,6 +86,7 @@ export function groupIncidents(input: GroupInput): GroupOutput {
     bucket.members.push(incident);
     buckets.set(key, bucket);
   };
+  const keyOf = (cluster: string) => input.settings.groupOf?.get(cluster) ?? '';
   const pending: Incident[] = [];
   for (const incident of input.incidents) {
     // An incident merged into its cause leaves its fleet incident; what is left of that one carries on.
@@ -93,7 +102,8 @@ export function groupIncidents(input: GroupInput): GroupOutput {
           b.rule === incident.rule &&
           b.severity === incident.severity &&
           input.at - Date.parse(b.group.openedAt) <= input.settings.joinWithinMs &&
-          !b.members.some((m) => m.cluster === incident.cluster),
+          !b.members.some((m) => m.cluster === incident.cluster) &&
+          b.members.every((m) => keyOf(m.cluster) === keyOf(incident.cluster)),
       )
       .sort((a, b) => a.group.openedAt.localeCompare(b.group.openedAt) || a.group.id.localeCompare(b.group.id));
     // A fleet incident is named after the incident that opens it, at the step it opens: a re-rooted or escalated

@@ -32,6 +32,21 @@ describe('the group stage', () => {
     ]);
   });
 
+  it('keeps a cluster of another group out of a young fleet incident of its rule', () => {
+    const joiner = openIncident('prod-a', 'blackhole', 6);
+    const out = groupIncidents({
+      at: minuteMs(6),
+      incidents: [leader, joiner],
+      regroup: new Set([joiner.id]),
+      settings: { joinWithinMs: HOUR, groupOf: new Map([['prod-a', '["prod"]']]) },
+    });
+
+    expect(out.groups.map((g) => [g.id, g.members.map((m) => m.cluster)])).toEqual([
+      [leader.id, ['dev-a']],
+      [joiner.id, ['prod-a']],
+    ]);
+  });
+
   it('takes a cluster that starts firing the same rule into the young fleet incident', () => {
     const joiner = openIncident('dev-b', 'blackhole', 6);
     const out = group(6, [leader, joiner], [joiner]);

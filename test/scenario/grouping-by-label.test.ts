@@ -1,0 +1,86 @@
+import { loadConfig } from '../../shared/config/deployment-config.ts';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { replayScenario } from '../../shared/scenario/replay.ts';
+import type { Scenario } from '../../shared/scenario/scenario.ts';
+import { defaultRuleSet, loadScenario, replayShipped } from '../support/engine-fixtures.ts';
+
+const pages = (notifications: readonly Notification[]) => notifications.filter((n) => n.kind === 'page');
+
+/** The scenario's clusters in a deployment configuration, each with the labels given. */
+function configOf(scenario: Scenario, labels: (cluster: string) => Record<string, string>, by: readonly string[]) {
+  const clusters = [...scenario.clusters.keys()].map((name) => ({ name, labels: labels(name) }));
+  return loadConfig({ clusters, grouping: { by } }, 'test config').config;
+}
+
+describe('grouping by label', () => {
+  describe('a prod outage 13 minutes after an unrelated staging one, grouped by environment', () => {
+    it('pages twice, once per environment, each under its own dedup key', async () => {
+      const { notifications, checks } = await replayShipped('staging-then-prod-webhook-outages');
+
+      expect(pages(notifications).map((n) => [n.clusters, n.group])).toEqual([
+        [['staging-euw1'], expect.any(String)],
+        [['prod-euw1'], expect.any(String)],
+      ]);
+      expect(new Set(pages(notifications).map((n) => n.group)).size).toBe(2);
+      expect(checks.filter((c) => !c.passed)).toEqual([]);
+    });
+
+    it('keeps every notification about prod under the prod page dedup key', async () => {
+      const { notifications } = await replayShipped('staging-then-prod-webhook-outages');
+      const prodPage = pages(notifications).find((n) => n.clusters.includes('prod-euw1'));
+      const aboutProd = notifications.filter((n) => n.clusters.includes('prod-euw1'));
+
+      expect(aboutProd.map((n) => [n.kind, n.group])).toEqual([
+        ['page', prodPage?.group],
+        ['resolve', prodPage?.group],
+      ]);
+    });
+
+    it('still joins a second staging cluster to the staging page as an update', async () => {
+      const { notifications } = await replayShipped('staging-then-prod-webhook-outages');
+      const stagingPage = pages(notifications).find((n) => n.clusters.includes('staging-euw1'));
+
+      expect(notifications.filter((n) => n.reason === 'joined').map((n) => [n.changes, n.group])).toEqual([
+        [['joined: staging-use1'], stagingPage?.group],
+      ]);
+    });
+
+    it('merges prod into the staging page without grouping.by, which is what grouping.by is for', async () => {
+      const scenario = loadScenario('staging-then-prod-webhook-outages');
+      const { grouping: _, ...fleetWide } = scenario;
+      const { notifications } = await replayScenario(fleetWide, { ruleSet: defaultRuleSet() });
+
+      expect(pages(notifications).map((n) => n.clusters)).toEqual([['staging-euw1']]);
+    });
+
+    it('groups the same from a deployment configuration carrying the labels', async () => {
+      const scenario = loadScenario('staging-then-prod-webhook-outages');
+      const config = configOf(scenario, (name) => ({ environment: name.startsWith('prod') ? 'prod' : 'staging' }), [
+        'environment',
+      ]);
+      const { notifications } = await replayScenario(scenario, { ruleSet: defaultRuleSet(), config });
+
+      expect(pages(notifications).map((n) => n.clusters)).toEqual([['staging-euw1'], ['prod-euw1']]);
+    });
+  });
+
+  describe('the twelve-cluster fleet outage', () => {
+    it('still pages once when every cluster shares the grouped labels', async () => {
+      const scenario = loadScenario('fleet-policy-backend-outage');
+      const config = configOf(scenario, () => ({ environment: 'dev', team: 'platform' }), ['environment', 'team']);
+      const { notifications, checks } = await replayScenario(scenario, { ruleSet: defaultRuleSet(), config });
+
+      expect(pages(notifications).map((n) => n.clusters)).toEqual([['dev-01']]);
+      expect(checks.filter((c) => !c.passed)).toEqual([]);
+    });
+
+    it('pages once per team when the teams differ', async () => {
+      const scenario = loadScenario('fleet-policy-backend-outage');
+      const team = (name: string) => (Number(name.slice(-2)) % 2 === 0 ? 'even' : 'odd');
+      const config = configOf(scenario, (name) => ({ team: team(name) }), ['team']);
+      const { notifications } = await replayScenario(scenario, { ruleSet: defaultRuleSet(), config });
+
+      expect(pages(notifications).map((n) => n.clusters)).toEqual([['dev-01'], ['dev-02']]);
+    });
+  });
+});

@@ -114,6 +114,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         mutes,
         facts: factsOf(plan),
         clusters: evaluated.clusters,
+        resolvedByHand: await deps.handResolutions.all(),
       });
       committed = await deps.ledger.recordStep(
         { at, changed: outcome.changed, notifications: outcome.notifications },

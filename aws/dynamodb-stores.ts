@@ -1,5 +1,6 @@
 import type { PipelineStores } from '../shared/pipeline/ports.ts';
 import { DynamoDbActivityLog } from './dynamodb-activity-log.ts';
+import { DynamoDbHandResolutions } from './dynamodb-hand-resolutions.ts';
 import { DynamoDbIncidentRepository } from './dynamodb-incident-repository.ts';
 import { DynamoDbOutbox } from './dynamodb-outbox.ts';
 import { DynamoDbSilences } from './dynamodb-silences.ts';
@@ -22,5 +23,6 @@ export function dynamoDbStores(options: DynamoDbTableOptions): PipelineStores {
     outbox,
     activityLog: new DynamoDbActivityLog(table, { incidents, outbox, silences }),
     silences,
+    handResolutions: new DynamoDbHandResolutions(table),
   };
 }

@@ -82,6 +82,7 @@ const notificationReason = oneOf<NotificationReason>({
   'cause-identified': 'cause-identified',
   reminder: 'reminder',
   resolved: 'resolved',
+  'resolved-by-hand': 'resolved-by-hand',
 });
 const notificationStatus = oneOf<NotificationRecord['status']>({
   pending: 'pending',
@@ -124,6 +125,8 @@ const incident: z.ZodType<Incident> = z.looseObject({
   mutedBy: z
     .looseObject({ silence: z.string().optional(), reason: z.string(), author: z.string(), until: z.string() })
     .optional(),
+  // Resolved by hand: optional, so that incidents stored before `sentinel incidents resolve` still decode.
+  resolvedBy: z.looseObject({ at: z.string(), author: z.string(), reason: z.string() }).optional(),
 });
 
 const notification: z.ZodType<Notification> = z.looseObject({
@@ -244,6 +247,17 @@ const silence: z.ZodType<Silence> = z.looseObject({
   reason: z.string(),
   author: z.string(),
   expired: z.looseObject({ at: z.number(), by: z.string() }).optional(),
+});
+
+/** `RESOLVED`/`<fleet incident id>`. */
+export const handResolutionItem = z.object({
+  resolution: z.looseObject({
+    group: z.string(),
+    incidents: z.array(z.string()),
+    at: z.string(),
+    author: z.string(),
+    reason: z.string(),
+  }),
 });
 
 /** `SILENCE`/`<given end>#<id>`. */

@@ -23,6 +23,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `INSTANCE`/`<instance id>`: what the node events told of one EC2 instance (its cluster, when it began to
  *   terminate, why).
  * - `NODES#<cluster>`/`<minute>#<instance id>`: one node termination of a cluster, in the minute it began.
+ * - `RESOLVED`/`<fleet incident id>`: a fleet incident resolved by hand (`sentinel incidents resolve`), read by every
+ *   poll, which marks the incidents it covers.
  * - `SHARD`/`<at>#<shard>` (+ `<at>#<shard>#<owner>#<part>`): what a shard worker found on its clusters at a step
  *   (docs/scaling.md), its header the commit point, as a step's outcome has.
  *
@@ -53,6 +55,7 @@ export const PARTITION = {
   delivery: 'DELIVERY',
   instance: 'INSTANCE',
   shard: 'SHARD',
+  handResolution: 'RESOLVED',
 } as const;
 
 export type Partition = (typeof PARTITION)[keyof typeof PARTITION];
@@ -79,6 +82,7 @@ export const shardPartKey = (at: number, shard: number, owner: string, part: num
   key(PARTITION.shard, `${iso(at)}#${shard}#${owner}#${part}`);
 export const openIncidentKey = (id: string) => key(PARTITION.open, id);
 export const resolvedIncidentKey = (id: string) => key(PARTITION.resolved, id);
+export const handResolutionKey = (group: string) => key(PARTITION.handResolution, group);
 export const outboxKey = (id: string) => key(PARTITION.outbox, id);
 /** The prefix of a notification's parts; numbered with leading zeros so that they sort in order. */
 export const outboxPartsPrefix = (id: string) => `${id}#part#`;

@@ -12,7 +12,7 @@ import {
   OPS_STACK,
   opsPlacement,
 } from '../shared/config/deployment-shape.ts';
-import { type ClusterObservation, diagnose, renderDiagnosis } from '../shared/doctor/diagnosis.ts';
+import { type ClusterObservation, type Diagnosis, diagnose, renderDiagnosis } from '../shared/doctor/diagnosis.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { DAY_MS } from '../shared/time.ts';
@@ -26,7 +26,7 @@ const HISTORY_MS = DAY_MS;
 export const DOCTOR_COMMAND = defineCommand({
   name: 'doctor',
   summary: 'say what each cluster really reports: metrics, Container Insights, node groups, links, tripwires, coverage',
-  usage: ['sentinel doctor --config FILE [--stack NAME] [--sink-identifier SINK_ARN]'],
+  usage: ['sentinel doctor --config FILE [--stack NAME] [--sink-identifier SINK_ARN] [--json]'],
   options: {
     config: { type: 'string', value: 'FILE', description: 'the deployment configuration whose clusters to check' },
     stack: {
@@ -39,6 +39,7 @@ export const DOCTOR_COMMAND = defineCommand({
       value: 'SINK_ARN',
       description: 'a sink of the ops account, to check the workload accounts linked to it (OAM ListAttachedLinks)',
     },
+    json: { type: 'boolean', description: 'print the diagnosis as JSON instead of text (the exit code is the same)' },
   },
   notes: [
     'Read-only, with the default AWS credential chain of the ops account (AWS_PROFILE, AWS_REGION, ...): it needs',
@@ -52,6 +53,7 @@ export interface DoctorOptions {
   readonly config?: string;
   readonly stack?: string;
   readonly 'sink-identifier'?: string;
+  readonly json?: boolean;
 }
 
 /** `sentinel doctor`: observe every cluster of the configuration in the real accounts, then diagnose. */
@@ -139,7 +141,8 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     freshMs: plan.lookback * plan.stepSeconds * 1000,
     stepSeconds: plan.stepSeconds,
   });
-  for (const line of renderDiagnosis(diagnosis, now)) out.stdout(line);
+  if (options.json) out.stdout(JSON.stringify(diagnosisJson(diagnosis), null, 2));
+  else for (const line of renderDiagnosis(diagnosis, now)) out.stdout(line);
   return diagnosis.healthy ? 0 : 1;
 }
 
@@ -176,4 +179,17 @@ async function sinksByRegion(
     );
   }
   return sinks;
+}
+
+/** The diagnosis as `--json` prints it: each cluster named first, its provided signals as a list. */
+function diagnosisJson(diagnosis: Diagnosis) {
+  return {
+    healthy: diagnosis.healthy,
+    clusters: diagnosis.clusters.map(({ observation, provided, ...judged }) => ({
+      cluster: observation.cluster,
+      provided: [...provided],
+      ...judged,
+      observation,
+    })),
+  };
 }

@@ -1,7 +1,7 @@
 import { readConfigFile } from '../io/input-files.ts';
 import { recordedScenario, scenarioFileOf } from '../shared/scenario/recorded-scenario.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
-import { renderTimeline } from '../shared/scenario/timeline.ts';
+import { renderTimeline, replayJsonLines } from '../shared/scenario/timeline.ts';
 import { fetchHistory } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand, type OptionSpecs } from './command-line.ts';
@@ -21,11 +21,15 @@ const HISTORY_NOTES = [
 export const BACKTEST_COMMAND = defineCommand({
   name: 'backtest',
   summary: 'replay real CloudWatch history through the rules and print the notifications they would have sent',
-  usage: ['sentinel backtest --config FILE --from T --to T [--cluster NAME]'],
+  usage: ['sentinel backtest --config FILE --from T --to T [--cluster NAME] [--json]'],
   options: {
     config: { type: 'string', value: 'FILE', description: 'the deployment configuration: clusters, rules, overrides' },
     cluster: { type: 'string', value: 'NAME', description: 'only this cluster of the configuration (default: all)' },
     ...TIME_RANGE,
+    json: {
+      type: 'boolean',
+      description: 'print one JSON object per notification, as sentinel replay --json does, instead of the timeline',
+    },
   },
   notes: HISTORY_NOTES,
   run: (values, _, out) => backtestCommand(values, out),
@@ -40,7 +44,7 @@ export const EXPORT_SCENARIO_COMMAND = defineCommand({
     cluster: { type: 'string', value: 'NAME', description: 'the cluster to export (required)' },
     ...TIME_RANGE,
   },
-  notes: HISTORY_NOTES,
+  notes: [...HISTORY_NOTES, 'Its output is JSON already: the scenario file (format sentinel.scenario/v1).'],
   run: (values, _, out) => exportScenarioCommand(values, out),
 });
 
@@ -49,6 +53,7 @@ interface HistoryOptions {
   readonly cluster?: string;
   readonly from?: string;
   readonly to?: string;
+  readonly json?: boolean;
 }
 
 async function history(options: HistoryOptions, out: CommandOutput, now: number) {
@@ -79,7 +84,8 @@ export async function backtestCommand(options: HistoryOptions, out: CommandOutpu
     clusters: series,
   });
   const result = await replayScenario(scenario, { ruleSet: loaded.ruleSet, config: loaded.config });
-  out.stdout(renderTimeline(result));
+  if (options.json) for (const line of replayJsonLines(result)) out.stdout(line);
+  else out.stdout(renderTimeline(result));
   return 0;
 }
 

@@ -6,6 +6,7 @@ import { type Command, defineCommand, helpOf, type OptionValues, parseCommandLin
 import { DIGEST_COMMAND } from './digest-command.ts';
 import { DOCTOR_COMMAND } from './doctor-command.ts';
 import { BACKTEST_COMMAND, EXPORT_SCENARIO_COMMAND } from './history-commands.ts';
+import { INCIDENTS_COMMAND } from './incidents-command.ts';
 import { POLL_COMMAND } from './poll-command.ts';
 import { REPLAY_COMMAND } from './replay-command.ts';
 import { SILENCE_COMMAND } from './silence-command.ts';
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   DIGEST_COMMAND,
   TEST_PAGE_COMMAND,
   SILENCE_COMMAND,
+  INCIDENTS_COMMAND,
   CONFIG_SCHEMA_COMMAND,
 ];
 

@@ -1,6 +1,6 @@
 import { readConfigFile } from '../io/input-files.ts';
 import { configVerdict } from '../shared/config/config-verdict.ts';
-import { clusterSchema } from '../shared/config/deployment-config.ts';
+import { clusterSchema, type LoadedConfig } from '../shared/config/deployment-config.ts';
 import { InputError } from '../shared/errors.ts';
 import type { CommandOutput } from './command.ts';
 import { UsageError } from './command.ts';
@@ -9,12 +9,13 @@ import { defineCommand } from './command-line.ts';
 export interface ValidateConfigOptions {
   readonly strict: boolean;
   readonly region?: string;
+  readonly json?: boolean;
 }
 
 export const VALIDATE_CONFIG_COMMAND = defineCommand({
   name: 'validate-config',
   summary: 'check a deployment configuration the way cdk synth does, without AWS',
-  usage: ['sentinel validate-config FILE [--strict] [--region REGION]'],
+  usage: ['sentinel validate-config FILE [--strict] [--region REGION] [--json]'],
   positionals: {
     name: 'FILE',
     noun: 'configuration file',
@@ -30,6 +31,10 @@ export const VALIDATE_CONFIG_COMMAND = defineCommand({
       type: 'string',
       value: 'REGION',
       description: "the ops stack's region, to warn about clusters it cannot watch well (OAM and alarms are regional)",
+    },
+    json: {
+      type: 'boolean',
+      description: 'print the verdict as JSON ({ file, valid, errors, warnings }); the exit code is the same',
     },
   },
   notes: ['Errors exit 2, as they stop cdk synth; warnings are the ones synth prints as CDK warnings.'],
@@ -49,10 +54,23 @@ export async function validateConfigCommand(
       `--region "${options.region}": ${region.error.issues[0]?.message ?? 'expected an AWS region'}`,
     );
   }
-  const { config, ruleSet } = readConfigFile(file);
+  let loaded: LoadedConfig;
+  try {
+    loaded = readConfigFile(file);
+  } catch (error) {
+    if (!(options.json && error instanceof InputError && error.file === file)) throw error;
+    out.stdout(JSON.stringify({ file, valid: false, errors: error.problems, warnings: [] }, null, 2));
+    return 2;
+  }
+  const { config, ruleSet } = loaded;
   const { errors, warnings } = configVerdict(config, {
     ...(options.region !== undefined && { opsRegion: options.region }),
   });
+  if (options.json) {
+    out.stdout(JSON.stringify({ file, valid: errors.length === 0, errors, warnings }, null, 2));
+    if (errors.length > 0) return 2;
+    return options.strict && warnings.length > 0 ? 1 : 0;
+  }
   if (errors.length > 0) throw new InputError(file, errors);
   if (warnings.length > 0) {
     out.stderr(

@@ -190,3 +190,30 @@ export function describeOperand(operand: Operand): string {
   }
   return describeTerm(operand);
 }
+
+/**
+ * What a condition asks, in one line, as `sentinel incidents show` explains a rule: the m-of-n of a sustained
+ * comparison, the window of an aggregate, and the parts of a combination.
+ */
+export function describeCondition(condition: Condition): string {
+  switch (condition.kind) {
+    case 'threshold':
+      return `${describeOperand(condition.of)} ${condition.op} ${condition.value} at the newest sample`;
+    case 'sustained':
+      return `${describeOperand(condition.of)} ${condition.op} ${condition.value} in ${condition.m} of the last ${condition.n} samples`;
+    case 'window': {
+      const where = condition.where ? ` where ${condition.where.op} ${condition.where.value}` : '';
+      return `${condition.aggregate} of ${describeOperand(condition.of)}${where} over ${condition.window} ${condition.op} ${condition.value}`;
+    }
+    case 'change':
+      return `${condition.aggregate} of ${describeOperand(condition.of)} over ${condition.window}, as a ${condition.mode} to the ${condition.baseline} before, ${condition.op} ${condition.value}`;
+    case 'absent':
+      return `no datapoint of ${condition.of.join(', ')} for ${condition.window}`;
+    case 'allOf':
+      return `all of (${condition.conditions.map(describeCondition).join('; ')})`;
+    case 'anyOf':
+      return `any of (${condition.conditions.map(describeCondition).join('; ')})`;
+    case 'noneOf':
+      return `none of (${condition.conditions.map(describeCondition).join('; ')})`;
+  }
+}

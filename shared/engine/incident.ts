@@ -48,6 +48,18 @@ export interface Incident {
    * shown (`notifiedAt`): the record stays, so that the digest can say what each silence held back.
    */
   readonly mutedBy?: MuteRecord;
+  /**
+   * Set when an operator resolved it by hand (`sentinel incidents resolve`): its resolve went out then, so nothing
+   * more is sent about it, and it stays open, quietly, until its rules go clear as they would have without it.
+   */
+  readonly resolvedBy?: HandResolutionRecord;
+}
+
+/** Who resolved an incident by hand, when, and why, as the incident records it. */
+export interface HandResolutionRecord {
+  readonly at: string;
+  readonly author: string;
+  readonly reason: string;
 }
 
 /** A fleet incident, as each of its members records it. */

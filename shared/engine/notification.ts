@@ -18,7 +18,9 @@ export type NotificationReason =
   | 'new-symptom'
   | 'cause-identified'
   | 'reminder'
-  | 'resolved';
+  | 'resolved'
+  /** Resolved by an operator (`sentinel incidents resolve`), whatever its rules still say. */
+  | 'resolved-by-hand';
 
 export interface ClusterEvidence {
   readonly cluster: string;
@@ -74,6 +76,7 @@ export function notificationTitle(
   const where = clusters.length === 1 ? `on ${clusters[0]}` : `on ${clusters.length} clusters`;
   const prefix: Partial<Record<NotificationReason, string>> = {
     resolved: 'Resolved: ',
+    'resolved-by-hand': 'Resolved by hand: ',
     merged: 'Merged into its cause: ',
     reminder: 'Still firing: ',
     'new-symptom': 'Update: ',

@@ -1,6 +1,7 @@
 import type { GraphSettings } from '../notify/graph-link.ts';
 import { isoSeconds } from '../time.ts';
 import { composeNotification, markShown } from './compose-notification.ts';
+import { type HandResolution, markResolvedByHand, splitResolvedByHand } from './hand-resolution.ts';
 import type { ClusterFacts } from './hint-scope.ts';
 import type { Incident } from './incident.ts';
 import { clusterMuted, type Mute } from './maintenance.ts';
@@ -75,6 +76,8 @@ export interface StepInput {
    * it does not name is unknown.
    */
   readonly facts?: ReadonlyMap<string, ClusterFacts>;
+  /** Fleet incidents resolved by hand (`sentinel incidents resolve`); their incidents send nothing more. */
+  readonly resolvedByHand?: readonly HandResolution[];
 }
 
 export interface StepOutput {
@@ -99,6 +102,7 @@ export function step(input: StepInput): StepOutput {
   const at = isoSeconds(input.at);
   const stored = new Map(input.incidents.filter((i) => i.status === 'open').map((i) => [i.id, i]));
   const current = new Map(stored);
+  for (const incident of markResolvedByHand(stored, input.resolvedByHand ?? [])) current.set(incident.id, incident);
   const readings = new Map<string, ClusterReading>();
   const changes = new Map<string, Change>();
   const regroup = new Set<string>();
@@ -139,7 +143,11 @@ export function step(input: StepInput): StepOutput {
   for (const incident of grouped.incidents) current.set(incident.id, incident);
 
   const notifications: Notification[] = [];
-  for (const group of grouped.groups) {
+  for (const whole of grouped.groups) {
+    // What was resolved by hand sends nothing more: its resolve went out when the operator gave it.
+    const { rest: group } = splitResolvedByHand(whole);
+    if (!group) continue;
+    for (const incident of group.members) current.set(incident.id, incident);
     const muted = muteStage({
       at: input.at,
       mutes: input.mutes,

@@ -1,4 +1,5 @@
 import { MemoryActivityLog } from './memory-activity-log.ts';
+import { MemoryHandResolutions } from './memory-hand-resolutions.ts';
 import { MemoryIncidentRepository } from './memory-incident-repository.ts';
 import { MemoryOutbox } from './memory-outbox.ts';
 import { MemorySilences } from './memory-silences.ts';
@@ -11,6 +12,7 @@ export interface MemoryStores extends PipelineStores {
   readonly outbox: MemoryOutbox;
   readonly activityLog: MemoryActivityLog;
   readonly silences: MemorySilences;
+  readonly handResolutions: MemoryHandResolutions;
 }
 
 /** The pipeline's stores in memory, over one state: for replay, a dry-run poll and tests. */
@@ -24,5 +26,6 @@ export function memoryStores(now: () => number): MemoryStores {
     outbox,
     activityLog: new MemoryActivityLog({ incidents, outbox, silences }),
     silences,
+    handResolutions: new MemoryHandResolutions(),
   };
 }

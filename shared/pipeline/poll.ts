@@ -119,6 +119,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         mutes,
         facts: factsOf(plan),
         clusters: evaluated.clusters,
+        resolvedByHand: await deps.handResolutions.all(),
       });
       findings = outcome.findings;
       created = outcome.notifications;

@@ -1,3 +1,4 @@
+import type { HandResolution } from '../engine/hand-resolution.ts';
 import type { Incident } from '../engine/incident.ts';
 import type { NearMiss } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
@@ -128,6 +129,24 @@ export interface SilenceStore extends Silences {
   expire(id: string, at: number, by: string): Promise<Silence | undefined>;
 }
 
+/**
+ * Fleet incidents resolved by hand, as every poll reads them: kept apart from the incidents, which only the step
+ * writes, so that a resolve given while a poll runs is never overwritten by that poll's write of the incident.
+ */
+export interface HandResolutions {
+  /** Every hand resolution still kept, in no particular order. */
+  all(): Promise<HandResolution[]>;
+}
+
+/** Where `sentinel incidents resolve` records a hand resolution. */
+export interface HandResolutionStore extends HandResolutions {
+  /**
+   * Keep a fleet incident's hand resolution, unless one is kept already: then that one, unchanged, is returned, so
+   * that resolving twice sends the first resolve again (the same notification, which the outbox keeps once).
+   */
+  record(resolution: HandResolution): Promise<HandResolution>;
+}
+
 /** The stores over one state (one table, or one process's memory), as the poll takes them. */
 export interface PipelineStores {
   readonly ledger: StepLedger;
@@ -135,6 +154,7 @@ export interface PipelineStores {
   readonly outbox: Outbox;
   readonly activityLog: ActivityLog;
   readonly silences: Silences;
+  readonly handResolutions: HandResolutions;
 }
 
 export interface PollRecord {

@@ -55,6 +55,17 @@ describe('commands for real accounts, against loopback AWS', () => {
     ]);
   });
 
+  it('backtests with --json, one object per notification, as replay --json prints them', async () => {
+    const out = capture();
+    const code = await backtestCommand({ config, from: iso(0), to: iso(120), json: true }, out, now);
+    const lines = out
+      .stdoutText()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; clusters: string[] });
+
+    expect([code, lines.map((l) => [l.kind, l.clusters])]).toEqual([0, [['page', ['dev-a', 'dev-b', 'dev-c']]]]);
+  });
+
   it('exports a scenario file that replays to the same page', async () => {
     const out = capture();
     await exportScenarioCommand({ config, cluster: 'dev-b', from: iso(0), to: iso(60) }, out, now);

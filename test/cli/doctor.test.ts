@@ -132,6 +132,18 @@ describe('sentinel doctor', () => {
     );
   });
 
+  it('prints the same diagnosis as JSON with --json, and exits the same', async () => {
+    const output = new CapturedCommandOutput();
+    const json = await doctorCommand({ config: file, json: true }, output, NOW);
+    const diagnosis = JSON.parse(output.stdoutText) as { healthy: boolean; clusters: { cluster: string }[] };
+
+    expect([json, diagnosis.healthy, diagnosis.clusters.map((c) => c.cluster)]).toEqual([
+      1,
+      false,
+      ['prod-use1', 'dev-use1'],
+    ]);
+  });
+
   it('reports a workload account whose link to the sink is missing, and the stack that creates it', async () => {
     oam.addSink(SINK, []);
     const output = new CapturedCommandOutput();

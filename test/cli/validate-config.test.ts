@@ -41,6 +41,21 @@ describe('sentinel validate-config', () => {
     ]);
   });
 
+  it('prints the verdict as JSON with --json: errors and warnings with their paths, and exits as without it', async () => {
+    const valid = await run('validate-config', '--json', EXAMPLE);
+    const invalid = await run(
+      'validate-config',
+      '--json',
+      write('bad.json', heard({ clusters: [{ name: 'a' }, { name: 'a' }] })),
+    );
+
+    expect([valid.code, JSON.parse(valid.output.stdoutText)]).toEqual([
+      0,
+      { file: EXAMPLE, valid: true, errors: [], warnings: [] },
+    ]);
+    expect([invalid.code, JSON.parse(invalid.output.stdoutText).valid]).toEqual([2, false]);
+  });
+
   it('refuses a subscriber subscribed twice to one topic, as synth does', async () => {
     const file = write(
       'twice.json',

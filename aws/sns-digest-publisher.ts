@@ -1,6 +1,6 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { DigestPublisher } from '../shared/digest/digest-publisher.ts';
-import type { RenderedMessage } from '../shared/notify/fit-message.ts';
+import { type RenderedMessage, snsMessage } from '../shared/notify/fit-message.ts';
 
 /** What this module sends: one publish per digest. */
 export const IAM_ACTIONS = ['sns:Publish'] as const;
@@ -18,7 +18,7 @@ export class SnsDigestPublisher implements DigestPublisher {
         TopicArn: this.topicArn,
         Subject: message.subject,
         MessageStructure: 'json',
-        Message: JSON.stringify(message.bodies),
+        Message: snsMessage(message.bodies),
         MessageAttributes: message.attributes,
       }),
     );

@@ -1,5 +1,6 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import type { Notification } from '../shared/engine/notification.ts';
+import { snsMessage } from '../shared/notify/fit-message.ts';
 import { renderMessage } from '../shared/notify/message-bodies.ts';
 import type { Notifier } from '../shared/pipeline/ports.ts';
 
@@ -34,7 +35,7 @@ export class SnsNotifier implements Notifier {
         TopicArn: this.topicFor(notification),
         Subject: subject,
         MessageStructure: 'json',
-        Message: JSON.stringify(bodies),
+        Message: snsMessage(bodies),
         MessageAttributes: attributes,
       }),
     );

@@ -139,6 +139,7 @@ const notification: z.ZodType<Notification> = z.looseObject({
   title: z.string(),
   summary: z.string(),
   clusters: z.array(z.string()),
+  clustersTotal: z.number().int().optional(),
   incidents: z.array(z.string()),
   openedAt: z.string(),
   symptoms: z.array(z.string()),

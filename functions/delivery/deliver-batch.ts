@@ -5,6 +5,7 @@ import { type DeliveryDeps, deliverNotification } from '../../shared/delivery/de
 import { incidentKey } from '../../shared/delivery/vendor-messages.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { SentinelError } from '../../shared/errors.ts';
+import { clusterCount } from '../../shared/notify/notification-text.ts';
 
 /** An SQS message that is not a notification: something other than the poller published to the paging topic. */
 export class NotANotificationError extends SentinelError {}
@@ -67,6 +68,9 @@ function parseNotification(record: SQSRecord): ParsedRecord {
     const where = parsed.error.issues.map((issue) => `$.${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new NotANotificationError(`message ${record.messageId} is not a notification: ${where}`);
   }
-  const omitted = (body as { omitted?: { clusters?: unknown } }).omitted?.clusters;
-  return { notification: parsed.data, clustersOmitted: typeof omitted === 'number' && omitted > 0 };
+  // Messages published before `clustersTotal` say the count only in `omitted`.
+  const omitted = (body as { omitted?: { clusters?: unknown; of?: unknown } }).omitted;
+  const total = parsed.data.clustersTotal ?? (typeof omitted?.of === 'number' ? omitted.of : undefined);
+  const notification = total === undefined ? parsed.data : { ...parsed.data, clustersTotal: total };
+  return { notification, clustersOmitted: clusterCount(notification) > notification.clusters.length };
 }

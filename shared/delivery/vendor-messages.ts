@@ -1,25 +1,17 @@
 import type { Notification } from '../engine/notification.ts';
 import { shortHash } from '../naming.ts';
-import { asciiLine, emailOf } from '../notify/message-bodies.ts';
-import { evidenceLines, hintLines } from '../notify/notification-text.ts';
+import { largestFitting } from '../notify/fit-message.ts';
+import { asciiLine, cutText, emailOf, IN_THE_EMAIL } from '../notify/message-bodies.ts';
+import { clusterCount, evidenceLines, hintLines } from '../notify/notification-text.ts';
+import { PROTOCOL_LIMITS } from '../notify/protocol-limits.ts';
 
 /**
- * What PagerDuty's Events API v2 and Opsgenie's Alert API are sent for a notification, as plain values. The limits
- * are the vendors' own:
- * - PagerDuty: `dedup_key` at most 255 characters, `payload.summary` at most 1024, severity one of critical, error,
- *   warning, info (https://developer.pagerduty.com/docs/events-API-v2/trigger-events/);
- * - Opsgenie: `message` at most 130 characters, `alias` at most 512, `description` at most 15,000, at most 20 tags
- *   of at most 50 characters, a note at most 25,000 (https://docs.opsgenie.com/docs/alert-api).
+ * What PagerDuty's Events API v2 and Opsgenie's Alert API are sent for a notification, as plain values, within the
+ * vendors' documented limits (shared/notify/protocol-limits.ts). PagerDuty's severity is one of critical, error,
+ * warning, info.
  */
-export const PAGERDUTY_LIMITS = { dedupKey: 255, summary: 1024 } as const;
-export const OPSGENIE_LIMITS = {
-  message: 130,
-  alias: 512,
-  description: 15_000,
-  tag: 50,
-  tags: 20,
-  note: 25_000,
-} as const;
+const PAGERDUTY_LIMITS = PROTOCOL_LIMITS.pagerduty;
+const OPSGENIE_LIMITS = PROTOCOL_LIMITS.opsgenie;
 
 /** Clusters listed by name in a vendor's details; a fleet page over more says how many were left out. */
 const LISTED_CLUSTERS = 50;
@@ -32,8 +24,9 @@ const LISTED_CLUSTERS = 50;
  */
 export function incidentKey(notification: Notification): string {
   const key = notification.group ?? notification.incidents[0] ?? notification.id;
-  if (key.length <= PAGERDUTY_LIMITS.dedupKey) return key;
-  return `${key.slice(0, PAGERDUTY_LIMITS.dedupKey - 9)}#${shortHash(key)}`;
+  const limit = PAGERDUTY_LIMITS.dedupKey.max;
+  if (key.length <= limit) return key;
+  return `${key.slice(0, limit - 9)}#${shortHash(key)}`;
 }
 
 export interface Link {
@@ -53,24 +46,34 @@ export function notificationLinks(notification: Notification): Link[] {
   return links;
 }
 
-function clusterList(notification: Notification): string {
-  const { clusters } = notification;
-  const listed = clusters.slice(0, LISTED_CLUSTERS).join(', ');
-  return clusters.length > LISTED_CLUSTERS ? `${listed} (+${clusters.length - LISTED_CLUSTERS} more)` : listed;
+/** What changed, in the details: the description and the email have it in full. */
+const CHANGES_DETAIL = 2000;
+
+/** The first `keep` clusters, then how many more the incident counts and where they are named. */
+function clusterList(notification: Notification, keep: number): string {
+  const shown = notification.clusters.slice(0, keep);
+  const left = clusterCount(notification) - shown.length;
+  return left > 0 ? `${shown.join(', ')} (+${left} more, full list: ${IN_THE_EMAIL})` : shown.join(', ');
 }
 
-/** What the notification says beyond its title, as a vendor's key-value details. */
-function details(notification: Notification): Record<string, string> {
+/** What the notification says beyond its title, as a vendor's key-value details, listing the first `keep` clusters. */
+function details(notification: Notification, keep = LISTED_CLUSTERS): Record<string, string> {
   return {
     kind: notification.kind,
     reason: notification.reason,
     rule: notification.rule,
-    clusters: clusterList(notification),
+    clusterCount: String(clusterCount(notification)),
+    clusters: clusterList(notification, keep),
     openedAt: notification.openedAt,
     at: notification.at,
     notification: notification.id,
-    ...(notification.changes.length > 0 && { changes: notification.changes.join('\n') }),
+    ...(notification.changes.length > 0 && { changes: cutText(notification.changes.join('\n'), CHANGES_DETAIL) }),
   };
+}
+
+/** Characters of key-value details as Opsgenie counts them against its total: every key and every value. */
+export function detailsCharacters(record: Readonly<Record<string, string>>): number {
+  return Object.entries(record).reduce((sum, [key, value]) => sum + key.length + value.length, 0);
 }
 
 export type PagerDutyAction = 'trigger' | 'resolve';
@@ -103,7 +106,7 @@ export function pagerDutyEvent(notification: Notification, action: PagerDutyActi
     event_action: 'trigger',
     dedup_key,
     payload: {
-      summary: asciiLine(notification.title, PAGERDUTY_LIMITS.summary),
+      summary: asciiLine(notification.title, PAGERDUTY_LIMITS.summary.max),
       source: notification.clusters.length === 1 ? (notification.clusters[0] ?? 'fleet') : 'fleet',
       severity: notification.severity,
       timestamp: notification.at,
@@ -114,6 +117,7 @@ export function pagerDutyEvent(notification: Notification, action: PagerDutyActi
         ...details(notification),
         summary: notification.summary,
         evidence: evidenceLines(notification).slice(0, LISTED_CLUSTERS),
+        evidenceLines: evidenceLines(notification).length,
         whatToDo: hintLines(notification),
       },
     },
@@ -133,31 +137,46 @@ export interface OpsgenieAlert {
   readonly details: Record<string, string>;
 }
 
+/**
+ * The details of an alert within Opsgenie's total (links included): the cluster list shortens first, saying how
+ * many it leaves out; the links and the counts stay.
+ */
+function opsgenieDetails(notification: Notification): Record<string, string> {
+  const links = Object.fromEntries(notificationLinks(notification).map((link) => [link.text, link.href]));
+  const render = (keep: number) => ({ ...details(notification, keep), ...links });
+  const fits = (record: Record<string, string>) => detailsCharacters(record) <= OPSGENIE_LIMITS.details.max;
+  const fitted = largestFitting(render, fits, {
+    least: 0,
+    most: Math.min(LISTED_CLUSTERS, notification.clusters.length),
+  });
+  if (fitted) return fitted;
+  // A graph link alone past the total: the description carries it, the details keep what fits.
+  return details(notification, 0);
+}
+
 export function opsgenieAlert(notification: Notification): OpsgenieAlert {
-  const links = notificationLinks(notification);
   return {
-    message: asciiLine(notification.title, OPSGENIE_LIMITS.message),
+    message: asciiLine(notification.title, OPSGENIE_LIMITS.message.max),
     alias: incidentKey(notification),
-    description: cut(emailOf(notification), OPSGENIE_LIMITS.description),
+    description: emailOf(notification, OPSGENIE_LIMITS.description.max, IN_THE_EMAIL),
     priority: notification.severity === 'critical' ? 'P1' : 'P3',
     source: 'k8s-incident-sentinel',
-    entity: notification.clusters.length === 1 ? (notification.clusters[0] ?? 'fleet') : 'fleet',
+    entity: cutText(
+      notification.clusters.length === 1 ? (notification.clusters[0] ?? 'fleet') : 'fleet',
+      OPSGENIE_LIMITS.entity.max,
+    ),
     tags: [notification.rule, notification.severity, ...notification.clusters.slice(0, 5)]
-      .map((tag) => cut(tag, OPSGENIE_LIMITS.tag))
-      .slice(0, OPSGENIE_LIMITS.tags),
-    details: { ...details(notification), ...Object.fromEntries(links.map((link) => [link.text, link.href])) },
+      .map((tag) => cutText(tag, OPSGENIE_LIMITS.tag.max))
+      .slice(0, OPSGENIE_LIMITS.tags.max),
+    details: opsgenieDetails(notification),
   };
 }
 
 /** An update, or a reminder, as a note on the open alert. */
 export function opsgenieNote(notification: Notification): { readonly note: string; readonly source: string } {
-  return { note: cut(emailOf(notification), OPSGENIE_LIMITS.note), source: 'k8s-incident-sentinel' };
+  return { note: emailOf(notification, OPSGENIE_LIMITS.note.max, IN_THE_EMAIL), source: 'k8s-incident-sentinel' };
 }
 
 export function opsgenieClose(notification: Notification): { readonly note: string; readonly source: string } {
-  return { note: cut(notification.title, OPSGENIE_LIMITS.note), source: 'k8s-incident-sentinel' };
-}
-
-function cut(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit - 3)}...`;
+  return { note: cutText(notification.title, OPSGENIE_LIMITS.note.max), source: 'k8s-incident-sentinel' };
 }

@@ -1,7 +1,6 @@
-import type { Evidence } from '../engine/evaluate-condition.ts';
 import { fitMessage, type MessageBodies, type RenderedMessage, SUBJECT_LIMIT } from '../notify/fit-message.ts';
 import { asciiLine } from '../notify/message-bodies.ts';
-import { formatNumber } from '../notify/notification-text.ts';
+import { formatEvidence, formatNumber } from '../notify/notification-text.ts';
 import { formatMinutes } from '../time.ts';
 import type {
   ClusterWeek,
@@ -247,11 +246,6 @@ function noise(digest: Digest): string[] {
   return [...lines, ...cut(digest, 'noise')];
 }
 
-function describeEvidence(evidence: Evidence): string {
-  const unit = evidence.unit === 'seconds' ? ' s' : evidence.unit === 'x' ? 'x' : '';
-  return `${evidence.what} (${evidence.over}) = ${formatNumber(evidence.observed)}${unit}, threshold ${evidence.op} ${formatNumber(evidence.threshold)}${unit}`;
-}
-
 function latentRiskLines(risk: LatentRisk, digest: Digest): string[] {
   const zone = digest.week.timeZone;
   const state = risk.stillOpen ? 'still open' : 'since resolved';
@@ -292,7 +286,7 @@ function risks(digest: Digest): string[] {
         INDENT,
         DETAIL,
       ),
-      ...wrap(describeEvidence(miss.closest), DETAIL),
+      ...wrap(formatEvidence(miss.closest), DETAIL),
     );
   }
   lines.push(...cut(digest, 'nearMisses'));

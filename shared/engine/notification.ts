@@ -41,6 +41,11 @@ export interface Notification {
   readonly title: string;
   readonly summary: string;
   readonly clusters: readonly string[];
+  /**
+   * How many clusters the incident counts, on a copy cut to fit a protocol's limit that lists only the first of them
+   * in `clusters`; absent when `clusters` lists every one.
+   */
+  readonly clustersTotal?: number;
   readonly incidents: readonly string[];
   /**
    * The fleet incident this notification is about: the same on its page, updates and resolve whichever clusters each

@@ -1,15 +1,16 @@
+import { PROTOCOL_LIMITS } from './protocol-limits.ts';
+
 /**
  * What one SNS Publish may carry, and how a notification or a digest too large for it is cut to fit.
  *
  * SNS counts the message and every message attribute (its name, its data type and its value) against one limit of
- * 256 KiB, 262,144 bytes ("Amazon SNS message attributes" and the Publish API's MessageAttributeValue:
- * https://docs.aws.amazon.com/sns/latest/api/API_MessageAttributeValue.html). The subject is counted here too: it is
- * at most 100 bytes, and a request measured with it never reaches a limit that might count it.
+ * 256 KiB (protocol-limits.ts). The subject is counted here too: it is less than 100 bytes, and a request measured
+ * with it never reaches a limit that might count it.
  */
 
-/** SNS subjects: at most 100 printable ASCII characters (Publish API, `Subject`). */
-export const SUBJECT_LIMIT = 100;
-export const MESSAGE_LIMIT_BYTES = 262_144;
+/** SNS subjects: printable ASCII, less than 100 characters (Publish API, `Subject`). */
+export const SUBJECT_LIMIT: number = PROTOCOL_LIMITS.sns.subject.max;
+export const MESSAGE_LIMIT_BYTES: number = PROTOCOL_LIMITS.sns.message.max;
 
 /** The message for every protocol, as SNS `MessageStructure: json` wants it. */
 export interface MessageBodies {
@@ -40,26 +41,35 @@ export interface RenderedMessage {
 
 const utf8 = (text: string) => new TextEncoder().encode(text).length;
 
-/** The bytes SNS counts for one Publish: subject, message (the JSON of the bodies) and attributes. */
+/**
+ * The SNS message of the bodies: `default`, and each protocol's body only where it differs from `default` (SNS sends
+ * `default` to a protocol the message does not name), so no body travels twice.
+ */
+export function snsMessage(bodies: MessageBodies): string {
+  const distinct = Object.fromEntries(
+    Object.entries(bodies).filter(([protocol, body]) => protocol === 'default' || body !== bodies.default),
+  );
+  return JSON.stringify(distinct);
+}
+
+/** The bytes SNS counts for one Publish: subject, message (the JSON of the distinct bodies) and attributes. */
 export function publishBytes(message: Omit<RenderedMessage, 'truncated'>): number {
   const attributes = Object.entries(message.attributes).reduce(
     (sum, [name, { DataType, StringValue }]) => sum + utf8(name) + utf8(DataType) + utf8(StringValue),
     0,
   );
-  return utf8(message.subject) + utf8(JSON.stringify(message.bodies)) + attributes;
+  return utf8(message.subject) + utf8(snsMessage(message.bodies)) + attributes;
 }
 
 /**
- * The rendering that keeps the most entries and still fits `limitBytes`: `render(keep)` lists at most `keep` entries
- * of whatever is long (clusters, incidents, ...), and lists fewer as `keep` goes down. Tries everything first, then
- * bisects between `least` and everything. Undefined when even `least` entries do not fit.
+ * The largest `keep` between `least` and `most` whose rendering `fits`, by bisection (renderings list fewer entries
+ * as `keep` goes down); undefined when even `least` does not fit.
  */
-export function fitMessage<T extends RenderedMessage>(
+export function largestFitting<T>(
   render: (keep: number) => T,
+  fits: (rendered: T) => boolean,
   range: { readonly least: number; readonly most: number },
-  limitBytes = MESSAGE_LIMIT_BYTES,
 ): T | undefined {
-  const fits = (message: T) => publishBytes(message) <= limitBytes;
   const all = render(range.most);
   if (fits(all)) return all;
   let best = render(range.least);
@@ -78,4 +88,17 @@ export function fitMessage<T extends RenderedMessage>(
     }
   }
   return best;
+}
+
+/**
+ * The rendering that keeps the most entries and still fits `limitBytes`: `render(keep)` lists at most `keep` entries
+ * of whatever is long (clusters, incidents, ...), and lists fewer as `keep` goes down. Tries everything first, then
+ * bisects between `least` and everything. Undefined when even `least` entries do not fit.
+ */
+export function fitMessage<T extends RenderedMessage>(
+  render: (keep: number) => T,
+  range: { readonly least: number; readonly most: number },
+  limitBytes = MESSAGE_LIMIT_BYTES,
+): T | undefined {
+  return largestFitting(render, (message) => publishBytes(message) <= limitBytes, range);
 }

@@ -2,12 +2,14 @@ import type { Notification } from '../engine/notification.ts';
 import { formatMinutes } from '../time.ts';
 import {
   fitMessage,
+  largestFitting,
   type MessageAttributes,
   type MessageBodies,
   type RenderedMessage,
   SUBJECT_LIMIT,
 } from './fit-message.ts';
-import { evidenceLines, formatTime, hintBlocks } from './notification-text.ts';
+import { clusterCount, evidenceLines, formatTime, type HintBlock, hintBlocks } from './notification-text.ts';
+import { PROTOCOL_LIMITS, SLACK_ESCAPES } from './protocol-limits.ts';
 
 const KIND_TAG = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVED' } as const;
 
@@ -26,35 +28,109 @@ export function asciiLine(text: string, limit: number): string {
   return plain.length <= limit ? plain : `${plain.slice(0, limit - 3).trimEnd()}...`;
 }
 
+/** Text cut to `limit` characters, saying so with `...`. */
+export function cutText(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 3)}...`;
+}
+
+/**
+ * The title without a leading word that repeats the kind's tag (`Update: `, `Resolved: `), so that a subject or a
+ * chat title says the kind once: `[UPDATE] New symptom ...`, never `[UPDATE] Update: ...`.
+ */
+function titleAfterTag(notification: Notification): string {
+  const tag = KIND_TAG[notification.kind];
+  const prefix = `${tag.toLowerCase()}: `;
+  const { title } = notification;
+  return title.toLowerCase().startsWith(prefix) ? title.slice(prefix.length) : title;
+}
+
 export function subjectOf(notification: Notification): string {
-  return asciiLine(`[${KIND_TAG[notification.kind]}] ${notification.title}`, SUBJECT_LIMIT);
+  return asciiLine(`[${KIND_TAG[notification.kind]}] ${titleAfterTag(notification)}`, SUBJECT_LIMIT);
 }
 
+/** Where, in a few words: `prod-a`, or `prod-a and 2999 more`, counted from the incident, never from a cut copy. */
+export function whereShort(notification: Notification): string {
+  const first = notification.clusters[0] ?? '(no cluster)';
+  const count = clusterCount(notification);
+  return count <= 1 ? first : `${first} and ${count - 1} more`;
+}
+
+/**
+ * One line of at most 140 characters (one SMS): kind, cause, since when, then where. A fleet page says how many
+ * clusters before it names the first, so that a long name cut off at the end never takes the count with it.
+ */
 export function smsOf(notification: Notification): string {
-  const where =
-    notification.clusters.length === 1 ? notification.clusters[0] : `${notification.clusters.length} clusters`;
-  return asciiLine(`${KIND_TAG[notification.kind]} ${notification.rule} ${where} ${formatTime(notification.at)}`, 140);
+  const count = clusterCount(notification);
+  const first = notification.clusters[0] ?? '(no cluster)';
+  const where = count <= 1 ? first : `${count} clusters, first ${first}`;
+  const since = formatTime(notification.kind === 'resolve' ? notification.at : notification.openedAt);
+  const when = notification.kind === 'resolve' ? `at ${since}` : `since ${since}`;
+  return asciiLine(
+    `${KIND_TAG[notification.kind]} ${notification.rule} ${when} on ${where}`,
+    PROTOCOL_LIMITS.sms.message.max,
+  );
 }
 
-export function emailOf(notification: Notification): string {
+/** Where the clusters a cut copy does not list are named. */
+export type FullListAt = string;
+
+/** In the email of the notification: what a vendor's or a chat message points to for the rest. */
+export const IN_THE_EMAIL: FullListAt = 'the email of this notification';
+
+/** A list's first `keep` entries, and a line that says how many it leaves out and where they are. */
+function listed(entries: readonly string[], keep: number, total: number, what: string, fullListAt: FullListAt) {
+  const shown = entries.slice(0, keep);
+  const left = total - shown.length;
+  return left > 0 ? [...shown, `... ${left} more ${what} not listed here (full list: ${fullListAt})`] : shown;
+}
+
+/**
+ * The email, also the Opsgenie description and note. The first screen is what on-call acts on: what, since when,
+ * where, the cause, the evidence, what to do, the runbook and the graph; the lists (clusters, incident ids, causal
+ * chains) follow. Within `limit` characters, the lists shorten first, evidence with them; what to do and the links
+ * stay. Counts come from the incident (clusterCount), so a copy cut to fit never says fewer clusters than there are.
+ */
+export function emailOf(
+  notification: Notification,
+  limit = Number.POSITIVE_INFINITY,
+  fullListAt = FLEET_TABLE,
+): string {
+  const render = (keep: number) => emailLines(notification, keep, fullListAt).join('\n');
+  const most = Math.max(
+    notification.clusters.length,
+    evidenceLines(notification).length,
+    notification.incidents.length,
+  );
+  const fitted = largestFitting(render, (text) => text.length <= limit, { least: 0, most });
+  return fitted ?? cutText(render(0), limit);
+}
+
+/** Where every cluster of a fleet incident is named when the SNS message itself was cut: its incidents in the table. */
+const FLEET_TABLE: FullListAt = 'the incident table, one incident per cluster of the fleet incident';
+
+function emailLines(notification: Notification, keep: number, fullListAt: FullListAt): string[] {
+  const total = clusterCount(notification);
+  const { kind } = notification;
+  const opened = formatMinutes(Date.parse(notification.at) - Date.parse(notification.openedAt));
   const lines = [
     notification.title,
     '',
-    `${KIND_TAG[notification.kind]} (${notification.severity}) at ${formatTime(notification.at)}, incident open since ${formatTime(notification.openedAt)}`,
-    `Cluster${notification.clusters.length > 1 ? 's' : ''}: ${notification.clusters.join(', ')}`,
-    `Cause: ${notification.rule}`,
-    '',
-    notification.summary,
+    kind === 'resolve'
+      ? `${KIND_TAG[kind]} (${notification.severity}) at ${formatTime(notification.at)}, after ${opened} open (since ${formatTime(notification.openedAt)})`
+      : `${KIND_TAG[kind]} (${notification.severity}) at ${formatTime(notification.at)}, firing since ${formatTime(notification.openedAt)} (${opened})`,
+    `Where: ${whereShort(notification)}`,
+    `Cause: ${notification.rule}: ${notification.summary}`,
   ];
   if (notification.changes.length > 0) lines.push('', 'What changed:', ...notification.changes.map((c) => `  - ${c}`));
-  if (notification.causalChain.length > 0) {
-    lines.push('', 'Causal chain:', ...notification.causalChain.map((chain) => `  ${chain.join(' -> ')}`));
-  }
-  if (notification.kind === 'resolve') {
-    lines.push('', `Open for ${formatMinutes(Date.parse(notification.at) - Date.parse(notification.openedAt))}.`);
-  } else {
+  if (kind !== 'resolve') {
     const evidence = evidenceLines(notification);
-    if (evidence.length > 0) lines.push('', 'Evidence:', ...evidence.map((e) => `  - ${e}`));
+    if (evidence.length > 0) {
+      lines.push(
+        '',
+        'Evidence:',
+        ...listed(evidence, keep, evidence.length, 'lines of evidence', fullListAt).map((e) => `  - ${e}`),
+      );
+    }
     lines.push('', 'What to do:');
     for (const { line, commands } of hintBlocks(notification)) {
       lines.push(`  - ${line}`, ...commands.map((command) => `        ${command}`));
@@ -62,45 +138,96 @@ export function emailOf(notification: Notification): string {
   }
   lines.push('', `Runbook: ${notification.runbook}`);
   if (notification.graph) lines.push(`Graph of the evidence: ${notification.graph}`);
-  lines.push(`Incident ids: ${notification.incidents.join(', ')}`);
-  return lines.join('\n');
+  if (notification.causalChain.length > 0) {
+    const chains = notification.causalChain.map((chain) => chain.join(' -> '));
+    lines.push(
+      '',
+      'Causal chain:',
+      ...listed(chains, keep, chains.length, 'causal chains', fullListAt).map((c) => `  ${c}`),
+    );
+  }
+  if (total > 1) {
+    lines.push(
+      '',
+      `Clusters (${total}):`,
+      ...listed(notification.clusters, keep, total, 'clusters', fullListAt).map((c) => `  ${c}`),
+    );
+  }
+  lines.push('', `Incident ids: ${listed(notification.incidents, keep, total, 'incidents', fullListAt).join(', ')}`);
+  return lines;
+}
+
+/** Text as Slack shows it literally: `&`, `<` and `>` escaped (protocol-limits.ts). */
+export function slackText(text: string): string {
+  return text.replace(/[&<>]/g, (c) => SLACK_ESCAPES[c] ?? c);
+}
+
+/** A link Slack renders as a link: `<url|text>`, the URL's own `<`, `>` and `|` percent-encoded. */
+function slackLink(href: string, text: string): string {
+  const url = href.replace(/[<>|]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `<${url}|${slackText(text)}>`;
+}
+
+/** On-call's first screen in chat shows this many hints; the email and the runbook have the rest. */
+const CHAT_HINTS = 3;
+
+function chatHint({ line, commands }: HintBlock): string {
+  const text = [slackText(line), ...commands.map((command) => `\`${slackText(command)}\``)].join('\n');
+  return cutText(text, PROTOCOL_LIMITS.chatbot.nextStep.max);
+}
+
+function chatLink(href: string, text: string): string {
+  const link = slackLink(href, text);
+  return link.length <= PROTOCOL_LIMITS.chatbot.nextStep.max
+    ? link
+    : `${text}: too long for a chat message, in the email`;
 }
 
 /**
  * AWS Chatbot custom-notification JSON, so a Slack or Teams channel behind Chatbot shows it as is
- * (https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html). The runbook and the graph are its last
- * next steps.
+ * (https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html), within the limits of protocol-limits.ts:
+ * text escaped for Slack, links as links, the first three hints then the runbook and the graph as next steps, and
+ * every notification of one fleet incident in one thread (its `group`).
  */
 export function chatbotOf(notification: Notification): object {
+  const { chatbot } = PROTOCOL_LIMITS;
+  const hints = notification.kind === 'resolve' ? [] : hintBlocks(notification).slice(0, CHAT_HINTS).map(chatHint);
   const links = [
-    `Runbook: ${notification.runbook}`,
-    ...(notification.graph ? [`Graph of the evidence: ${notification.graph}`] : []),
+    ...(/^https?:\/\//.test(notification.runbook)
+      ? [chatLink(notification.runbook, 'Runbook')]
+      : [`Runbook: ${slackText(notification.runbook)}`]),
+    ...(notification.graph ? [chatLink(notification.graph, 'Graph of the evidence')] : []),
   ];
+  const total = clusterCount(notification);
+  const evidence = notification.kind === 'resolve' ? [] : evidenceLines(notification);
+  const description = (keep: number) =>
+    [
+      slackText(notification.summary),
+      `*Where:* ${slackText(whereShort(notification))}`,
+      ...notification.changes.map((c) => `*Change:* ${slackText(c)}`),
+      ...listed(evidence, keep, evidence.length, 'lines of evidence', IN_THE_EMAIL).map((e) => `- ${slackText(e)}`),
+      ...(total > 1
+        ? [
+            `*Clusters (${total}):* ${slackText(listed(notification.clusters, keep, total, 'clusters', IN_THE_EMAIL).join(', '))}`,
+          ]
+        : []),
+    ].join('\n');
+  const most = Math.max(notification.clusters.length, evidence.length);
+  const fits = (text: string) => text.length <= chatbot.description.max;
   return {
     version: '1.0',
     source: 'custom',
     id: notification.id,
     content: {
       textType: 'client-markdown',
-      title: `${KIND_TAG[notification.kind]}: ${notification.title}`,
-      description: [
-        notification.summary,
-        `*Clusters:* ${notification.clusters.join(', ')}`,
-        ...notification.changes.map((c) => `*Change:* ${c}`),
-        ...evidenceLines(notification).map((e) => `- ${e}`),
-      ].join('\n'),
-      nextSteps: [
-        ...(notification.kind === 'resolve'
-          ? []
-          : hintBlocks(notification).map(({ line, commands }) =>
-              [line, ...commands.map((command) => `\`${command}\``)].join('\n'),
-            )),
-        ...links,
-      ],
+      title: cutText(slackText(`${KIND_TAG[notification.kind]}: ${titleAfterTag(notification)}`), chatbot.title.max),
+      description:
+        largestFitting(description, fits, { least: 0, most }) ?? cutText(description(0), chatbot.description.max),
+      nextSteps: [...hints, ...links].slice(-chatbot.nextSteps.max),
       keywords: [notification.severity, notification.kind, notification.rule, ...notification.clusters.slice(0, 5)],
     },
     metadata: {
-      threadId: notification.incidents[0] ?? notification.id,
+      threadId: notification.group ?? notification.incidents[0] ?? notification.id,
       summary: asciiLine(notification.title, 200),
       eventType: notification.kind,
       additionalContext: {
@@ -164,17 +291,17 @@ interface Cut {
   readonly note?: string;
 }
 
+/**
+ * One body per protocol. The JSON is `default` (what SQS, Lambda and any protocol not named get), so that SNS carries
+ * it once (snsMessage); the email, the SMS and the Chatbot message are text of their own.
+ */
 function bodiesOf({ shown, omitted }: Cut): MessageBodies {
   const json = JSON.stringify(omitted ? { ...shown, omitted } : shown);
-  const text: Notification =
-    omitted && omitted.clusters > 0
-      ? { ...shown, clusters: [...shown.clusters, `(+${omitted.clusters} more)`] }
-      : shown;
   return {
-    default: emailOf(text),
-    email: emailOf(text),
+    default: json,
+    email: emailOf(shown),
     sms: smsOf(shown),
-    https: JSON.stringify(chatbotOf(text)),
+    https: JSON.stringify(chatbotOf(shown)),
     sqs: json,
     lambda: json,
   };
@@ -196,6 +323,7 @@ function cutTo(notification: Notification, names: number, evidence: number): Cut
     shown: {
       ...notification,
       clusters: notification.clusters.slice(0, named),
+      clustersTotal: total,
       incidents: notification.incidents.slice(0, named),
       evidence: notification.evidence.filter((e) => withEvidence.has(e.cluster)),
       changes: [...notification.changes, note],

@@ -43,7 +43,7 @@ const contextWith = (remainingMs: number) =>
   ({ awsRequestId: `fan-out-${++requests}`, getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
 const taskOf = (message: QueuedMessage) => JSON.parse(message.body) as ShardTask;
 const sent = () =>
-  harness.sns.published.map((p) => JSON.parse((JSON.parse(p.message) as { sqs: string }).sqs) as Notification);
+  harness.sns.published.map((p) => JSON.parse((JSON.parse(p.message) as { default: string }).default) as Notification);
 const pages = () => sent().filter((n) => n.kind === 'page');
 
 /** Wait until the poller has sent its shards, then take them off the queue. */

@@ -48,7 +48,7 @@ describe('the poller under faults', () => {
   };
   const sentOf = (kind: Notification['kind']) =>
     harness.sns.published
-      .map((p) => JSON.parse(JSON.parse(p.message).sqs) as Notification)
+      .map((p) => JSON.parse(JSON.parse(p.message).default) as Notification)
       .filter((n) => n.kind === kind);
 
   beforeAll(async () => {

@@ -268,7 +268,7 @@ describe('a silence added with the CLI, through the real poller', () => {
     for (let step = 0; step < STEPS; step++) {
       await pollAt(poll, scenario.start + step * 60_000);
     }
-    sent = harness.sns.published.map((p) => JSON.parse(JSON.parse(p.message).sqs) as Notification);
+    sent = harness.sns.published.map((p) => JSON.parse(JSON.parse(p.message).default) as Notification);
   }, 240_000);
 
   const kinds = (notifications: readonly Notification[], cluster: string) =>

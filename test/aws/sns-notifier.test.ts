@@ -39,7 +39,7 @@ describe('publishing to a loopback SNS that enforces 256 KiB, attributes include
     await new SnsNotifier(client, topics).publish(page);
 
     const [sent] = server.published;
-    const json = JSON.parse(JSON.parse(sent?.message ?? '{}').sqs);
+    const json = JSON.parse(JSON.parse(sent?.message ?? '{}').default);
     expect(sent?.topicArn).toBe(topics.paging);
     expect(JSON.parse(sent?.messageAttributes.cluster?.StringValue ?? '[]').at(-1)).toBe(MORE_CLUSTERS);
     expect(sent?.messageAttributes['clusters-truncated']).toEqual({ DataType: 'String', StringValue: 'true' });

@@ -27,7 +27,7 @@ function pumpPagingTopic(): () => void {
     const fresh = harness.aws.sns.published.slice(delivered).filter((m) => m.topicArn === harness.aws.topics.paging);
     delivered = harness.aws.sns.published.length;
     if (fresh.length === 0) return;
-    const notifications = fresh.map((m) => JSON.parse(JSON.parse(m.message).sqs) as Notification);
+    const notifications = fresh.map((m) => JSON.parse(JSON.parse(m.message).default) as Notification);
     running = running.then(() => handler(sqsEvent(notifications), LAMBDA_CONTEXT).then(() => undefined));
   }, 25);
   return () => clearInterval(timer);
@@ -110,7 +110,7 @@ describe('sentinel test-page', () => {
     const code = await testPageCommand({ stack: 'OpsStack' }, out);
 
     expect(code).toBe(0);
-    expect(harness.aws.sns.published.map((m) => JSON.parse(JSON.parse(m.message).sqs).kind)).toEqual([
+    expect(harness.aws.sns.published.map((m) => JSON.parse(JSON.parse(m.message).default).kind)).toEqual([
       'page',
       'resolve',
     ]);

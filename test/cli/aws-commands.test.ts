@@ -113,7 +113,7 @@ describe('commands for real accounts, against loopback AWS', () => {
     const out = capture();
     const code = await testPageCommand({ stack: 'OpsStack' }, out);
     const [published] = harness.sns.published;
-    const page = JSON.parse(JSON.parse(published?.message ?? '{}').sqs) as Notification;
+    const page = JSON.parse(JSON.parse(published?.message ?? '{}').default) as Notification;
 
     expect([code, published?.topicArn, published?.subject, page.title]).toEqual([
       0,

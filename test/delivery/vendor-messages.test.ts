@@ -1,11 +1,10 @@
 import {
   incidentKey,
   notificationLinks,
-  OPSGENIE_LIMITS,
   opsgenieAlert,
-  PAGERDUTY_LIMITS,
   pagerDutyEvent,
 } from '../../shared/delivery/vendor-messages.ts';
+import { PROTOCOL_LIMITS } from '../../shared/notify/protocol-limits.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 const page = notificationAt({
@@ -36,7 +35,7 @@ describe('what PagerDuty and Opsgenie are sent', () => {
 
     const [a, b] = [incidentKey(long('a')), incidentKey(long('b'))];
 
-    expect(a.length).toBeLessThanOrEqual(PAGERDUTY_LIMITS.dedupKey);
+    expect(a.length).toBeLessThanOrEqual(PROTOCOL_LIMITS.pagerduty.dedupKey.max);
     expect(a).not.toBe(b);
   });
 
@@ -54,11 +53,14 @@ describe('what PagerDuty and Opsgenie are sent', () => {
 
     const alert = opsgenieAlert(big);
 
-    expect(pagerDutyEvent(big, 'trigger').payload?.summary.length).toBeLessThanOrEqual(PAGERDUTY_LIMITS.summary);
-    expect(alert.message.length).toBeLessThanOrEqual(OPSGENIE_LIMITS.message);
-    expect(alert.description.length).toBeLessThanOrEqual(OPSGENIE_LIMITS.description);
-    expect(alert.tags.every((tag) => tag.length <= OPSGENIE_LIMITS.tag)).toBe(true);
-    expect(alert.details.clusters).toMatch(/\(\+2950 more\)$/);
+    const { pagerduty, opsgenie } = PROTOCOL_LIMITS;
+    expect(pagerDutyEvent(big, 'trigger').payload?.summary.length).toBeLessThanOrEqual(pagerduty.summary.max);
+    expect(alert.message.length).toBeLessThanOrEqual(opsgenie.message.max);
+    expect(alert.description.length).toBeLessThanOrEqual(opsgenie.description.max);
+    expect(alert.tags.every((tag) => tag.length <= opsgenie.tag.max)).toBe(true);
+    const listed = alert.details.clusters?.split(' (+')[0]?.split(', ').length ?? 0;
+    expect(alert.details.clusters).toContain(`(+${3000 - listed} more, full list: the email of this notification)`);
+    expect(alert.details.clusterCount).toBe('3000');
   });
 
   it('links the evidence graph first, then the runbook', () => {

@@ -56,10 +56,14 @@ describe('a page as SNS carries it', () => {
       expect(json.evidence.map((e: { cluster: string }) => e.cluster)).toEqual(page.clusters.slice(0, 10));
     });
 
-    it('says the cut in the email, where on-call reads it', () => {
+    it('says the cut in the email, where on-call reads it, with the counts of the incident', () => {
       const left = json.omitted.clusters;
 
-      expect(rendered.bodies.email).toContain(`(+${left} more)`);
+      expect(rendered.bodies.email).toContain(`Where: ${page.clusters[0]} and 2999 more\n`);
+      expect(rendered.bodies.email).toContain('Clusters (3000):\n');
+      expect(rendered.bodies.email).toContain(
+        `  ... ${left} more clusters not listed here (full list: the incident table`,
+      );
       const note = `truncated to fit 256 KiB: ${left} of 3000 clusters not listed; evidence shown for the first 10 of 3000 clusters`;
 
       expect(rendered.bodies.email).toContain(note);
@@ -80,7 +84,7 @@ describe('a page as SNS carries it', () => {
       39,
       { clusters: 0, evidenceOf: 1, of: 40 },
     ]);
-    expect(rendered.bodies.email).not.toContain('more)');
+    expect(rendered.bodies.email).not.toContain('not listed here');
   });
 
   it('names every cluster of a 400-cluster fleet page, and their incidents, when the names are of common length', () => {
@@ -119,14 +123,14 @@ describe('the links of a notification', () => {
     const chat = JSON.parse(renderMessage(page).bodies.https);
 
     expect(chat.content.nextSteps.slice(-2)).toEqual([
-      `Runbook: ${page.runbook}`,
-      `Graph of the evidence: ${page.graph}`,
+      `<${page.runbook}|Runbook>`,
+      `<${page.graph}|Graph of the evidence>`,
     ]);
   });
 
   it('are in the next steps of a resolve too, which has nothing else to do', () => {
     const chat = JSON.parse(renderMessage({ ...page, kind: 'resolve' }).bodies.https);
 
-    expect(chat.content.nextSteps).toEqual([`Runbook: ${page.runbook}`, `Graph of the evidence: ${page.graph}`]);
+    expect(chat.content.nextSteps).toEqual([`<${page.runbook}|Runbook>`, `<${page.graph}|Graph of the evidence>`]);
   });
 });

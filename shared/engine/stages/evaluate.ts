@@ -1,3 +1,4 @@
+import { formatEvidence } from '../../notify/notification-text.ts';
 import { type ConditionResult, type Evidence, evaluateCondition } from '../evaluate-condition.ts';
 import type { ClusterRule } from '../rule-set.ts';
 import type { SignalWindow } from '../signal-window.ts';
@@ -51,17 +52,10 @@ export function evaluateCluster(
   };
 }
 
-/** What a met condition observed, in a line: `(5xx + 429) / requests (10 of last 10 samples) = 0.52 >= 0.5`. */
+/** What a met condition observed, in a line: `(5xx + 429) / requests (10 of last 10 samples) = 0.52, threshold >= 0.5`. */
 export function describeEvidence(evidence: readonly Evidence[]): string {
   return evidence
     .filter((e) => e.passed)
-    .map((e) => {
-      const unit = e.unit === 'seconds' ? ' s' : '';
-      return `${e.what} (${e.over}) = ${round(e.observed)}${unit} ${e.op} ${round(e.threshold)}${unit}`;
-    })
+    .map(formatEvidence)
     .join('; ');
-}
-
-function round(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toPrecision(3).replace(/\.?0+$/, '');
 }

@@ -36,7 +36,7 @@ describe('the evaluate stage', () => {
   it('says what a maintenance condition observed while it holds under a mute', () => {
     const reading = read('0 0', '0 5', true);
 
-    expect([...reading.severe]).toEqual([['degraded', 'apiserver.write.p99 (latest sample) = 5 s >= 4 s']]);
+    expect([...reading.severe]).toEqual([['degraded', 'apiserver.write.p99 (latest sample) = 5 s, threshold >= 4 s']]);
   });
 
   it('describes only the comparisons that passed', () => {
@@ -45,6 +45,14 @@ describe('the evaluate stage', () => {
       { what: 'b', over: 'y', observed: 1, op: '>=', threshold: 4, unit: 'seconds', passed: false },
     ]);
 
-    expect(text).toBe('a (x) = 0.523 >= 0.5');
+    expect(text).toBe('a (x) = 0.523, threshold >= 0.5');
+  });
+
+  it('writes a change ratio with its x, as every page and the digest do', () => {
+    const text = describeEvidence([
+      { what: 'change of a', over: 'z', observed: 3, op: '>=', threshold: 2, unit: 'x', passed: true },
+    ]);
+
+    expect(text).toBe('change of a (z) = 3x, threshold >= 2x');
   });
 });

@@ -229,11 +229,9 @@ export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
   ),
 );
 
-export const severitySchema = z
-  .enum(['page', 'ticket'], { error: 'expected "page" or "ticket"' })
-  .meta({
-    description: 'page: wakes on-call, on the paging topic; ticket: a notice for working hours, on the notice topic.',
-  });
+export const severitySchema = z.enum(['page', 'ticket'], { error: 'expected "page" or "ticket"' }).meta({
+  description: 'page: wakes on-call, on the paging topic; ticket: a notice for working hours, on the notice topic.',
+});
 export const ruleIdSchema = z
   .string()
   .regex(RULE_ID, { error: 'expected a kebab-case rule id like webhook-blackhole' });
@@ -269,11 +267,9 @@ export const maintenancePolicySchema = z
           notifyAfter: graceSchema.optional().meta({
             description: `Notify in a window once it has fired this long without going clear, ${describeSeconds(60)} to ${describeSeconds(MAX_HOLD_DOWN_SECONDS)}.`,
           }),
-          notifyWhen: conditionSchema
-            .optional()
-            .meta({
-              description: 'Notify in a window when this condition holds: an outage too severe for any upgrade.',
-            }),
+          notifyWhen: conditionSchema.optional().meta({
+            description: 'Notify in a window when this condition holds: an outage too severe for any upgrade.',
+          }),
         })
         .refine((p) => p.notifyWhenFiring ?? p.notifyAfter ?? p.notifyWhen, {
           error: 'name at least one of "notifyWhenFiring", "notifyAfter" or "notifyWhen", or write "mute"',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_RULES } from '../engine/default-rules.ts';
 import { ruleIdSchema, ruleOverridesSchema } from '../engine/rule.ts';
 import { deploymentConfigSchema } from './deployment-config.ts';

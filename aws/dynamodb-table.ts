@@ -3,6 +3,9 @@ import { DAY_MS } from '../shared/time.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: the queries every store makes, on the table and on its `byDay` index. */
+/** How long an item is kept before its TTL deletes it, unless the caller says otherwise. */
+export const TABLE_RETENTION_DAYS = 35;
+
 export const IAM_ACTIONS = ['dynamodb:Query'] as const;
 
 export interface DynamoDbTableOptions {
@@ -25,7 +28,7 @@ export class DynamoDbTable {
     this.db = options.client;
     this.name = options.table;
     this.now = options.now;
-    this.retentionMs = (options.retentionDays ?? 35) * DAY_MS;
+    this.retentionMs = (options.retentionDays ?? TABLE_RETENTION_DAYS) * DAY_MS;
   }
 
   /** The TTL of an item kept for the retention period from `from`. */

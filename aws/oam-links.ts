@@ -7,9 +7,8 @@ import { SentinelError } from '../shared/errors.ts';
 export const IAM_ACTIONS = ['oam:ListAttachedLinks'] as const;
 
 /**
- * The registry this workplace installs from serves @aws-sdk/client-oam only at 3.332, three years behind the other
- * clients, so the one OAM read the doctor makes is a signed request of its own, with the SDK's credential chain and
- * SigV4 signer: POST /ListAttachedLinks with {SinkIdentifier, NextToken}, answered {Items: [{Label, LinkArn,
+ * The one OAM read the doctor makes is a signed request of its own, rather than one more SDK client package for a
+ * single call, with the SDK's credential chain and SigV4 signer: POST /ListAttachedLinks with {SinkIdentifier, NextToken}, answered {Items: [{Label, LinkArn,
  * ResourceTypes}], NextToken} (OAM API Reference: ListAttachedLinks,
  * https://docs.aws.amazon.com/OAM/latest/APIReference/API_ListAttachedLinks.html). The endpoint follows the SDK's
  * AWS_ENDPOINT_URL_OAM variable, as the clients follow theirs, so tests point it at a loopback server.

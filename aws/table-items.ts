@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CountedTermination, InstanceRecord } from '../shared/churn/node-churn.ts';
 import { TERMINATION_REASONS } from '../shared/churn/node-termination.ts';
 import type { Comparator } from '../shared/engine/condition.ts';

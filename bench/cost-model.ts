@@ -1,4 +1,6 @@
 import { metricsPerPoll } from '../aws/query-plan.ts';
+import { SECRET_MAX_AGE_SECONDS } from '../aws/secret-values.ts';
+import { readConfigFile } from '../io/input-files.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
 import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
@@ -15,6 +17,7 @@ import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';
 import type { PollFootprint } from './poll-footprint.ts';
 import { type CostLine, type FleetUsage, priceTemplate } from './resource-pricing.ts';
+import { configuredSecrets, type SignalCosts, signalCosts, smsSubscribers } from './signal-costs.ts';
 
 /** Lambda's own START, END and REPORT lines per invocation (with the X-Ray trace id), which the poller never writes. */
 const PLATFORM_LOG_BYTES = 400;
@@ -65,6 +68,8 @@ export interface CostModel {
   readonly invocationsPerMonth: number;
   readonly fleets: readonly FleetCost[];
   readonly cadences: readonly CadenceCost[];
+  /** What the signals the rules read cost a cluster that does not publish them yet, beside the tool's own cost. */
+  readonly signals: SignalCosts;
 }
 
 /**
@@ -101,7 +106,9 @@ export function costModel(inputs: CostInputs): CostModel {
   if (!rate) throw new Error(`the poll schedule ${inputs.stack.pollSchedule} is not a rate in minutes`);
   const invocationsPerMonth = MINUTES_PER_MONTH / Number(rate[1]);
   const fleets = FLEET_SIZES.map((clusters) => fleetCost(inputs, clusters, metricsPerClusterPoll, invocationsPerMonth));
+  const { ruleSet } = readConfigFile(inputs.stack.configFile);
   return {
+    signals: signalCosts(ruleSet),
     referenceCluster,
     metricsPerClusterPoll,
     metricsPerCluster,
@@ -185,6 +192,13 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     forwardedEvents: (nodeEvents * inWorkloadAccounts) / inputs.exampleClusters.length,
   };
   const emitted = steadyPipelineMetrics(inputs.dashboard);
+  const { config } = readConfigFile(stack.configFile);
+  const secrets = configuredSecrets(config);
+  // Each warm delivery container reads a secret at most once per cache period, and only when it runs.
+  const deliveryRuns = usage.functions.PagingDelivery?.invocations ?? 0;
+  const secretReads = secrets * Math.min(deliveryRuns, MINUTES_PER_MONTH / (SECRET_MAX_AGE_SECONDS / 60));
+  const sms = smsSubscribers(config);
+  const smsMessages = (sms.paging + sms.notice) * notifications;
   const lines = [
     line(
       'CloudWatch GetMetricData',
@@ -197,6 +211,18 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
       `${emitted.length} sent every minute (${inputs.dashboard ? 'the dashboard on: all of them' : 'the heartbeat; failure counts only while failing'})`,
     ),
     ...priceTemplate(stack.resources, usage),
+    line(
+      'Secrets Manager (your secrets)',
+      secrets * AWS_PRICES.secretMonth.usd + secretReads * AWS_PRICES.secretsManagerCall.usd,
+      `${secrets} secret(s) the configuration names (vendor keys, webhook URLs), ${Math.round(secretReads).toLocaleString('en-US')} reads at most (cached ${SECRET_MAX_AGE_SECONDS / 60} min)`,
+    ),
+    line(
+      'SMS',
+      smsMessages * AWS_PRICES.smsMessagePartUs.usd,
+      sms.paging + sms.notice === 0
+        ? `no SMS subscribers; each pays $${AWS_PRICES.smsMessagePartUs.usd} per message part (US) for every notification on its topic`
+        : `${sms.paging + sms.notice} SMS subscriber(s), ${Math.round(smsMessages).toLocaleString('en-US')} messages at most (US price, one part each)`,
+    ),
   ];
   const monthly = lines.reduce((n, l) => n + l.monthly, 0);
   return {

@@ -90,14 +90,22 @@ export function evaluateGoals(results: {
     ...results.smallFleetCost.fleets.map((fleet) => {
       const max = MAX_COST_PER_CLUSTER[fleet.clusters] ?? Number.NaN;
       const byDefault = results.cost.fleets.find((f) => f.clusters === fleet.clusters)?.perCluster ?? Number.NaN;
+      const withSignals = fleet.perCluster + results.cost.signals.containerInsightsPerCluster;
       return goal(
         `cost.per-cluster.${fleet.clusters}`,
-        `at most $${max.toFixed(2)} per cluster-month, all in, at ${fleet.clusters.toLocaleString('en-US')} cluster(s), with the small-fleet settings`,
+        `at most $${max.toFixed(2)} per cluster-month, all in, at ${fleet.clusters.toLocaleString('en-US')} cluster(s), with the small-fleet settings, for a cluster that already publishes the signals the rules read`,
         // Three decimals: a cost rounded to the goal's cents could hide that it is above it.
-        `$${fleet.perCluster.toFixed(3)} ($${byDefault.toFixed(3)} with the defaults)`,
+        `$${fleet.perCluster.toFixed(3)} ($${byDefault.toFixed(3)} with the defaults); $${withSignals.toFixed(2)} for a cluster that must turn Container Insights on`,
         fleet.perCluster <= max,
       );
     }),
+    goal(
+      'cost.signals',
+      'what the signals cost a cluster that has none yet is priced, and what it loses without them is named',
+      `Container Insights $${results.cost.signals.containerInsightsPerCluster.toFixed(2)} per cluster-month (${results.cost.signals.basis}); without it ${results.cost.signals.rulesNeedingContainerInsights.join(', ')} run without their node signals`,
+      Number.isFinite(results.cost.signals.containerInsightsPerCluster) &&
+        results.cost.signals.rulesNeedingContainerInsights.length > 0,
+    ),
     goal(
       'fleet.time',
       'the worst minute of 10,000 clusters (every tripwire armed) read and evaluated within 40 s, under the quotas',

@@ -1,3 +1,4 @@
+import { TABLE_RETENTION_DAYS } from '../aws/dynamodb-table.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 
 /** A resource of a synthesized template, as the cost model reads it. */
@@ -71,6 +72,14 @@ const isHighResolution = (alarm: TemplateResource) =>
     (alarm.properties.Metrics as { MetricStat?: { Period?: number } }[]).some(
       (m) => (m.MetricStat?.Period ?? 60) < 60,
     ));
+
+/**
+ * Sizes of the items the table keeps, as DynamoDB bills storage (attribute names and values plus 100 bytes of
+ * overhead: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html): a poll
+ * record of a small fleet is assumed under one write unit (1 KB), a notification with its evidence a few.
+ */
+const POLL_RECORD_BYTES = 1000;
+const NOTIFICATION_ITEM_BYTES = 4000;
 
 /** Requests a caller makes for one data key per reuse period of five minutes (the SNS and DynamoDB documents). */
 const KMS_REQUESTS_PER_CALLER_MONTH = MINUTES_PER_MONTH / 5;
@@ -193,13 +202,36 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
     },
   },
   'AWS::DynamoDB::Table': {
-    priced: (_tables, usage) => [
-      line(
-        'DynamoDB requests',
-        usage.dynamoReadUnits * AWS_PRICES.dynamoReadUnit.usd + usage.dynamoWriteUnits * AWS_PRICES.dynamoWriteUnit.usd,
-        `${count(usage.dynamoReadUnits)} RRU + ${count(usage.dynamoWriteUnits)} WRU, measured per poll and event`,
-      ),
-    ],
+    priced: (tables, usage) => {
+      // What accumulates is one poll record per poll and the outbox's notifications, each kept for the table's
+      // retention before TTL deletes it; the other writes overwrite an item (the step cursor, tripwires, churn).
+      const polls = usage.functions.Poller?.invocations ?? 0;
+      const storedBytes = polls * POLL_RECORD_BYTES + usage.topicPublishes * NOTIFICATION_ITEM_BYTES;
+      const storedGb = (storedBytes * (TABLE_RETENTION_DAYS / 30)) / 1e9;
+      const recovered = tables.filter(
+        (t) =>
+          (t.properties.PointInTimeRecoverySpecification as { PointInTimeRecoveryEnabled?: boolean } | undefined)
+            ?.PointInTimeRecoveryEnabled === true,
+      );
+      return [
+        line(
+          'DynamoDB requests',
+          usage.dynamoReadUnits * AWS_PRICES.dynamoReadUnit.usd +
+            usage.dynamoWriteUnits * AWS_PRICES.dynamoWriteUnit.usd,
+          `${count(usage.dynamoReadUnits)} RRU + ${count(usage.dynamoWriteUnits)} WRU, measured per poll and event`,
+        ),
+        line(
+          'DynamoDB storage',
+          storedGb * tables.length * AWS_PRICES.dynamoStorageGbMonth.usd,
+          `${(storedGb * 1000).toFixed(1)} MB: ${count(polls)} poll records and ${count(usage.topicPublishes)} notifications kept ${TABLE_RETENTION_DAYS} days`,
+        ),
+        line(
+          'DynamoDB point-in-time recovery',
+          storedGb * recovered.length * AWS_PRICES.dynamoPitrGbMonth.usd,
+          recovered.length > 0 ? 'continuous backups of the same size' : 'off',
+        ),
+      ];
+    },
   },
   'AWS::Logs::LogGroup': {
     priced: (groups, usage) => {

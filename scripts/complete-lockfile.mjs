@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * Records in package-lock.json the platform-specific optional packages that this workplace's npm registry mirror
- * does not serve (biome, swc and resolver binaries for macOS, Windows, musl...). `npm install` leaves them out when
- * it cannot fetch their manifests, and `npm ci` then refuses the lockfile as out of sync. Each entry carries the
- * version its parent pins and the platform its name says, so npm skips it on any other machine, as it would with a
- * lockfile written against the public registry. Run it after `npm install` changes the lockfile.
+ * Records in package-lock.json the platform-specific optional packages that a partial npm registry mirror may not
+ * serve (biome, swc and resolver binaries for macOS, Windows, musl...). `npm install` leaves them out when it cannot
+ * fetch their manifests, and `npm ci` on those platforms then refuses the lockfile as out of sync. Each entry carries
+ * the version its parent pins and the platform its name says, so npm skips it on any other machine, as it would with
+ * a lockfile written against the full registry. Run it after `npm install` changes the lockfile, if you install from
+ * such a mirror; against the public registry it finds nothing to add.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -42,4 +43,4 @@ lock.packages = Object.fromEntries(
   Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
 );
 writeFileSync(LOCK, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(`complete-lockfile: recorded ${added} platform package(s) the registry mirror does not serve`);
+console.log(`complete-lockfile: recorded ${added} platform package(s) the registry did not list`);

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { MAX_NESTING_DEPTH, nestingDepth } from './engine/bounds.ts';
 import { InputError, type InputProblem } from './errors.ts';
 import { syntaxErrorAt } from './json-syntax.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { z } from 'zod';
+import * as z from 'zod';
 import { digestOfWeek, type StoreDigestInput } from '../../shared/digest/digest-of-week.ts';
 import type { DigestPublisher } from '../../shared/digest/digest-publisher.ts';
 import { weekEndedBefore } from '../../shared/digest/iso-week.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type InstanceObservation,
   type NodeEventDependencies,

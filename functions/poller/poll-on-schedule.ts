@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { z } from 'zod';
+import * as z from 'zod';
 import { eventTime } from '../../shared/pipeline/event-time.ts';
 import {
   isEmitted,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ShardDependencies, ShardTask } from '../../shared/pipeline/shards.ts';
 import { evaluateShard } from '../../shared/pipeline/shards.ts';
 

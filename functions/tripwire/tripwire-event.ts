@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { z } from 'zod';
+import * as z from 'zod';
 import { tripwireClusterOf } from '../../shared/pipeline/alarm-names.ts';
 import { eventTime } from '../../shared/pipeline/event-time.ts';
 import type { TripwireRecorder } from '../../shared/pipeline/ports.ts';

@@ -1,5 +1,11 @@
-import { z } from 'zod';
-import { describeSeconds, durationOutOfRange, POLL_BOUNDS } from '../engine/bounds.ts';
+import * as z from 'zod';
+import {
+  describeSeconds,
+  durationOutOfRange,
+  GROUPING_BOUNDS,
+  POLL_BOUNDS,
+  TRIPWIRE_BOUNDS,
+} from '../engine/bounds.ts';
 import { durationSeconds, isDuration } from '../engine/duration.ts';
 import { NODE_KINDS } from '../engine/hint-scope.ts';
 import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
@@ -32,8 +38,14 @@ const nodeKindsSchema = z
       "How the cluster's nodes are run, so that its pages show only the hints that apply: one of, or a list of, managed-node-groups, self-managed-groups, karpenter, auto-mode, fargate. Unset, a page shows the hints for every kind, each labelled.",
   });
 
-/** Polls run on whole minutes, so their durations must be whole minutes too, within the bounds of what each is for. */
-const wholeMinutesSchema = ({ minSeconds, maxSeconds }: { minSeconds: number; maxSeconds: number }) =>
+/**
+ * Polls run on whole minutes, so their durations must be whole minutes too, within the bounds of what each is for.
+ * `description` says what the field is; the bounds are added to it, from the same numbers the check uses.
+ */
+const wholeMinutesSchema = (
+  { minSeconds, maxSeconds }: { minSeconds: number; maxSeconds: number },
+  description: string,
+) =>
   z
     .string()
     .refine((text) => isDuration(text) && durationSeconds(text) % 60 === 0, {
@@ -44,7 +56,7 @@ const wholeMinutesSchema = ({ minSeconds, maxSeconds }: { minSeconds: number; ma
       if (problem) context.addIssue({ code: 'custom', message: problem });
     })
     .meta({
-      description: `whole minutes from ${describeSeconds(minSeconds)} to ${describeSeconds(maxSeconds)}`,
+      description: `${description} Whole minutes from ${describeSeconds(minSeconds)} to ${describeSeconds(maxSeconds)}.`,
       pattern: WHOLE_DURATION.source,
     });
 const isoSchema = z.string().refine(isIsoUtc, { error: 'expected an ISO-8601 UTC time like 2026-03-04T09:00:00Z' });
@@ -60,10 +72,15 @@ function isTimeZone(zone: string): boolean {
 
 /** A CloudWatch metric that carries one signal, for Prometheus-scraped metrics such as Karpenter's. */
 export const customMetricSchema = z.strictObject({
-  namespace: z.string().min(1).max(255),
-  metricName: z.string().min(1).max(255),
-  dimensions: z.record(z.string().min(1), z.string().min(1)).default({}),
-  stat: z.enum(['Sum', 'Average', 'Maximum', 'Minimum', 'SampleCount']),
+  namespace: z.string().min(1).max(255).meta({ description: 'The CloudWatch namespace of the metric.' }),
+  metricName: z.string().min(1).max(255).meta({ description: 'The CloudWatch metric name.' }),
+  dimensions: z
+    .record(z.string().min(1), z.string().min(1))
+    .default({})
+    .meta({ description: "The dimensions that pick out this cluster's series, name to value." }),
+  stat: z
+    .enum(['Sum', 'Average', 'Maximum', 'Minimum', 'SampleCount'])
+    .meta({ description: 'The CloudWatch statistic that gives the signal its value each minute.' }),
 });
 export type CustomMetric = z.output<typeof customMetricSchema>;
 
@@ -96,7 +113,11 @@ export const opsSchema = z
         'OAM sinks the ops account already has, one per Region at most: the workload accounts link to these instead of a sink the stacks would create (an account can have one sink per Region).',
     }),
   })
-  .prefault({});
+  .prefault({})
+  .meta({
+    description:
+      'Where the OpsStack goes. Named, it pins the stacks to that account and Region whatever credentials run cdk. Required as soon as a cluster names an accountId.',
+  });
 
 /**
  * A label's name, as Prometheus writes one (https://prometheus.io/docs/concepts/data_model/#metric-names-and-labels),
@@ -114,52 +135,75 @@ const labelValueSchema = z.string().min(1, { error: 'expected a label value' }).
 export const labelsSchema = z.record(labelNameSchema, labelValueSchema);
 
 export const clusterSchema = z.strictObject({
-  name: clusterNameSchema,
-  accountId: accountIdSchema.optional(),
-  region: regionSchema.optional(),
+  name: clusterNameSchema.meta({ description: 'The EKS cluster name, as CloudWatch and the EKS console show it.' }),
+  accountId: accountIdSchema
+    .optional()
+    .meta({ description: "The workload account the cluster runs in; unset, the ops account's." }),
+  region: regionSchema.optional().meta({ description: "The cluster's Region; unset, the ops stack's." }),
   labels: labelsSchema.optional().meta({
     description:
       'Labels of the cluster, such as {"environment": "prod", "team": "payments"}: grouping.by keeps clusters with different values on different pages, subscriptions and silences can match them. account, region and cluster are given by the pipeline.',
   }),
   source: z
     .strictObject({
-      /** `eks`: AWS/EKS vended control-plane metrics and Container Insights; `custom`: only the metrics listed below. */
-      profile: z.enum(['eks', 'custom'], { error: 'expected "eks" or "custom"' }).default('eks'),
-      /**
-       * Auto Scaling group names of the cluster's node groups: their termination events name the cluster even when EC2
-       * no longer describes the instance (node churn is counted from events, see docs/deploy.md), and hints name them.
-       */
-      nodeGroups: z.array(autoScalingGroupNameSchema).default([]),
-      containerInsights: z.boolean().default(true),
-      /** Signals read from a custom namespace instead of (or on top of) the profile. */
-      custom: signalRecord(customMetricSchema).default({}),
+      profile: z.enum(['eks', 'custom'], { error: 'expected "eks" or "custom"' }).default('eks').meta({
+        description:
+          'eks: the AWS/EKS vended control-plane metrics and Container Insights; custom: only the metrics listed under custom.',
+      }),
+      nodeGroups: z.array(autoScalingGroupNameSchema).default([]).meta({
+        description:
+          "Auto Scaling group names of the cluster's node groups: their termination events name the cluster even when EC2 no longer describes the instance (node churn is counted from events), and hints name them.",
+      }),
+      containerInsights: z.boolean().default(true).meta({
+        description:
+          'Whether the cluster publishes Container Insights: the node signals the NotReady rules read (nodes.total, nodes.notready) come from it. Off, they are not read, and those rules run without them (sentinel doctor says which).',
+      }),
+      custom: signalRecord(customMetricSchema).default({}).meta({
+        description:
+          "Signals read from a custom CloudWatch namespace instead of (or on top of) the profile, by signal name (Prometheus-scraped metrics such as Karpenter's).",
+      }),
       // --- Hints: how the cluster's nodes run, so its pages show only the hints that apply. ---
       nodes: nodeKindsSchema.optional(),
     })
-    .prefault({}),
-  overrides: ruleOverridesSchema.default({}),
+    .prefault({})
+    .meta({ description: "Where the cluster's signals come from, and how its nodes run." }),
+  overrides: ruleOverridesSchema
+    .default({})
+    .meta({ description: 'Changes to rules on this cluster only, by rule id, over rules.overrides.' }),
 });
 
 /** A secret in Secrets Manager, and the field of its JSON that holds the value when it is not the whole string. */
 const secretReferenceSchema = z.strictObject({
-  secretName: secretNameSchema,
-  jsonField: z.string().min(1).max(256).optional(),
+  secretName: secretNameSchema.meta({
+    description: 'The Secrets Manager secret name (or ARN) in the ops account and Region.',
+  }),
+  jsonField: z.string().min(1).max(256).optional().meta({
+    description: "The field of the secret's JSON that holds the value; unset, the whole secret string is it.",
+  }),
 });
 export type SecretReference = z.output<typeof secretReferenceSchema>;
 
 const subscriberSchema = z.discriminatedUnion(
   'protocol',
   [
-    z.strictObject({ protocol: z.literal('email'), endpoint: z.email({ error: 'expected an email address' }) }),
     z.strictObject({
-      protocol: z.literal('sms'),
+      protocol: z
+        .literal('email')
+        .meta({ description: 'An SNS email subscription: confirmed from the first message.' }),
+      endpoint: z.email({ error: 'expected an email address' }).meta({ description: 'The email address.' }),
+    }),
+    z.strictObject({
+      protocol: z.literal('sms').meta({ description: 'An SNS SMS subscription: billed per message by country.' }),
       endpoint: z
         .string()
-        .regex(/^\+[1-9]\d{6,14}$/, { error: 'expected a phone number in E.164 form, like +4915112345678' }),
+        .regex(/^\+[1-9]\d{6,14}$/, { error: 'expected a phone number in E.164 form, like +4915112345678' })
+        .meta({ description: 'The phone number in E.164 form, like +4915112345678.' }),
     }),
     z
       .strictObject({
-        protocol: z.literal('https'),
+        protocol: z
+          .literal('https')
+          .meta({ description: 'An SNS HTTPS subscription: a webhook that receives the JSON.' }),
         endpoint: z
           .url({ protocol: /^https$/, error: 'expected an https:// URL' })
           .superRefine((url, context) => {
@@ -171,26 +215,39 @@ const subscriberSchema = z.discriminatedUnion(
               });
             }
           })
-          .optional(),
-        endpointSecret: secretReferenceSchema.optional(),
+          .optional()
+          .meta({ description: 'The https:// URL, when it carries no credential; otherwise use endpointSecret.' }),
+        endpointSecret: secretReferenceSchema
+          .optional()
+          .meta({ description: 'The secret that holds the URL, when the URL carries a credential.' }),
       })
       .refine((s) => (s.endpoint === undefined) !== (s.endpointSecret === undefined), {
         error: 'an https subscriber needs exactly one of "endpoint" or "endpointSecret"',
       }),
     // --- Native delivery: PagerDuty and Opsgenie get their own APIs, with a stable key and a resolve. ---
     z.strictObject({
-      protocol: z.literal('pagerduty'),
-      /** The Events API v2 routing (integration) key, read at run time so a rotated key needs no deploy. */
-      routingKeySecret: secretReferenceSchema,
-      /** The PagerDuty service region: events.pagerduty.com or events.eu.pagerduty.com. */
-      region: z.enum(['us', 'eu'], { error: 'expected "us" or "eu"' }).default('us'),
+      protocol: z.literal('pagerduty').meta({
+        description: 'PagerDuty through its Events API v2: one incident per dedup key, resolved by the resolve.',
+      }),
+      routingKeySecret: secretReferenceSchema.meta({
+        description: 'The Events API v2 routing (integration) key, read at run time so a rotated key needs no deploy.',
+      }),
+      region: z
+        .enum(['us', 'eu'], { error: 'expected "us" or "eu"' })
+        .default('us')
+        .meta({ description: 'The PagerDuty service region: events.pagerduty.com or events.eu.pagerduty.com.' }),
     }),
     z.strictObject({
-      protocol: z.literal('opsgenie'),
-      /** The API integration's key (`Authorization: GenieKey ...`), read at run time like the routing key. */
-      apiKeySecret: secretReferenceSchema,
-      /** Where the Opsgenie account lives: api.opsgenie.com or api.eu.opsgenie.com. */
-      region: z.enum(['us', 'eu'], { error: 'expected "us" or "eu"' }).default('us'),
+      protocol: z
+        .literal('opsgenie')
+        .meta({ description: 'Opsgenie through its Alert API: one alert per alias, closed by the resolve.' }),
+      apiKeySecret: secretReferenceSchema.meta({
+        description: "The API integration's key (Authorization: GenieKey ...), read at run time like the routing key.",
+      }),
+      region: z
+        .enum(['us', 'eu'], { error: 'expected "us" or "eu"' })
+        .default('us')
+        .meta({ description: 'Where the Opsgenie account lives: api.opsgenie.com or api.eu.opsgenie.com.' }),
     }),
   ],
   { error: 'expected a subscriber with "protocol" email, sms, https, pagerduty or opsgenie' },
@@ -207,16 +264,6 @@ export function isVendorSubscriber(subscriber: Subscriber): subscriber is Vendor
 // --- Grouping: one page per fleet incident over time. Alertmanager's route timers are the reference:
 // https://prometheus.io/docs/alerting/latest/configuration/#route ---
 
-/** Whole minutes: the poller evaluates one step a minute, so a finer grouping time could not be honoured. */
-const GROUPING_BOUNDS = {
-  /** Longer than an hour, a new outage's first page would wait longer than any rule takes to see it. */
-  wait: { minSeconds: 0, maxSeconds: 3600 },
-  /** At least a minute (one step); at most a day, the longest hold-down. */
-  interval: { minSeconds: 60, maxSeconds: 86_400 },
-  /** At least a minute; at most a day, past which a cluster that starts failing is a story of its own. */
-  joinWithin: { minSeconds: 60, maxSeconds: 86_400 },
-} as const;
-
 /**
  * How clusters that fire the same rule become one fleet incident, paged once. Defaults: no wait before the first page
  * (a rule's m-of-n condition has already waited for evidence, and detection latency is the product's promise), joiners
@@ -227,12 +274,18 @@ const GROUPING_BOUNDS = {
  */
 export const groupingSchema = z
   .strictObject({
-    /** Alertmanager's `group_wait`: how long a new fleet incident waits for more clusters before its first page. */
-    wait: wholeMinutesSchema(GROUPING_BOUNDS.wait).default('0m'),
-    /** Alertmanager's `group_interval`: how long after its last notification clusters that joined are announced. */
-    interval: wholeMinutesSchema(GROUPING_BOUNDS.interval).default('5m'),
-    /** How long after it opened a fleet incident takes in clusters that start firing its rule, as an update. */
-    joinWithin: wholeMinutesSchema(GROUPING_BOUNDS.joinWithin).default('30m'),
+    wait: wholeMinutesSchema(
+      GROUPING_BOUNDS.wait,
+      "Alertmanager's group_wait: how long a new fleet incident waits for more clusters before its first page.",
+    ).default('0m'),
+    interval: wholeMinutesSchema(
+      GROUPING_BOUNDS.interval,
+      "Alertmanager's group_interval: how long after its last notification clusters that joined are announced.",
+    ).default('5m'),
+    joinWithin: wholeMinutesSchema(
+      GROUPING_BOUNDS.joinWithin,
+      'How long after it opened a fleet incident takes in clusters that start firing its rule, as an update.',
+    ).default('30m'),
     by: z
       .array(z.union([labelNameSchema, z.enum(['account', 'region'])]))
       .default([])
@@ -241,14 +294,21 @@ export const groupingSchema = z
           "Alertmanager's group_by: the labels (and account, region) whose values clusters must share to share a page. Clusters that differ in one of them never join one fleet incident, and each group's page has its own dedup key. Empty (the default): every cluster firing a rule shares its page.",
       }),
   })
-  .prefault({});
+  .prefault({})
+  .meta({
+    description:
+      'How clusters that fire the same rule become one fleet incident, paged once, with Alertmanager-style timers.',
+  });
 export type GroupingConfig = z.output<typeof groupingSchema>;
 
 // --- End of grouping. ---
 
 const subscriptionSchema = z.strictObject({
-  /** Only these clusters, when given (an SNS filter policy on the cluster attribute). */
-  clusters: z.array(z.string().min(1)).min(1).optional(),
+  clusters: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .meta({ description: 'Only these clusters, when given (an SNS filter policy on the cluster attribute).' }),
   labels: z
     .record(labelNameSchema, z.union([labelValueSchema, z.array(labelValueSchema).min(1)]))
     .optional()
@@ -256,134 +316,187 @@ const subscriptionSchema = z.strictObject({
       description:
         'Only clusters whose labels have these values (one value, or a list of which any matches), when given: {"team": "payments"} for the payments team\'s PagerDuty service. With "clusters", a cluster must be named there and match here.',
     }),
-  subscribers: z.array(subscriberSchema).min(1),
+  subscribers: z.array(subscriberSchema).min(1).meta({ description: 'Who hears them, and over what.' }),
 });
 
 /** How often clusters are read, and what arms minute-by-minute reads. */
 export const pollSchema = z
   .strictObject({
-    /** CloudWatch needs time to ingest a minute; polls read up to now minus this lag. */
-    ingestionLag: wholeMinutesSchema(POLL_BOUNDS.ingestionLag).default('2m'),
-    /** The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost). */
-    every: wholeMinutesSchema(POLL_BOUNDS.every).default('20m'),
-    /**
-     * One CloudWatch metric-math alarm per cluster (shared/pipeline/tripwire-alarm.ts) arms minute-by-minute polling
-     * of that cluster until it and its pages clear: slow writes, a share of 5xx and 429, or a webhook failing closed,
-     * and missing data.
-     */
+    ingestionLag: wholeMinutesSchema(
+      POLL_BOUNDS.ingestionLag,
+      'CloudWatch needs time to ingest a minute; polls read up to now minus this lag.',
+    ).default('2m'),
+    every: wholeMinutesSchema(
+      POLL_BOUNDS.every,
+      'The slow cadence: how often every cluster is read when nothing is wrong (docs/benchmarks.md has the cost).',
+    ).default('20m'),
     tripwire: z
       .strictObject({
-        /** Without the alarms, every cluster is read on the slow cadence only (and every minute while it pages). */
-        enabled: z.boolean().default(true),
+        enabled: z.boolean().default(true).meta({
+          description:
+            'Without the alarms, every cluster is read on the slow cadence only (and every minute while it pages).',
+        }),
         writeP99Seconds: z
           .number()
           .positive()
-          .max(60, { error: "expected at most 60 seconds: the apiserver's own request timeout" })
-          .default(1),
+          .max(TRIPWIRE_BOUNDS.writeP99Seconds.max, {
+            error: `expected at most ${TRIPWIRE_BOUNDS.writeP99Seconds.max} seconds: the apiserver's own request timeout`,
+          })
+          .default(1)
+          .meta({ description: 'The PATCH request p99, in seconds, at which the tripwire arms minute reads.' }),
         errorRatio: z
           .number()
           .positive({ error: 'expected a share above 0 (0.05 for 5 %)' })
-          .max(1, { error: 'expected a share of at most 1 (0.05 for 5 %), not a percentage' })
-          .default(0.05),
+          .max(TRIPWIRE_BOUNDS.errorRatio.max, {
+            error: 'expected a share of at most 1 (0.05 for 5 %), not a percentage',
+          })
+          .default(0.05)
+          .meta({
+            description: 'The share of requests answered 5xx or 429 (0.05 for 5 %) at which the tripwire arms.',
+          }),
       })
-      .prefault({}),
+      .prefault({})
+      .meta({
+        description:
+          'One CloudWatch metric-math alarm per cluster arms minute-by-minute polling of that cluster until it and its pages clear: slow writes, a share of 5xx and 429, or a webhook failing closed, and missing data.',
+      }),
   })
-  .prefault({});
+  .prefault({})
+  .meta({ description: 'How often clusters are read, and what arms minute-by-minute reads.' });
 
 export const deploymentConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
+  $schema: z.string().optional().meta({ description: 'The JSON Schema this file is written against, for editors.' }),
   ops: opsSchema,
   poll: pollSchema,
   notifications: z
     .strictObject({
-      renotify: wholeMinutesSchema(POLL_BOUNDS.renotify).default('4h'),
+      renotify: wholeMinutesSchema(
+        POLL_BOUNDS.renotify,
+        'How often an incident still firing is announced again, as a reminder.',
+      ).default('4h'),
       runbookBaseUrl: z
         .union([z.literal(''), z.url({ protocol: /^https?$/, error: 'expected an http(s):// URL, or "" for none' })])
-        .default(''),
+        .default('')
+        .meta({
+          description:
+            'Put before each rule\'s runbook path (docs/runbooks/RULE-ID.md) so notifications link it: where your copy of the repository is served. "" leaves the path as it is.',
+        }),
     })
-    .prefault({}),
+    .prefault({})
+    .meta({ description: 'What every notification carries beyond its evidence.' }),
   rules: z
     .strictObject({
-      overrides: ruleOverridesSchema.default({}),
-      custom: z.array(ruleSchema).default([]),
+      overrides: ruleOverridesSchema
+        .default({})
+        .meta({ description: 'Changes to rules on every cluster, by rule id: enable, severity, params, hold-down.' }),
+      custom: z
+        .array(ruleSchema)
+        .default([])
+        .meta({ description: 'Rules of your own, beside the default rule set (docs/rules.md, Writing a rule).' }),
     })
-    .prefault({}),
-  clusters: z.array(clusterSchema).min(1, { error: 'expected at least one cluster to watch' }),
-  /** Who hears what: pages (and their updates and resolves) on the paging topic, tickets on the notice topic. */
+    .prefault({})
+    .meta({ description: 'The rule set: the default rules, changed by overrides, and rules of your own.' }),
+  clusters: z
+    .array(clusterSchema)
+    .min(1, { error: 'expected at least one cluster to watch' })
+    .meta({ description: 'The EKS clusters to watch.' }),
   subscriptions: z
     .strictObject({
-      paging: z.array(subscriptionSchema).default([]),
-      notice: z.array(subscriptionSchema).default([]),
+      paging: z
+        .array(subscriptionSchema)
+        .default([])
+        .meta({ description: 'The paging topic: pages, their updates and their resolves.' }),
+      notice: z.array(subscriptionSchema).default([]).meta({ description: 'The notice topic: tickets.' }),
     })
-    .prefault({}),
+    .prefault({})
+    .meta({
+      description:
+        'Who hears what: pages (and their updates and resolves) on the paging topic, tickets on the notice topic.',
+    }),
   digest: z
     .strictObject({
-      recipients: z.array(z.email({ error: 'expected an email address' })).default([]),
-      /** When the weekly digest goes out, in the team's own time zone. */
-      day: z.enum(['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN']).default('MON'),
+      recipients: z
+        .array(z.email({ error: 'expected an email address' }))
+        .default([])
+        .meta({ description: 'Who gets the weekly digest by email; none, no digest is sent.' }),
+      day: z
+        .enum(['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'])
+        .default('MON')
+        .meta({ description: 'The day the weekly digest goes out, in timeZone.' }),
       time: z
         .string()
         .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'expected a 24-hour time like 09:00' })
-        .default('09:00'),
+        .default('09:00')
+        .meta({ description: 'The time the weekly digest goes out, 24-hour, in timeZone.' }),
       timeZone: z
         .string()
         .refine(isTimeZone, { error: 'expected an IANA time zone like Europe/Berlin' })
-        .default('UTC'),
-      /** How close to a threshold counts as a near miss, as a share of the threshold. */
-      nearMissMargin: z.number().gt(0).lt(1).default(0.2),
+        .default('UTC')
+        .meta({ description: "The team's IANA time zone: the digest's week and times are in it." }),
+      nearMissMargin: z
+        .number()
+        .gt(0)
+        .lt(1)
+        .default(0.2)
+        .meta({ description: 'How close to a threshold counts as a near miss, as a share of the threshold.' }),
     })
-    .prefault({}),
+    .prefault({})
+    .meta({ description: 'The weekly digest: what fired, what was noisy, what nearly fired.' }),
   // --- Grouping. ---
   grouping: groupingSchema,
-  /**
-   * The CloudWatch dashboard of the pipeline and the clusters, and the poller metrics only it reads. Off by default:
-   * it costs $3.00 a month beyond the account's 3 free dashboards, plus $0.30 a month for each of the 8 poller metrics
-   * no alarm reads (docs/deploy.md, What it costs). Pages, the alarms and the weekly digest do not need it.
-   */
   dashboard: z
     .strictObject({
-      enabled: z.boolean().default(false),
+      enabled: z.boolean().default(false).meta({
+        description:
+          "The CloudWatch dashboard of the pipeline and the clusters, and the poller metrics only it reads. Off by default: it costs $3.00 a month beyond the account's 3 free dashboards, plus $0.30 a month for each of the 8 poller metrics no alarm reads. Pages, the alarms and the weekly digest do not need it.",
+      }),
     })
-    .prefault({}),
-  /**
-   * What encrypts the table, the topics, the dead-letter queue and the logs at rest. `customer-managed` (the default):
-   * one KMS key of the deployment, with a key policy that names each service allowed to use it, for $1.00 a month and
-   * its requests. `aws-managed`: each service's own key, for nothing; the paging topic is then not encrypted at rest,
-   * because CloudWatch alarms cannot publish to a topic encrypted with the AWS managed key (docs/deploy.md, What it
-   * costs).
-   */
-  /** The alarms on the pipeline itself (docs/deploy.md, Self-monitoring), each $0.10 a month. */
+    .prefault({})
+    .meta({ description: 'The CloudWatch dashboard (docs/deploy.md, What it costs).' }),
   selfMonitoring: z
     .strictObject({
-      /**
-       * Page on throttled poller runs and on polls near the timeout, before polls fail. Without them, a poller that
-       * gets slow pages once its polls fail (PollerErrors), stop (PollerHeartbeat) or are dead-lettered.
-       */
-      earlyWarnings: z.boolean().default(true),
+      earlyWarnings: z.boolean().default(true).meta({
+        description:
+          'Page on throttled poller runs and on polls near the timeout, before polls fail. Without them, a poller that gets slow pages once its polls fail (PollerErrors), stop (PollerHeartbeat) or are dead-lettered. $0.20 a month.',
+      }),
     })
-    .prefault({}),
+    .prefault({})
+    .meta({ description: 'The alarms on the pipeline itself (docs/deploy.md, Self-monitoring), each $0.10 a month.' }),
   encryption: z
     .strictObject({
       key: z
         .enum(['customer-managed', 'aws-managed'], { error: 'expected "customer-managed" or "aws-managed"' })
-        .default('customer-managed'),
+        .default('customer-managed')
+        .meta({
+          description:
+            "customer-managed: one KMS key of the deployment, with a key policy that names each service allowed to use it, for $1.00 a month and its requests. aws-managed: each service's own key, for nothing; the paging topic is then not encrypted at rest, because CloudWatch alarms cannot publish to a topic encrypted with the AWS managed key (docs/deploy.md, What it costs).",
+        }),
     })
-    .prefault({}),
-  /**
-   * Maintenance windows: a window mutes what each rule's maintenance policy lets it mute (docs/rules.md), and never a
-   * severe, sustained outage. `author` says whose decision it is, as a run-time silence will.
-   */
+    .prefault({})
+    .meta({ description: 'What encrypts the table, the topics, the dead-letter queue and the logs at rest.' }),
   maintenance: z
     .array(
       z.strictObject({
-        clusters: z.array(z.string().min(1)).min(1).optional(),
-        from: isoSchema,
-        to: isoSchema,
-        reason: z.string().min(1),
-        author: z.string().min(1).optional(),
+        clusters: z
+          .array(z.string().min(1))
+          .min(1)
+          .optional()
+          .meta({ description: 'The clusters the window covers; unset, every cluster.' }),
+        from: isoSchema.meta({ description: 'When the window opens, ISO-8601 UTC like 2026-03-04T09:00:00Z.' }),
+        to: isoSchema.meta({ description: 'When the window closes, ISO-8601 UTC; later than from.' }),
+        reason: z.string().min(1).meta({ description: 'Why the window is there, kept with what it mutes.' }),
+        author: z
+          .string()
+          .min(1)
+          .optional()
+          .meta({ description: 'Whose decision it is, as a run-time silence records it.' }),
       }),
     )
-    .default([]),
+    .default([])
+    .meta({
+      description:
+        "Maintenance windows: a window mutes what each rule's maintenance policy lets it mute (docs/rules.md), and never a severe, sustained outage.",
+    }),
 });
 
 export type DeploymentConfig = z.output<typeof deploymentConfigSchema>;

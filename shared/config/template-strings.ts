@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Strings of the configuration that end up in the CloudFormation template (alarm names, dimensions, dashboards,

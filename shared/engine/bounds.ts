@@ -1,3 +1,4 @@
+import { DAY_S } from '../time.ts';
 import { durationSeconds, isDuration } from './duration.ts';
 
 /**
@@ -10,13 +11,13 @@ import { durationSeconds, isDuration } from './duration.ts';
  * reads data that no longer exists at the poll's period ("Data points with a period of 60 seconds (1-minute) are
  * available for 15 days": https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_GetMetricData.html).
  */
-export const MAX_HISTORY_SECONDS = 15 * 86_400;
+export const MAX_HISTORY_SECONDS = 15 * DAY_S;
 
 /** One-minute samples in 15 days: the largest `n` of a sustained condition. */
 export const MAX_SUSTAINED_SAMPLES = MAX_HISTORY_SECONDS / 60;
 
 /** A hold-down longer than a day keeps a cleared incident open through the next one. */
-export const MAX_HOLD_DOWN_SECONDS = 86_400;
+export const MAX_HOLD_DOWN_SECONDS = DAY_S;
 
 /**
  * Datapoints one cluster-read may ask for, counted per signal (every signal the rule set reads, over its longest
@@ -37,7 +38,25 @@ export const POLL_BOUNDS = {
   /** CloudWatch's ingestion delay is minutes; waiting longer only delays every page. */
   ingestionLag: { minSeconds: 0, maxSeconds: 900 },
   /** A reminder at least daily for an incident still firing; at most once a minute. */
-  renotify: { minSeconds: 60, maxSeconds: 7 * 86_400 },
+  renotify: { minSeconds: 60, maxSeconds: 7 * DAY_S },
+} as const;
+
+/** Whole minutes: the poller evaluates one step a minute, so a finer grouping time could not be honoured. */
+export const GROUPING_BOUNDS = {
+  /** Longer than an hour, a new outage's first page would wait longer than any rule takes to see it. */
+  wait: { minSeconds: 0, maxSeconds: 3600 },
+  /** At least a minute (one step); at most a day, the longest hold-down. */
+  interval: { minSeconds: 60, maxSeconds: DAY_S },
+  /** At least a minute; at most a day, past which a cluster that starts failing is a story of its own. */
+  joinWithin: { minSeconds: 60, maxSeconds: DAY_S },
+} as const;
+
+/** The tripwire alarm's thresholds. */
+export const TRIPWIRE_BOUNDS = {
+  /** The apiserver times a request out after 60 s (kube-apiserver --request-timeout), so no p99 is longer. */
+  writeP99Seconds: { max: 60 },
+  /** A share of requests: 1 is all of them. */
+  errorRatio: { max: 1 },
 } as const;
 
 /**
@@ -45,7 +64,7 @@ export const POLL_BOUNDS = {
  * silence shows in a weekly digest before it ends. Muting for longer is a maintenance window, reviewed in the
  * configuration rather than typed at a prompt.
  */
-export const SILENCE_BOUNDS = { minSeconds: 60, maxSeconds: 7 * 86_400 } as const;
+export const SILENCE_BOUNDS = { minSeconds: 60, maxSeconds: 7 * DAY_S } as const;
 
 /** The range of a parameter or threshold, by its unit. */
 export interface ValueRange {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isSignalName, SIGNAL_NAMES, type SignalName } from './signals.ts';
 
 export function unknownSignalMessage(name: unknown): string {

@@ -22,6 +22,10 @@ const KMS = 'https://aws.amazon.com/kms/pricing/';
 const SECRETS_MANAGER = 'https://aws.amazon.com/secrets-manager/pricing/';
 const STEP_FUNCTIONS = 'https://aws.amazon.com/step-functions/pricing/';
 const XRAY = 'https://aws.amazon.com/xray/pricing/';
+const SNS_SMS = 'https://aws.amazon.com/sns/sms-pricing/';
+/** "Metrics collected by Container Insights are charged as custom metrics." */
+const CONTAINER_INSIGHTS =
+  'https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/ContainerInsights.html (charged as custom metrics, at the CloudWatch price)';
 
 const price = (usd: number, unit: string, source: string): AwsPrice => ({ usd, unit, source });
 
@@ -47,7 +51,11 @@ export const AWS_PRICES = {
   dynamoWriteUnit: price(0.625 / 1e6, 'DynamoDB on-demand write request unit', DYNAMODB),
   dynamoReadUnit: price(0.125 / 1e6, 'DynamoDB on-demand read request unit', DYNAMODB),
   dynamoStorageGbMonth: price(0.25, 'GB-month of DynamoDB standard table storage', DYNAMODB),
+  /** Point-in-time recovery is billed on the table's size, whatever the recovery period. */
+  dynamoPitrGbMonth: price(0.2, 'GB-month of DynamoDB continuous backup (point-in-time recovery)', DYNAMODB),
   snsPublish: price(0.5 / 1e6, 'SNS standard topic request (64 KB chunk)', SNS),
+  /** Per message part (160 GSM characters) to a US number, before the carriers' own fees; other countries differ. */
+  smsMessagePartUs: price(0.00581, 'SMS message part sent to a US number', SNS_SMS),
   sqsRequest: price(0.4 / 1e6, 'SQS standard queue request (64 KB chunk)', SQS),
   kmsKeyMonth: price(1, 'customer managed KMS key-month', KMS),
   kmsRequest: price(0.03 / 10_000, 'KMS symmetric request', KMS),
@@ -56,6 +64,8 @@ export const AWS_PRICES = {
   stepFunctionsStandardTransition: price(0.025 / 1000, 'Step Functions standard state transition', STEP_FUNCTIONS),
   stepFunctionsExpressRequest: price(1 / 1e6, 'Step Functions express request', STEP_FUNCTIONS),
   xrayTrace: price(5 / 1e6, 'X-Ray trace recorded', XRAY),
+  /** Container Insights' metrics, each a custom metric: first 10,000 metrics of the account. */
+  containerInsightsMetricMonth: price(0.3, 'Container Insights metric-month', CONTAINER_INSIGHTS),
 } as const satisfies Record<string, AwsPrice>;
 
 export type AwsPriceName = keyof typeof AWS_PRICES;

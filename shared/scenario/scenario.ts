@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Labels } from '../config/cluster-labels.ts';
 import { type GroupingConfig, groupingSchema, labelsSchema } from '../config/deployment-config.ts';
 import type { MaintenanceWindow } from '../engine/maintenance.ts';

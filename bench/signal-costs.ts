@@ -1,0 +1,75 @@
+import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import { CONTAINER_INSIGHTS_METRICS } from '../shared/config/metric-catalogue.ts';
+import type { RuleSet } from '../shared/engine/rule-set.ts';
+import type { SignalName } from '../shared/engine/signals.ts';
+import { AWS_PRICES } from '../shared/pricing/aws-prices.ts';
+
+/**
+ * What Container Insights publishes for an EKS cluster, counted as CloudWatch bills it: 24 metrics per cluster, 8 per
+ * node, 9 per pod and 6 per service, pods and services counted by name
+ * (https://github.com/aws/containers-roadmap/issues/672, which lists the count Container Insights documents; its
+ * performance log events are billed as log ingestion on top, and left out here, so this is a floor).
+ */
+export const CONTAINER_INSIGHTS_METRICS_PER = { cluster: 24, node: 8, pod: 9, service: 6 } as const;
+
+/** The cluster the signal costs are priced for: a small production cluster. */
+export const REFERENCE_CLUSTER = { nodes: 10, pods: 30, services: 10 } as const;
+
+/** The signals that only Container Insights publishes (shared/config/metric-catalogue.ts). */
+const CONTAINER_INSIGHTS_SIGNALS: readonly SignalName[] = ['nodes.total', 'nodes.notready'];
+
+export interface SignalCosts {
+  /** Dollars per cluster-month of turning Container Insights on, for a cluster that does not have it yet. */
+  readonly containerInsightsPerCluster: number;
+  readonly containerInsightsMetrics: number;
+  readonly basis: string;
+  /** The rules that read a signal only Container Insights publishes: what a cluster without it loses. */
+  readonly rulesNeedingContainerInsights: readonly string[];
+}
+
+/**
+ * The cost of the signals the rules read that a cluster may not publish yet. The EKS control-plane metrics in AWS/EKS
+ * come with the cluster; Container Insights is a choice each cluster pays for, and the NotReady rules need it.
+ */
+export function signalCosts(ruleSet: RuleSet): SignalCosts {
+  const { nodes, pods, services } = REFERENCE_CLUSTER;
+  const per = CONTAINER_INSIGHTS_METRICS_PER;
+  const metrics = per.cluster + nodes * per.node + pods * per.pod + services * per.service;
+  const needing = ruleSet.rules
+    .filter((rule) => [...ruleSet.signals([rule])].some((signal) => CONTAINER_INSIGHTS_SIGNALS.includes(signal)))
+    .map((rule) => rule.id);
+  return {
+    containerInsightsPerCluster: metrics * AWS_PRICES.containerInsightsMetricMonth.usd,
+    containerInsightsMetrics: metrics,
+    basis: `${metrics} ${CONTAINER_INSIGHTS_METRICS.namespace} metrics of a cluster of ${nodes} nodes, ${pods} pods and ${services} services, before its performance logs`,
+    rulesNeedingContainerInsights: needing,
+  };
+}
+
+/** The secrets a configuration names (vendor keys, webhook URLs): each a secret the user keeps in Secrets Manager. */
+export function configuredSecrets(config: DeploymentConfig): number {
+  const names = new Set<string>();
+  for (const topic of ['paging', 'notice'] as const) {
+    for (const subscription of config.subscriptions[topic]) {
+      for (const subscriber of subscription.subscribers) {
+        const secret =
+          subscriber.protocol === 'pagerduty'
+            ? subscriber.routingKeySecret
+            : subscriber.protocol === 'opsgenie'
+              ? subscriber.apiKeySecret
+              : subscriber.protocol === 'https'
+                ? subscriber.endpointSecret
+                : undefined;
+        if (secret) names.add(secret.secretName);
+      }
+    }
+  }
+  return names.size;
+}
+
+/** SMS subscribers per topic: each notification on the topic is one message to each, at least one part. */
+export function smsSubscribers(config: DeploymentConfig): { readonly paging: number; readonly notice: number } {
+  const count = (topic: 'paging' | 'notice') =>
+    config.subscriptions[topic].reduce((n, s) => n + s.subscribers.filter((x) => x.protocol === 'sms').length, 0);
+  return { paging: count('paging'), notice: count('notice') };
+}

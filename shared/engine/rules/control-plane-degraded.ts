@@ -132,7 +132,13 @@ export const controlPlaneDegraded: Rule = {
       },
     ],
   },
-  explains: ['node-repair-storm', 'nodes-unreachable', 'apiserver-restart-errors'],
+  explains: [
+    'node-repair-storm',
+    'nodes-unreachable',
+    'apiserver-restart-errors',
+    'apiserver-sustained-errors',
+    'nodes-notready-at-scale',
+  ],
   holdDown: '15m',
   // An upgrade replaces apiservers one at a time, and each restart costs minutes of errors or slow writes at most
   // (KubeCon talk): those stay muted. Half of all requests failing or shed for ten minutes, writes at the severe p99

@@ -1,5 +1,8 @@
 import { cloudWatchClients } from '../aws/clients.ts';
 import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
+import { readChurnSeries } from '../shared/churn/churn-metric-source.ts';
+import type { NodeChurnReader } from '../shared/churn/node-churn.ts';
+import { CHURN_SIGNALS, countsNodeChurn } from '../shared/churn/node-termination.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SeriesBySignal } from '../shared/engine/signal-window.ts';
 import { SentinelError } from '../shared/errors.ts';
@@ -17,7 +20,10 @@ export function metricSourceFor(clusters: readonly ClusterConfig[]): CloudWatchM
 
 /**
  * Fetch one-minute history for the clusters between two times (the default AWS credential chain), showing progress
- * on stderr. Every cluster must be readable: a backtest on partial history would mislead.
+ * on stderr. Every cluster must be readable: a backtest on partial history would mislead. Node churn is no CloudWatch
+ * metric: with `churn` (the deployed table), each cluster whose churn the node-churn function counts gets its
+ * `nodes.replaced`, `nodes.interrupted` and `nodes.scaledin` as the poller reads them; without it, they are left out
+ * and stderr says what that costs.
  */
 export async function fetchHistory(
   clusters: readonly ClusterConfig[],
@@ -25,6 +31,7 @@ export async function fetchHistory(
   to: number,
   now: number,
   out: CommandOutput,
+  churn?: NodeChurnReader,
 ): Promise<Map<string, SeriesBySignal>> {
   if (to <= from) throw new SentinelError('--to must be later than --from');
   if (from < now - ONE_MINUTE_RETENTION_MS) {
@@ -38,6 +45,18 @@ export async function fetchHistory(
     { clusters: clusters.map((c) => c.name), end: to, samples, stepSeconds: 60 },
     (done, total) => out.stderr(`  fetched ${done}/${total} batches`),
   );
+  const counted = clusters.filter(countsNodeChurn);
+  if (churn) {
+    for (const cluster of counted) {
+      const read = await readChurnSeries(churn, cluster.name, CHURN_SIGNALS, { start: from, stepMs: 60_000, samples });
+      if (read.error) unreadable.push({ clusters: [cluster.name], error: read.error });
+      series.set(cluster.name, { ...series.get(cluster.name), ...read.series });
+    }
+  } else if (counted.length > 0) {
+    out.stderr(
+      `Node churn not read for ${counted.map((c) => c.name).join(', ')}: give --stack or --table to read it from the deployed table, as the poller does; without it node-repair-storm and node-churn are skipped.`,
+    );
+  }
   throwIfUnreadable(unreadable);
   return series;
 }

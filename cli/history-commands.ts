@@ -1,3 +1,5 @@
+import { documentClient } from '../aws/clients.ts';
+import { DynamoDbNodeChurnReader } from '../aws/dynamodb-node-churn-reader.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { recordedScenario, scenarioFileOf } from '../shared/scenario/recorded-scenario.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
@@ -5,23 +7,27 @@ import { renderTimeline, replayJsonLines } from '../shared/scenario/timeline.ts'
 import { fetchHistory } from './cloudwatch-history.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand, type OptionSpecs } from './command-line.ts';
+import { stackOutputs } from './stack-outputs.ts';
 import { alignToStep, parseTimeArgument, TIME_FORMATS } from './time-argument.ts';
 
 /** The stretch of history both commands read. */
 const TIME_RANGE = {
   from: { type: 'string', value: 'T', description: 'start of the history, within the last 15 days' },
   to: { type: 'string', value: 'T', description: 'end of the history, later than --from' },
+  stack: { type: 'string', value: 'NAME', description: 'the deployed OpsStack whose table holds the node churn' },
+  table: { type: 'string', value: 'NAME', description: 'the table itself, instead of --stack' },
 } as const satisfies OptionSpecs;
 
 const HISTORY_NOTES = [
   TIME_FORMATS,
+  'Node churn comes from the deployed table (--stack or --table), as the poller reads it; without either it is left out.',
   'CloudWatch keeps one-minute data for 15 days. Uses the default AWS credential chain (AWS_PROFILE, AWS_REGION, ...).',
 ];
 
 export const BACKTEST_COMMAND = defineCommand({
   name: 'backtest',
   summary: 'replay real CloudWatch history through the rules and print the notifications they would have sent',
-  usage: ['sentinel backtest --config FILE --from T --to T [--cluster NAME] [--json]'],
+  usage: ['sentinel backtest --config FILE --from T --to T [--cluster NAME] [--stack NAME | --table NAME] [--json]'],
   options: {
     config: { type: 'string', value: 'FILE', description: 'the deployment configuration: clusters, rules, overrides' },
     cluster: { type: 'string', value: 'NAME', description: 'only this cluster of the configuration (default: all)' },
@@ -38,7 +44,9 @@ export const BACKTEST_COMMAND = defineCommand({
 export const EXPORT_SCENARIO_COMMAND = defineCommand({
   name: 'export-scenario',
   summary: "write a cluster's CloudWatch history as a scenario file, to review or add to the corpus",
-  usage: ['sentinel export-scenario --config FILE --cluster NAME --from T --to T > incident.json'],
+  usage: [
+    'sentinel export-scenario --config FILE --cluster NAME --from T --to T [--stack NAME | --table NAME] > incident.json',
+  ],
   options: {
     config: { type: 'string', value: 'FILE', description: 'the deployment configuration that names the cluster' },
     cluster: { type: 'string', value: 'NAME', description: 'the cluster to export (required)' },
@@ -54,6 +62,8 @@ interface HistoryOptions {
   readonly from?: string;
   readonly to?: string;
   readonly json?: boolean;
+  readonly stack?: string;
+  readonly table?: string;
 }
 
 async function history(options: HistoryOptions, out: CommandOutput, now: number) {
@@ -67,9 +77,12 @@ async function history(options: HistoryOptions, out: CommandOutput, now: number)
       `cluster "${options.cluster}" is not in ${options.config}; it has: ${loaded.config.clusters.map((c) => c.name).join(', ')}`,
     );
   }
+  if (options.stack && options.table) throw new UsageError('give --stack NAME or --table NAME, not both');
   const from = alignToStep(parseTimeArgument('from', options.from, now), 60);
   const to = alignToStep(parseTimeArgument('to', options.to, now), 60);
-  const series = await fetchHistory(clusters, from, to, now, out);
+  const table = options.table ?? (options.stack ? (await stackOutputs(options.stack)).TableName : undefined);
+  const churn = table === undefined ? undefined : new DynamoDbNodeChurnReader(documentClient(), table);
+  const series = await fetchHistory(clusters, from, to, now, out, churn);
   return { loaded, series, from, to };
 }
 

@@ -40,23 +40,47 @@ export class NodeChurnMetricSource implements MetricSource {
     for (let i = 0; i < clusters.length; i += READS_AT_ONCE) {
       await Promise.all(
         clusters.slice(i, i + READS_AT_ONCE).map(async (cluster) => {
-          let series: Partial<Record<SignalName, Sample[]>>;
-          try {
-            const terminations = await this.reader.terminations(cluster, start, request.end + stepMs);
-            series = churnSeries(terminations, this.signals, start, stepMs, request.samples);
-          } catch (error) {
-            series = Object.fromEntries(this.signals.map((s) => [s, new Array<Sample>(request.samples).fill(null)]));
-            unreadable.push({
-              clusters: [cluster],
-              error: `node churn: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-            });
-          }
+          const { series, error } = await readChurnSeries(this.reader, cluster, this.signals, {
+            start,
+            stepMs,
+            samples: request.samples,
+          });
+          if (error) unreadable.push({ clusters: [cluster], error });
           const window = windows.get(cluster);
           if (window) windows.set(cluster, new WindowWithSeries(window, series, request.samples - 1));
         }),
       );
     }
     return { ...reading, windows, unreadable };
+  }
+}
+
+/** The steps a churn series covers: `samples` steps of `stepMs` from `start`. */
+export interface ChurnSteps {
+  readonly start: number;
+  readonly stepMs: number;
+  readonly samples: number;
+}
+
+/**
+ * One cluster's churn series over the steps, read from the terminations the node events recorded; when they cannot
+ * be read, missing samples (which no rule resolves on) and why.
+ */
+export async function readChurnSeries(
+  reader: NodeChurnReader,
+  cluster: string,
+  signals: readonly SignalName[],
+  steps: ChurnSteps,
+): Promise<{ series: Partial<Record<SignalName, Sample[]>>; error?: string }> {
+  const { start, stepMs, samples } = steps;
+  try {
+    const terminations = await reader.terminations(cluster, start, start + samples * stepMs);
+    return { series: churnSeries(terminations, signals, start, stepMs, samples) };
+  } catch (error) {
+    return {
+      series: Object.fromEntries(signals.map((s) => [s, new Array<Sample>(samples).fill(null)])),
+      error: `node churn: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+    };
   }
 }
 

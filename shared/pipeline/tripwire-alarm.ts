@@ -1,5 +1,5 @@
 import type { ClusterConfig } from '../config/deployment-config.ts';
-import { EKS_METRICS } from '../config/metric-catalogue.ts';
+import { CONTAINER_INSIGHTS_METRICS, EKS_METRICS } from '../config/metric-catalogue.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 
 /**
@@ -7,13 +7,16 @@ import type { Sample, SignalName } from '../engine/signals.ts';
  * definition. infra/tripwires.ts renders it into the deployed metric-math alarm, replay and the benchmark evaluate the
  * very same expression on a scenario's signals, so the replayed cadence arms where the deployed one would.
  *
- * Three legs, each the first sample of an outage shape a page rule models:
+ * Four legs, each the first sample of an outage shape a page rule models:
  * - writes stall: the PATCH p99 (what kubelets and controllers pay on every status update) at or above
  *   `writeP99Seconds`;
  * - the apiserver fails or sheds: 5xx plus 429 at or above `errorRatio` of all requests, with enough requests to judge;
  * - a webhook fails closed: calling errors under `failurePolicy: Fail` count as rejections and answer 500
  *   (`apierrors.NewInternalError` in the apiserver's webhook dispatchers), so at least `MIN_REJECTIONS` rejections with
- *   at least half as many 5xx. A policy that denies on purpose answers 4xx and leaves this leg quiet.
+ *   at least half as many 5xx. A policy that denies on purpose answers 4xx and leaves this leg quiet;
+ * - nodes are cut off at scale: at least `NOTREADY_SHARE` of the nodes NotReady (Container Insights' failed node
+ *   count), and at least `MIN_NOTREADY` of them, so that nodes-notready-at-scale pages within minutes, not on the slow
+ *   cadence. Only a cluster with Container Insights has this leg; it adds two metrics to its alarm.
  * Missing data is breaching: a cluster that goes dark is read every minute, so signals-missing can page.
  */
 
@@ -29,18 +32,53 @@ export const MIN_REQUESTS = 50;
 export const MIN_REJECTIONS = 10;
 /** Rejections that come with 5xx: at least this share of them means calls fail closed, not policy denials. */
 export const CLOSED_SHARE = 0.5;
+/** NotReady nodes as a share of all: nodes-notready-at-scale's default share (docs/rules.md says why a half). */
+export const NOTREADY_SHARE = 0.5;
+/** Fewest NotReady nodes that arm: the node lifecycle controller counts a zone unhealthy only from three. */
+export const MIN_NOTREADY = 3;
 
 /**
- * The metrics the alarm reads, each named by the canonical signal it stands for, with the EKS names of the metric
- * catalogue (shared/config/metric-catalogue.ts): Average for a `_P99` metric, Sum for a count.
+ * The metrics the alarm reads, each named by the canonical signal it stands for, with the names of the metric
+ * catalogue (shared/config/metric-catalogue.ts): EKS vended metrics (Average for a `_P99` metric, Sum for a count) and
+ * Container Insights' node counts (Maximum, as the poller reads them).
  */
 export const TRIPWIRE_METRICS = {
-  write: { signal: 'apiserver.write.p99', eksMetric: EKS_METRICS.requestDurationP99('PATCH'), statistic: 'Average' },
-  requests: { signal: 'apiserver.requests', eksMetric: EKS_METRICS.requests, statistic: 'Sum' },
-  errors: { signal: 'apiserver.5xx', eksMetric: EKS_METRICS.requests5xx, statistic: 'Sum' },
-  shed: { signal: 'apiserver.429', eksMetric: EKS_METRICS.requests429, statistic: 'Sum' },
-  rejections: { signal: 'webhook.rejections', eksMetric: EKS_METRICS.webhookRejections, statistic: 'Sum' },
-} as const satisfies Record<string, { signal: SignalName; eksMetric: string; statistic: 'Average' | 'Sum' }>;
+  write: {
+    signal: 'apiserver.write.p99',
+    from: 'eks',
+    metricName: EKS_METRICS.requestDurationP99('PATCH'),
+    statistic: 'Average',
+  },
+  requests: { signal: 'apiserver.requests', from: 'eks', metricName: EKS_METRICS.requests, statistic: 'Sum' },
+  errors: { signal: 'apiserver.5xx', from: 'eks', metricName: EKS_METRICS.requests5xx, statistic: 'Sum' },
+  shed: { signal: 'apiserver.429', from: 'eks', metricName: EKS_METRICS.requests429, statistic: 'Sum' },
+  rejections: {
+    signal: 'webhook.rejections',
+    from: 'eks',
+    metricName: EKS_METRICS.webhookRejections,
+    statistic: 'Sum',
+  },
+  nodes: {
+    signal: 'nodes.total',
+    from: 'containerInsights',
+    metricName: CONTAINER_INSIGHTS_METRICS.nodes,
+    statistic: 'Maximum',
+  },
+  notReady: {
+    signal: 'nodes.notready',
+    from: 'containerInsights',
+    metricName: CONTAINER_INSIGHTS_METRICS.failedNodes,
+    statistic: 'Maximum',
+  },
+} as const satisfies Record<
+  string,
+  {
+    signal: SignalName;
+    from: 'eks' | 'containerInsights';
+    metricName: string;
+    statistic: 'Average' | 'Sum' | 'Maximum';
+  }
+>;
 
 export type TripwireMetricId = keyof typeof TRIPWIRE_METRICS;
 
@@ -52,7 +90,7 @@ export type TripwireExpression =
   | { readonly op: 'AND' | 'OR'; readonly of: readonly TripwireExpression[] };
 
 export interface TripwireLeg {
-  readonly name: 'write latency' | 'error share' | 'webhook calling errors';
+  readonly name: 'write latency' | 'error share' | 'webhook calling errors' | 'nodes NotReady';
   readonly expression: TripwireExpression;
 }
 
@@ -114,6 +152,18 @@ export function tripwireDefinition(
         of: [
           atLeast(metric('rejections'), constant(MIN_REJECTIONS)),
           atLeast(metric('errors'), times(CLOSED_SHARE, 'rejections')),
+        ],
+      },
+    });
+  }
+  if (has('nodes') && has('notReady')) {
+    legs.push({
+      name: 'nodes NotReady',
+      expression: {
+        op: 'AND',
+        of: [
+          atLeast(metric('notReady'), constant(MIN_NOTREADY)),
+          atLeast(metric('notReady'), times(NOTREADY_SHARE, 'nodes')),
         ],
       },
     });
@@ -200,11 +250,12 @@ export interface TripwireMetricSpec {
 
 /**
  * Where each signal the tripwire may read comes from for a configured cluster: the custom metric it configured for
- * that signal, or the EKS vended metric of the definition; a `custom` profile cluster has only its custom metrics.
+ * that signal, or the EKS vended (or, where the cluster has it, Container Insights) metric of the definition; a
+ * `custom` profile cluster has only its custom metrics.
  */
 export function tripwireMetricSources(cluster: ClusterConfig): ReadonlyMap<SignalName, TripwireMetricSpec> {
   const sources = new Map<SignalName, TripwireMetricSpec>();
-  for (const { signal, eksMetric, statistic } of Object.values(TRIPWIRE_METRICS)) {
+  for (const { signal, from, metricName, statistic } of Object.values(TRIPWIRE_METRICS)) {
     const custom = cluster.source.custom[signal];
     if (custom) {
       sources.set(signal, {
@@ -213,11 +264,12 @@ export function tripwireMetricSources(cluster: ClusterConfig): ReadonlyMap<Signa
         dimensions: custom.dimensions,
         statistic: custom.stat,
       });
-    } else if (cluster.source.profile === 'eks') {
+    } else if (cluster.source.profile === 'eks' && (from === 'eks' || cluster.source.containerInsights)) {
+      const catalogue = from === 'eks' ? EKS_METRICS : CONTAINER_INSIGHTS_METRICS;
       sources.set(signal, {
-        namespace: EKS_METRICS.namespace,
-        metricName: eksMetric,
-        dimensions: { [EKS_METRICS.dimension]: cluster.name },
+        namespace: catalogue.namespace,
+        metricName,
+        dimensions: { [catalogue.dimension]: cluster.name },
         statistic,
       });
     }

@@ -5,7 +5,7 @@ import { main } from '../../cli/main.ts';
 import { testPageCommand } from '../../cli/test-page-command.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
-import { type AwsHarness, putScenario, startAwsHarness, writeConfig } from '../support/aws-harness.ts';
+import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
 import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
 import { harnessClusters, trimmedScenario } from '../support/poller-harness.ts';
 
@@ -76,6 +76,58 @@ describe('commands for real accounts, against loopback AWS', () => {
       [...exported.clusters.keys()],
       exported.clusters.get('dev-b')?.['webhook.p99']?.[36],
     ]).toEqual([61, ['dev-b'], 10]);
+  });
+
+  describe('node churn from the deployed table', () => {
+    const repairs = trimmedScenario('scenarios/karpenter-repair-loop.json', 40);
+    const at = (step: number) => new Date(repairs.start + step * 60_000).toISOString();
+    let repairConfig: string;
+
+    beforeAll(async () => {
+      const clusters = harnessClusters(['ml-euc1']);
+      await putScenario(repairs, clusters);
+      repairConfig = writeConfig({ clusters });
+    }, 60_000);
+
+    it('backtests a repair storm with the repairs the poller would read from the table', async () => {
+      const out = capture();
+      const code = await backtestCommand(
+        { config: repairConfig, from: at(0), to: at(120), table: TABLE },
+        out,
+        repairs.start + 86_400_000,
+      );
+
+      expect([code, out.stdoutText()]).toEqual([
+        0,
+        expect.stringMatching(/PAGE +Node auto-repair is replacing nodes in a storm on ml-euc1/),
+      ]);
+    });
+
+    it('says that node churn is left out without the table, and misses the storm', async () => {
+      const out = capture();
+      await backtestCommand({ config: repairConfig, from: at(0), to: at(120) }, out, repairs.start + 86_400_000);
+
+      expect([out.stderrText(), out.stdoutText()]).toEqual([
+        expect.stringContaining('Node churn not read for ml-euc1: give --stack or --table'),
+        expect.not.stringMatching(/PAGE +Node auto-repair/),
+      ]);
+    });
+
+    it('exports the repairs into the scenario file', async () => {
+      const out = capture();
+      await exportScenarioCommand(
+        { config: repairConfig, cluster: 'ml-euc1', from: at(0), to: at(120), table: TABLE },
+        out,
+        repairs.start + 86_400_000,
+      );
+      const exported = parseScenario(JSON.parse(out.stdoutText()), 'exported.json');
+      const sum = (values: ArrayLike<number | null> | undefined) =>
+        Array.from(values ?? []).reduce<number>((n, v) => n + (v ?? 0), 0);
+
+      expect(sum(exported.clusters.get('ml-euc1')?.['nodes.replaced'])).toBe(
+        sum(repairs.clusters.get('ml-euc1')?.['nodes.replaced']?.slice(0, 121)),
+      );
+    });
   });
 
   it('refuses history older than CloudWatch keeps at one-minute resolution', async () => {

@@ -180,7 +180,7 @@ describe('RuleSet', () => {
         {
           path: '$.clusters[0].overrides["node-churn"].params.minReplace',
           message:
-            'rule "node-churn" has no parameter "minReplace"; it has: minReplaced, changeRatio, writeP99Seconds, errorRatio',
+            'rule "node-churn" has no parameter "minReplace"; it has: minReplaced, changeRatio, replacedShare, writeP99Seconds, errorRatio',
         },
       ]);
     });

@@ -25,26 +25,32 @@ const breaches = (values: Partial<Record<SignalName, Sample>>) => {
 const quiet = { 'apiserver.write.p99': 0.2, 'apiserver.requests': 3000, 'apiserver.5xx': 2, 'apiserver.429': 0 };
 
 describe('tripwireDefinition', () => {
-  it('watches writes, the error share and webhook calling errors on a stock EKS cluster', () => {
+  it('watches writes, the error share, webhook calling errors and NotReady nodes on a stock EKS cluster', () => {
     expect(tripwireDefinition(SETTINGS, EVERY_SIGNAL)?.legs.map((leg) => leg.name)).toEqual([
       'write latency',
       'error share',
       'webhook calling errors',
+      'nodes NotReady',
     ]);
   });
 
-  it('reads five metrics, each once, whatever the number of legs that use it', () => {
+  it('reads seven metrics, each once, whatever the number of legs that use it', () => {
     expect(tripwireDefinition(SETTINGS, EVERY_SIGNAL)?.metrics).toEqual([
       'write',
       'requests',
       'errors',
       'shed',
       'rejections',
+      'nodes',
+      'notReady',
     ]);
   });
 
   it('leaves the 429 out of the error share of a cluster that has no 429 series', () => {
-    const definition = tripwireDefinition(SETTINGS, (signal) => signal !== 'apiserver.429');
+    const definition = tripwireDefinition(
+      SETTINGS,
+      (signal) => signal !== 'apiserver.429' && !signal.startsWith('nodes.'),
+    );
 
     expect(definition && renderTripwireExpression(definition.expression)).toBe(
       '((write >= 1) OR ((requests >= 50) AND (errors >= (0.05 * requests))) OR ((rejections >= 10) AND (errors >= (0.5 * rejections))))',
@@ -57,8 +63,19 @@ describe('tripwireDefinition', () => {
     expect(definition && renderTripwireExpression(definition.expression)).toBe('(write >= 1)');
   });
 
+  it('has only the NotReady leg for a cluster that provides only node counts', () => {
+    const definition = tripwireDefinition(
+      SETTINGS,
+      (signal) => signal === 'nodes.total' || signal === 'nodes.notready',
+    );
+
+    expect(definition && renderTripwireExpression(definition.expression)).toBe(
+      '((notReady >= 3) AND (notReady >= (0.5 * nodes)))',
+    );
+  });
+
   it('is none for a cluster that provides nothing a leg needs', () => {
-    expect(tripwireDefinition(SETTINGS, (signal) => signal.startsWith('nodes.'))).toBeUndefined();
+    expect(tripwireDefinition(SETTINGS, (signal) => signal.startsWith('webhook.failures'))).toBeUndefined();
   });
 });
 
@@ -89,6 +106,15 @@ describe('tripwireBreaches', () => {
 
   it('stays quiet when a policy denies requests on purpose: rejections without 5xx', () => {
     expect(breaches({ ...quiet, 'webhook.rejections': 400 })).toBe(false);
+  });
+
+  it('arms when half of the nodes are NotReady, at three nodes at least', () => {
+    expect([
+      breaches({ ...quiet, 'nodes.total': 60, 'nodes.notready': 30 }),
+      breaches({ ...quiet, 'nodes.total': 60, 'nodes.notready': 29 }),
+      breaches({ ...quiet, 'nodes.total': 4, 'nodes.notready': 2 }),
+      breaches({ ...quiet, 'nodes.total': 4, 'nodes.notready': 3 }),
+    ]).toEqual([true, false, false, true]);
   });
 
   it('breaches when no metric has a datapoint: missing data is breaching', () => {
@@ -124,11 +150,12 @@ describe('tripwireAlarmMetrics', () => {
     deploymentConfigSchema.parse({ clusters: [{ name: 'x', ...fields }] }).clusters[0] as ClusterConfig;
   const on = { enabled: true, ...SETTINGS };
 
-  it('counts the five metrics of an EKS cluster, and none when the tripwires are off', () => {
+  it('counts the seven metrics of an EKS cluster with Container Insights, five without, none when the tripwires are off', () => {
     expect([
       tripwireAlarmMetrics([cluster({})], on),
+      tripwireAlarmMetrics([cluster({ source: { containerInsights: false } })], on),
       tripwireAlarmMetrics([cluster({})], { ...on, enabled: false }),
-    ]).toEqual([5, 0]);
+    ]).toEqual([7, 5, 0]);
   });
 
   it('counts only the custom metrics of a custom profile cluster', () => {

@@ -58,7 +58,10 @@ describe('replay output of the OPA webhook outage', () => {
     });
 
     it('writes the symptoms of the update as rule ids', () => {
-      expect(parsed().find((o) => o.kind === 'update')?.symptoms).toEqual(['node-repair-storm']);
+      expect(parsed().find((o) => o.kind === 'update')?.symptoms).toEqual([
+        'nodes-notready-at-scale',
+        'node-repair-storm',
+      ]);
     });
 
     it('prints the objects in time order', () => {

@@ -132,19 +132,28 @@ export const controlPlaneDegraded: Rule = {
       },
     ],
   },
-  explains: ['node-repair-storm', 'nodes-unreachable', 'apiserver-restart-errors'],
+  explains: [
+    'node-repair-storm',
+    'nodes-unreachable',
+    'apiserver-restart-errors',
+    'apiserver-sustained-errors',
+    'nodes-notready-at-scale',
+  ],
   holdDown: '15m',
-  // An upgrade replaces apiservers one at a time, and each restart costs minutes of errors or slow writes at most
-  // (KubeCon talk): those stay muted. Half of all requests failing or shed for ten minutes, writes at the severe p99
-  // for ten, or a degraded control plane that has not cleared for 30 minutes is an outage the upgrade does not
-  // explain, and it pages inside the window too (docs/rules.md, Maintenance).
+  // An upgrade replaces apiservers one at a time, and each restart costs a few minutes of errors or slow writes at
+  // most (KubeCon talk): those stay muted. The grace shrinks with the harm: four in ten requests failing or shed, or
+  // writes at the severe p99, for six of eight minutes; a fifth failing, or writes at the elevated p99, for twelve of
+  // fifteen (more than three restarts' bursts together); anything degraded that has not cleared for 30 minutes. Those
+  // are outages the upgrade does not explain, and they page inside the window too (docs/rules.md, Maintenance).
   maintenance: {
     notifyAfter: '30m',
     notifyWhen: {
       kind: 'anyOf',
       conditions: [
-        { kind: 'sustained', of: shedShare, op: '>=', value: 0.5, m: 10, n: 10 },
-        { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 10, n: 10 },
+        { kind: 'sustained', of: shedShare, op: '>=', value: 0.4, m: 6, n: 8 },
+        { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 6, n: 8 },
+        { kind: 'sustained', of: shedShare, op: '>=', value: 0.2, m: 12, n: 15 },
+        { kind: 'sustained', of: netWriteP99, op: '>=', value: '$elevatedWriteP99Seconds', m: 12, n: 15 },
       ],
     },
   },

@@ -1,8 +1,10 @@
 import type { Rule } from '../rule.ts';
 import { apiserverRestartErrors } from './apiserver-restart-errors.ts';
+import { apiserverSustainedErrors } from './apiserver-sustained-errors.ts';
 import { controlPlaneDegraded } from './control-plane-degraded.ts';
 import { nodeChurn } from './node-churn.ts';
 import { nodeRepairStorm } from './node-repair-storm.ts';
+import { nodesNotReadyAtScale } from './nodes-notready-at-scale.ts';
 import { nodesUnreachable } from './nodes-unreachable.ts';
 import { signalsMissing } from './signals-missing.ts';
 import { webhookAvailabilityGaps } from './webhook-availability-gaps.ts';
@@ -26,4 +28,6 @@ export const DEFAULT_RULES: readonly Rule[] = [
   nodesUnreachable,
   webhookFailingOpen,
   signalsMissing,
+  apiserverSustainedErrors,
+  nodesNotReadyAtScale,
 ];

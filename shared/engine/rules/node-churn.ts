@@ -1,5 +1,6 @@
 import type { Rule } from '../rule.ts';
 import { controlPlaneInvolved, controlPlaneInvolvedParams } from './control-plane-involved.ts';
+import { replacedShare } from './operands.ts';
 import { EKS_NODEGROUP_VERSION } from './sources.ts';
 
 /** `node-churn`: see docs/rules.md for why each number, and its runbook (docs/runbooks/node-churn.md) for what to do. */
@@ -12,6 +13,11 @@ export const nodeChurn: Rule = {
   params: {
     minReplaced: { default: 5, unit: 'nodes', description: 'replacements within 30 minutes' },
     changeRatio: { default: 3, unit: 'x', description: 'rate over 30 minutes against the 6-hour baseline' },
+    replacedShare: {
+      default: 0.2,
+      unit: 'ratio',
+      description: 'share of the cluster replaced within 30 minutes: elevated whatever the baseline, or its history',
+    },
     ...controlPlaneInvolvedParams,
   },
   when: {
@@ -19,14 +25,23 @@ export const nodeChurn: Rule = {
     conditions: [
       { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
       {
-        kind: 'change',
-        of: 'nodes.replaced',
-        aggregate: 'avg',
-        window: '30m',
-        baseline: '6h',
-        mode: 'ratio',
-        op: '>=',
-        value: '$changeRatio',
+        // Against the cluster's own baseline once it has an hour of history; a fifth of the cluster in half an hour
+        // is elevated for any cluster, so that a wave in the first hour of history (when the baseline cannot be
+        // judged yet) still gets its ticket.
+        kind: 'anyOf',
+        conditions: [
+          {
+            kind: 'change',
+            of: 'nodes.replaced',
+            aggregate: 'avg',
+            window: '30m',
+            baseline: '6h',
+            mode: 'ratio',
+            op: '>=',
+            value: '$changeRatio',
+          },
+          { kind: 'window', of: replacedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
+        ],
       },
       { kind: 'noneOf', conditions: controlPlaneInvolved },
     ],

@@ -33,4 +33,6 @@ export const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDeno
 export const possibleRepairs = {
   difference: ['nodes.replaced', { sum: ['nodes.interrupted', 'nodes.scaledin'] }],
 } as const;
+/** Every replacement, repairs or not, as a share of the cluster. */
+export const replacedShare = { ratio: ['nodes.replaced', 'nodes.total'], minDenominator: 1 } as const;
 export const repairedShare = { ratio: [possibleRepairs, 'nodes.total'], minDenominator: 1 } as const;

@@ -1,5 +1,5 @@
 import type { Rule } from '../rule.ts';
-import { APISERVER_TALK, EKS_DESCRIBE_CLUSTER, EKS_VENDED_METRICS, OAM_DOCS } from './sources.ts';
+import { APISERVER_TALK, AWS_HEALTH, EKS_DESCRIBE_CLUSTER, EKS_VENDED_METRICS, OAM_DOCS } from './sources.ts';
 
 /** `signals-missing`: see docs/rules.md for why each number, and its runbook (docs/runbooks/signals-missing.md) for what to do. */
 export const signalsMissing: Rule = {
@@ -11,10 +11,16 @@ export const signalsMissing: Rule = {
   params: {},
   when: { kind: 'absent', of: ['apiserver.requests', 'apiserver.write.p99'], window: '10m' },
   explains: [],
-  holdDown: '5m',
+  // Twice the window: data that trickles back in a burst shorter than the window keeps "absent" clear for less than
+  // the burst plus the window, so an impairment that goes on never resolves (and pages again) on its bursts.
+  holdDown: '20m',
   // A control plane that goes dark during an upgrade is exactly what an upgrade must not hide.
   maintenance: 'notify',
   hints: [
+    {
+      text: 'Several clusters of one Region dark at once, on one page: their control planes are rarely down together, CloudWatch in that Region is the likelier cause (metrics delayed or not ingested). Check the Region’s CloudWatch on the AWS Health Dashboard (health.aws.amazon.com, and your account’s events); the page resolves when the Region’s data is back.',
+      source: AWS_HEALTH,
+    },
     {
       text: 'Is the control plane up? Which readiness checks fail (the path is quoted: zsh would take an unquoted ? for a glob).',
       commands: ["kubectl get --raw='/readyz?verbose' --request-timeout=10s"],

@@ -37,3 +37,13 @@ export const EKS_NODES =
   'Amazon EKS User Guide: cluster security group requirements, https://docs.aws.amazon.com/eks/latest/userguide/sec-group-reqs.html; troubleshooting nodes that are NotReady, https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html';
 export const EKS_VPC_CNI =
   'Amazon EKS User Guide: Assign IPs to Pods with the Amazon VPC CNI, https://docs.aws.amazon.com/eks/latest/userguide/managing-vpc-cni.html';
+export const K8S_NODE_LIFECYCLE =
+  'Kubernetes docs: kube-controller-manager command-line reference (--unhealthy-zone-threshold 0.55, --large-cluster-size-threshold 50, --node-eviction-rate 0.1, --secondary-node-eviction-rate 0.01), https://kubernetes.io/docs/reference/command-line-tools-reference/kube-controller-manager/; Kubernetes docs: Nodes, "Rate limits on eviction", https://kubernetes.io/docs/concepts/architecture/nodes/#rate-limits-on-eviction';
+export const DATADOG_2023 =
+  'Datadog, "2023-03-08 Incident: A Deep Dive into the Platform-level Impact" (an automatic systemd security update flushed the CNI’s routing rules on tens of thousands of nodes in several regions at once), https://www.datadoghq.com/blog/engineering/2023-03-08-deep-dive-into-platform-level-impact/';
+export const K8S_AGGREGATION =
+  'Kubernetes docs: Configure the Aggregation Layer, https://kubernetes.io/docs/tasks/extend-kubernetes/configure-aggregation-layer/; Kubernetes docs: Versions in CustomResourceDefinitions (webhook conversion), https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/';
+export const EKS_CONTROL_PLANE_LOGS =
+  'Amazon EKS User Guide: Send control plane logs to CloudWatch Logs (log group /aws/eks/<cluster>/cluster, streams kube-apiserver-* and kube-apiserver-audit-*), https://docs.aws.amazon.com/eks/latest/userguide/control-plane-logs.html; CloudWatch Logs API Reference: StartQuery, https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_StartQuery.html';
+export const AWS_HEALTH =
+  'AWS Health User Guide: the AWS Health Dashboard and DescribeEvents, https://docs.aws.amazon.com/health/latest/ug/aws-health-dashboard-status.html';

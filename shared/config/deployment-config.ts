@@ -7,13 +7,13 @@ import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
-import { jsonPath, parseJson, parseWith, stringsIn } from '../schema-errors.ts';
+import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
+import { checkFleetSize } from './fleet-size.ts';
 import {
   autoScalingGroupNameSchema,
+  checkConfigStrings,
   clusterNameSchema,
-  credentialIn,
-  resolvedSyntaxIn,
   secretNameSchema,
 } from './template-strings.ts';
 
@@ -140,16 +140,8 @@ const subscriberSchema = z.discriminatedUnion(
       .strictObject({
         protocol: z.literal('https'),
         endpoint: z
+          // A URL that carries a credential is refused before the schema reads it (checkConfigStrings).
           .url({ protocol: /^https$/, error: 'expected an https:// URL' })
-          .superRefine((url, context) => {
-            const credential = credentialIn(url);
-            if (credential) {
-              context.addIssue({
-                code: 'custom',
-                message: `this URL carries a credential (${credential}): store the URL in Secrets Manager and use "endpointSecret" instead, so it never lands in the template, a bundle or a log`,
-              });
-            }
-          })
           .optional(),
         endpointSecret: secretReferenceSchema.optional(),
       })
@@ -372,11 +364,8 @@ export function compileRuleSet(custom: readonly Rule[], file: string): RuleSet {
 
 /** Validate a deployment configuration: its shape, then everything that refers to something else. */
 export function loadConfig(value: unknown, file: string): LoadedConfig {
-  const injected = stringsIn(value).flatMap(({ path, text }) => {
-    const problem = resolvedSyntaxIn(text);
-    return problem ? [{ path: jsonPath(path), message: problem }] : [];
-  });
-  if (injected.length > 0) throw new InputError(file, injected);
+  checkFleetSize(value, file);
+  checkConfigStrings(value, file);
   const config = parseWith(deploymentConfigSchema, value, file);
   const ruleSet = compileRuleSet(config.rules.custom, file);
   const problems: InputProblem[] = [...ruleSet.checkOverrides(config.rules.overrides, ['rules', 'overrides'])];

@@ -29,7 +29,12 @@ export class DynamoDbIncidentRepository extends DynamoDbIncidentReader implement
               ...fence,
               // Kept for the retention past its last change: the open item of a cluster that no longer exists, which
               // no poll will change again, expires rather than staying in the table for good.
-              Item: { ...openIncidentKey(incident.id), incident, appliedStep: step, expiresAt: this.table.expiresAt(step) },
+              Item: {
+                ...openIncidentKey(incident.id),
+                incident,
+                appliedStep: step,
+                expiresAt: this.table.expiresAt(step),
+              },
             }),
           ),
         );

@@ -1,7 +1,7 @@
 import { loadConfig, parseConfigText } from '../../shared/config/deployment-config.ts';
 import { FleetSizeError, MAX_FLEET_CLUSTERS } from '../../shared/config/fleet-size.ts';
 import { CredentialInConfigError } from '../../shared/config/template-strings.ts';
-import { InputError } from '../../shared/errors.ts';
+import type { InputError } from '../../shared/errors.ts';
 import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
 import { CONFIG_FILE, customRule, exampleWith } from '../support/config-fixtures.ts';
 
@@ -36,10 +36,7 @@ describe('credentials anywhere in the configuration', () => {
     ],
     [
       'an Opsgenie key in a hint',
-      [
-        ['rules', 'custom'],
-        [customRule({ hints: [{ text: 'curl -H "Authorization: GenieKey 1b2c"', source: 'x' }] })],
-      ],
+      [['rules', 'custom'], [customRule({ hints: [{ text: 'curl -H "Authorization: GenieKey 1b2c"', source: 'x' }] })]],
       '$.rules.custom[0].hints[0].text',
     ],
     [

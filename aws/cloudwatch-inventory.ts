@@ -5,7 +5,7 @@ import {
   ListMetricsCommand,
   type MetricAlarm,
 } from '@aws-sdk/client-cloudwatch';
-import type { MetricSpec } from './query-plan.ts';
+import type { MetricSpec } from '../shared/pipeline/query-plan.ts';
 
 /** What this module sends: the doctor's read-only questions to CloudWatch. */
 export const IAM_ACTIONS = ['cloudwatch:ListMetrics', 'cloudwatch:GetMetricData', 'cloudwatch:DescribeAlarms'] as const;

@@ -9,8 +9,8 @@ import { type SeriesBySignal, SeriesWindow, type SignalWindow } from '../shared/
 import type { SignalName } from '../shared/engine/signals.ts';
 import { SentinelError } from '../shared/errors.ts';
 import type { MetricReading, MetricRequest, MetricSource } from '../shared/pipeline/ports.ts';
+import { type SignalSource, signalSources } from '../shared/pipeline/query-plan.ts';
 import { mapLimited, QuotaPacer } from './concurrency.ts';
-import { type SignalSource, signalSources } from './query-plan.ts';
 
 /** What this module sends: GetMetricData, for the clusters of this account and of the linked ones (AccountId). */
 export const IAM_ACTIONS = ['cloudwatch:GetMetricData'] as const;

@@ -25,7 +25,17 @@ export class DynamoDbIncidentRepository extends DynamoDbIncidentReader implement
       if (incident.status === 'open') {
         await unlessConditionFails(
           this.table.db.send(
-            new PutCommand({ ...fence, Item: { ...openIncidentKey(incident.id), incident, appliedStep: step } }),
+            new PutCommand({
+              ...fence,
+              // Kept for the retention past its last change: the open item of a cluster that no longer exists, which
+              // no poll will change again, expires rather than staying in the table for good.
+              Item: {
+                ...openIncidentKey(incident.id),
+                incident,
+                appliedStep: step,
+                expiresAt: this.table.expiresAt(step),
+              },
+            }),
           ),
         );
       } else {

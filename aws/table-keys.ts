@@ -8,7 +8,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `POLL`/`CURSOR`: which step is claimed (by whom, until when) and which is done (the step ledger).
  * - `STEP`/`<at>` (+ `<at>#<owner>#<part>`): a step's outcome, written before it is applied: the write-ahead record
  *   that lets any invocation finish a step whose writer died (the step ledger).
- * - `OPEN`/`<incident id>`: open incidents, read with a consistent query every poll.
+ * - `OPEN`/`<incident id>`: open incidents, read with a consistent query every poll; each expires the retention
+ *   period after its last change (an incident of a cluster no longer configured is resolved at the next poll).
  * - `INCIDENT`/`<incident id>`: resolved incidents (day `INCIDENT#<resolved day>`).
  * - `OUTBOX`/`<notification id>`: every notification; day `PENDING` until delivered, then
  *   `NOTIFICATION#<day it was raised>`.

@@ -69,14 +69,20 @@ export async function postJson(
       const body = await response.text();
       if (response.status < 300) return { status: response.status, body };
       if (response.status !== 429 && response.status < 500) {
-        throw new VendorRejectedError(`${request.describe}: HTTP ${response.status} ${excerpt(body)}`, response.status);
+        throw new VendorRejectedError(
+          `${request.describe}: HTTP ${response.status} ${withoutHeaderValues(excerpt(body), request.headers)}`,
+          response.status,
+        );
       }
-      last = `HTTP ${response.status} ${excerpt(body)}`;
+      last = `HTTP ${response.status} ${withoutHeaderValues(excerpt(body), request.headers)}`;
       retryAfterMs = retryAfter(response.headers.get('retry-after'));
     } catch (error) {
       if (error instanceof VendorRejectedError) throw error;
+      // fetch quotes a header it refuses (a key pasted with a line break in it) in its error: never pass that on.
       last =
-        (error as Error).name === 'TimeoutError' ? `no answer within ${policy.attemptTimeoutMs} ms` : String(error);
+        (error as Error).name === 'TimeoutError'
+          ? `no answer within ${policy.attemptTimeoutMs} ms`
+          : withoutHeaderValues(String(error), request.headers);
     }
     if (attempt < policy.maxAttempts) {
       const backoff = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -94,4 +100,16 @@ function retryAfter(header: string | null): number | undefined {
 /** The start of a vendor's answer, for an error message; the answers echo no credential. */
 function excerpt(body: string): string {
   return body.replace(/\s+/g, ' ').slice(0, 300);
+}
+
+/**
+ * A text with every header value of the request taken out, whole and piece by piece (a value split by a line break
+ * or a blank shows up in pieces), so that an error message, and the log line that carries it, never holds a key.
+ */
+export function withoutHeaderValues(text: string, headers: Readonly<Record<string, string>>): string {
+  const secrets = Object.values(headers)
+    .flatMap((value) => [value, ...value.split(/\s+/)])
+    .filter((piece) => piece.length >= 4)
+    .sort((a, b) => b.length - a.length);
+  return secrets.reduce((out, secret) => out.split(secret).join('[header value]'), text);
 }

@@ -1,9 +1,9 @@
-import { metricsPerPoll } from '../aws/query-plan.ts';
 import { SECRET_MAX_AGE_SECONDS } from '../aws/secret-values.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
 import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
+import { metricsPerPoll } from '../shared/pipeline/query-plan.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import {
   type TripwireSettings,

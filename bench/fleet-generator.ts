@@ -1,9 +1,9 @@
 import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
-import { signalSources } from '../aws/query-plan.ts';
 import { type ClusterConfig, clusterSchema, compileRuleSet } from '../shared/config/deployment-config.ts';
 import type { Sample, SignalName } from '../shared/engine/signals.ts';
 import { buildPlan } from '../shared/pipeline/build-plan.ts';
 import { dueReads } from '../shared/pipeline/cadence.ts';
+import { signalSources } from '../shared/pipeline/query-plan.ts';
 import type { WatchPlan } from '../shared/pipeline/watch-plan.ts';
 import type { CloudWatchServer } from '../test/support/cloudwatch-server.ts';
 import { seededRandom } from './seeded-random.ts';

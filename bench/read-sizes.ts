@@ -1,4 +1,4 @@
-import { metricsPerPoll } from '../aws/query-plan.ts';
+import { metricsPerPoll } from '../shared/pipeline/query-plan.ts';
 import { fleetClusters, fleetPlan } from './fleet-generator.ts';
 
 /** Datapoints one GetMetricData read of one cluster could return: what the datapoints-per-second quota counts. */

@@ -1,7 +1,6 @@
 import { cloudWatchClients } from '../aws/clients.ts';
 import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch-inventory.ts';
 import { attachedLinks } from '../aws/oam-links.ts';
-import { signalSources } from '../aws/query-plan.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
 import { parseSinkArn } from '../shared/config/deployment-config.ts';
@@ -15,6 +14,7 @@ import {
 import { type ClusterObservation, type Diagnosis, diagnose, renderDiagnosis } from '../shared/doctor/diagnosis.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
+import { signalSources } from '../shared/pipeline/query-plan.ts';
 import { DAY_MS } from '../shared/time.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';

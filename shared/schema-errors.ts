@@ -21,13 +21,17 @@ export function problemsOf(error: z.ZodError, prefix: readonly PropertyKey[] = [
  * first: the schemas recurse, and a value nested thousands deep would otherwise overflow the stack inside them.
  */
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown, file: string): z.output<T> {
-  const depth = nestingDepth(value, MAX_NESTING_DEPTH);
-  if (depth > MAX_NESTING_DEPTH) {
-    throw new InputError(file, [{ path: '$', message: `nests deeper than ${MAX_NESTING_DEPTH} levels` }]);
-  }
+  checkNesting(value, file);
   const result = schema.safeParse(value);
   if (!result.success) throw new InputError(file, problemsOf(result.error));
   return result.data;
+}
+
+/** Refuse a value nested deeper than MAX_NESTING_DEPTH; the check stops at that depth, whatever the size below it. */
+export function checkNesting(value: unknown, file: string): void {
+  if (nestingDepth(value, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) {
+    throw new InputError(file, [{ path: '$', message: `nests deeper than ${MAX_NESTING_DEPTH} levels` }]);
+  }
 }
 
 const BYTE_ORDER_MARK = '\uFEFF';

@@ -17,11 +17,11 @@ import { suggestion } from '../nearest-name.ts';
 import { jsonPath, parseJson, parseWith, stringsIn } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
 import { BUILT_IN_LABELS, clusterLabels, LABEL_NAME, subscribedClusters } from './cluster-labels.ts';
+import { checkFleetSize } from './fleet-size.ts';
 import {
   autoScalingGroupNameSchema,
+  checkConfigStrings,
   clusterNameSchema,
-  credentialIn,
-  resolvedSyntaxIn,
   secretNameSchema,
 } from './template-strings.ts';
 
@@ -205,16 +205,8 @@ const subscriberSchema = z.discriminatedUnion(
           .literal('https')
           .meta({ description: 'An SNS HTTPS subscription: a webhook that receives the JSON.' }),
         endpoint: z
+          // A URL that carries a credential is refused before the schema reads it (checkConfigStrings).
           .url({ protocol: /^https$/, error: 'expected an https:// URL' })
-          .superRefine((url, context) => {
-            const credential = credentialIn(url);
-            if (credential) {
-              context.addIssue({
-                code: 'custom',
-                message: `this URL carries a credential (${credential}): store the URL in Secrets Manager and use "endpointSecret" instead, so it never lands in the template, a bundle or a log`,
-              });
-            }
-          })
           .optional()
           .meta({ description: 'The https:// URL, when it carries no credential; otherwise use endpointSecret.' }),
         endpointSecret: secretReferenceSchema
@@ -520,11 +512,8 @@ export function compileRuleSet(custom: readonly Rule[], file: string): RuleSet {
 
 /** Validate a deployment configuration: its shape, then everything that refers to something else. */
 export function loadConfig(value: unknown, file: string): LoadedConfig {
-  const injected = stringsIn(value).flatMap(({ path, text }) => {
-    const problem = resolvedSyntaxIn(text);
-    return problem ? [{ path: jsonPath(path), message: problem }] : [];
-  });
-  if (injected.length > 0) throw new InputError(file, injected);
+  checkFleetSize(value, file);
+  checkConfigStrings(value, file);
   const config = parseWith(deploymentConfigSchema, value, file);
   const ruleSet = compileRuleSet(config.rules.custom, file);
   const problems: InputProblem[] = [...ruleSet.checkOverrides(config.rules.overrides, ['rules', 'overrides'])];

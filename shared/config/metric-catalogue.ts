@@ -3,7 +3,7 @@ import type { ClusterConfig, CustomMetric } from './deployment-config.ts';
 
 /**
  * The one catalogue of the CloudWatch metrics a cluster's signals come from: the poller's query plan
- * (aws/query-plan.ts), the tripwire alarms (shared/pipeline/tripwire-alarm.ts), the dashboard
+ * (shared/pipeline/query-plan.ts), the tripwire alarms (shared/pipeline/tripwire-alarm.ts), the dashboard
  * (infra/sentinel-dashboard.ts) and the console graph of every notification (shared/notify/graph-link.ts) read their
  * names here, so none of them can graph or read a metric the others do not.
  *

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { InputError, type InputProblem } from '../errors.ts';
+import { checkNesting, jsonPath, stringsIn } from '../schema-errors.ts';
 
 /**
  * Strings of the configuration that end up in the CloudFormation template (alarm names, dimensions, dashboards,
@@ -75,4 +77,74 @@ export function credentialIn(text: string): string | undefined {
   if (parameter) return `the query parameter "${parameter}"`;
   const known = KEY_IN_PATH.find(({ host, path }) => host.test(url.hostname) && path.test(url.pathname));
   return known?.name;
+}
+
+/**
+ * Key shapes that are a credential wherever they stand, in a URL or not: AWS access key ids
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids: AKIA for a
+ * user's key, ASIA for a temporary one), private keys in PEM, Opsgenie's `GenieKey` header value and its API keys
+ * (a UUID; one inside an ARN, such as an OAM sink's, is an id, not a key), PagerDuty integration keys (32 characters),
+ * bearer tokens and the tokens of Slack and GitHub.
+ */
+const KEY_SHAPES: readonly { pattern: RegExp; name: string }[] = [
+  { pattern: /\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/, name: 'an AWS access key id' },
+  { pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/, name: 'a private key' },
+  { pattern: /\bGenieKey\s+\S+/i, name: 'an Opsgenie API key' },
+  {
+    pattern: /^(?!arn:)[\s\S]*\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i,
+    name: 'what looks like an Opsgenie API key (a UUID)',
+  },
+  { pattern: /\b[0-9a-f]{32}\b/i, name: 'what looks like a PagerDuty integration key (32 hexadecimal characters)' },
+  { pattern: /\bBearer\s+[A-Za-z0-9._~+/=-]{16,}/, name: 'a bearer token' },
+  { pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}/, name: 'a Slack token' },
+  { pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/, name: 'a GitHub token' },
+];
+
+/** `name=value` outside a URL, as in "?token=..." pasted into a hint or a reason. */
+const CREDENTIAL_ASSIGNMENT =
+  /(?:^|[?&;\s])((?:[\w.-]*[-_.])?(?:key|apikey|api_key|token|access_token|secret|client_secret|signature|sig|password|passwd|pwd|auth))=[^\s&]+/i;
+
+/** Every URL in a text, up to the first blank or quote. */
+const URLS = /\bhttps?:\/\/[^\s"'<>]+/gi;
+
+/** What credential a text carries anywhere in it (a URL's, a `name=value`, a known key shape), or undefined. */
+export function secretIn(text: string): string | undefined {
+  for (const url of text.match(URLS) ?? []) {
+    const found = credentialIn(url.replace(/[).,;:]+$/, ''));
+    if (found) return found;
+  }
+  const assignment = CREDENTIAL_ASSIGNMENT.exec(text);
+  if (assignment) return `"${assignment[1]}="`;
+  return KEY_SHAPES.find(({ pattern }) => pattern.test(text))?.name;
+}
+
+/**
+ * A configuration that holds a credential. Every string of the configuration reaches a template, a bundle, a log
+ * or a notification body (a runbook URL, a hint, a maintenance reason, a metric dimension): none may carry one.
+ */
+export class CredentialInConfigError extends InputError {}
+
+/**
+ * Check every string of a configuration before its schema reads it, its nesting bounded first (the walk and the
+ * schemas are linear in the size only within that bound): syntax CloudFormation or the CDK would resolve (InputError),
+ * then credentials (CredentialInConfigError, each problem naming the path).
+ */
+export function checkConfigStrings(value: unknown, file: string): void {
+  checkNesting(value, file);
+  const strings = stringsIn(value);
+  const problemsOf = (check: (text: string) => string | undefined): InputProblem[] =>
+    strings.flatMap(({ path, text }) => {
+      const problem = check(text);
+      return problem ? [{ path: jsonPath(path), message: problem }] : [];
+    });
+  const injected = problemsOf(resolvedSyntaxIn);
+  if (injected.length > 0) throw new InputError(file, injected);
+  const credentials = problemsOf((text) => {
+    const credential = secretIn(text);
+    return (
+      credential &&
+      `this string carries a credential (${credential}): keep it out of the configuration, which reaches the template, every bundle, the logs and every notification. Store it in Secrets Manager (for a subscriber URL, use "endpointSecret" instead)`
+    );
+  });
+  if (credentials.length > 0) throw new CredentialInConfigError(file, credentials);
 }

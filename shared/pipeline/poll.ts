@@ -18,6 +18,7 @@ import type {
   Tripwires,
 } from './ports.ts';
 import { hasSampleAtStep, readDue } from './read-due.ts';
+import { retirements, withRetirementNotes } from './retired-clusters.ts';
 import { type FanOut, fanOutStep, readingOf, shardTasks } from './shards.ts';
 import { silencesForStep } from './silence.ts';
 import { StepQuarantinedError } from './step-claim.ts';
@@ -111,6 +112,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       unreadable = evaluated.unreadable;
       freshClusters = evaluated.freshClusters;
       blind = evaluated.blindTripwires;
+      const retired = retirements(plan, incidents, new Set(evaluated.clusters.map((c) => c.cluster)));
       const outcome = step({
         at,
         ruleSet: plan.ruleSet,
@@ -118,15 +120,13 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         incidents,
         mutes,
         facts: factsOf(plan),
-        clusters: evaluated.clusters,
+        clusters: [...evaluated.clusters, ...retired.observations],
         resolvedByHand: await deps.handResolutions.all(),
       });
+      const notifications = outcome.notifications.map((n) => withRetirementNotes(n, retired.notes));
       findings = outcome.findings;
-      created = outcome.notifications;
-      committed = await deps.ledger.recordStep(
-        { at, changed: outcome.changed, notifications: outcome.notifications },
-        deps.owner,
-      );
+      created = notifications;
+      committed = await deps.ledger.recordStep({ at, changed: outcome.changed, notifications }, deps.owner);
     }
   } catch (error) {
     // A quarantined step has moved the cursor on: this poll is done with it, and the alarm reads the report.

@@ -1,8 +1,8 @@
 import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { signalSources } from '../../aws/query-plan.ts';
 import { doctorCommand } from '../../cli/doctor-command.ts';
 import { readConfigFile } from '../../io/input-files.ts';
+import { signalSources } from '../../shared/pipeline/query-plan.ts';
 import { type AwsHarness, startAwsHarness, writeConfig } from '../support/aws-harness.ts';
 import { DEFAULT_ACCOUNT_ID } from '../support/cloudwatch-server.ts';
 import { CapturedCommandOutput } from '../support/command-output.ts';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { signalSources } from '../../aws/query-plan.ts';
 import { clusterSchema } from '../../shared/config/deployment-config.ts';
 import type { Hint } from '../../shared/engine/rule.ts';
 import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
+import { signalSources } from '../../shared/pipeline/query-plan.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
 /**

@@ -1,8 +1,8 @@
-import { signalSources } from '../../aws/query-plan.ts';
 import { clusterSchema } from '../../shared/config/deployment-config.ts';
 import { clusterSources } from '../../shared/config/metric-catalogue.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { type GraphEvidence, type GraphSettings, graphLink } from '../../shared/notify/graph-link.ts';
+import { signalSources } from '../../shared/pipeline/query-plan.ts';
 import { defaultRuleSet, replayShipped } from '../support/engine-fixtures.ts';
 import { metricRows, parseJsurl } from '../support/jsurl.ts';
 

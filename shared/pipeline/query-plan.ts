@@ -1,8 +1,8 @@
-import type { ClusterConfig } from '../shared/config/deployment-config.ts';
-import { clusterSources, type SignalSource } from '../shared/config/metric-catalogue.ts';
-import type { SignalName } from '../shared/engine/signals.ts';
+import type { ClusterConfig } from '../config/deployment-config.ts';
+import { clusterSources, type SignalSource } from '../config/metric-catalogue.ts';
+import type { SignalName } from '../engine/signals.ts';
 
-export type { MetricSpec, SignalSource } from '../shared/config/metric-catalogue.ts';
+export type { MetricSpec, SignalSource } from '../config/metric-catalogue.ts';
 
 /**
  * The metrics a poll reads for one cluster, from the metric catalogue (shared/config/metric-catalogue.ts: its source

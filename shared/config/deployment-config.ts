@@ -14,7 +14,7 @@ import { DEFAULT_RULES } from '../engine/rules/index.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
 import { suggestion } from '../nearest-name.ts';
-import { jsonPath, parseJson, parseWith, stringsIn } from '../schema-errors.ts';
+import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
 import { BUILT_IN_LABELS, clusterLabels, LABEL_NAME, subscribedClusters } from './cluster-labels.ts';
 import { checkFleetSize } from './fleet-size.ts';

@@ -1,5 +1,6 @@
 import { type DeploymentConfig, isVendorSubscriber, type VendorSubscriber } from '../config/deployment-config.ts';
 import type { Notification } from '../engine/notification.ts';
+import { isTestPage } from '../notify/test-page.ts';
 
 /** A PagerDuty service or Opsgenie team that the delivery function pages through the vendor's API. */
 export interface PagingIntegration {
@@ -33,7 +34,8 @@ function integrationId(subscriber: VendorSubscriber): string {
 /**
  * The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. A
  * fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which matches the marker such a
- * page ends its cluster attribute with, it then goes to every integration.
+ * page ends its cluster attribute with, it then goes to every integration; so does a test page, which is about every
+ * cluster.
  */
 export function integrationsFor(
   notification: Notification,
@@ -44,6 +46,7 @@ export function integrationsFor(
     (integration) =>
       integration.clusters === undefined ||
       clustersOmitted ||
+      isTestPage(notification) ||
       notification.clusters.some((c) => integration.clusters?.includes(c)),
   );
 }

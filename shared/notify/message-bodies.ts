@@ -16,6 +16,7 @@ import {
   hintBlocks,
 } from './notification-text.ts';
 import { PROTOCOL_LIMITS, SLACK_ESCAPES } from './protocol-limits.ts';
+import { isTestPage } from './test-page.ts';
 
 const KIND_TAG = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVED' } as const;
 
@@ -273,7 +274,7 @@ export function notificationAttributes(notification: Notification): MessageAttri
     if (listed.length === CLUSTER_ATTRIBUTE_NAMES || bytes(next) > CLUSTER_ATTRIBUTE_BYTES) break;
     listed.push(cluster);
   }
-  const cut = listed.length < notification.clusters.length;
+  const cut = listed.length < notification.clusters.length || isTestPage(notification);
   return {
     severity: text(notification.severity),
     kind: text(notification.kind),

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VendorSubscriber } from '../shared/config/deployment-config.ts';
 import type { IncidentChannel, KeyUsed } from '../shared/delivery/deliver.ts';
-import type { PagingIntegration } from '../shared/delivery/paging-integrations.ts';
+import { keySecretOf, type PagingIntegration } from '../shared/delivery/paging-integrations.ts';
 import {
   incidentKey,
   opsgenieAlert,
@@ -34,7 +34,15 @@ export const IAM_ACTIONS = [] as const;
 export const VENDOR_ENDPOINTS = {
   pagerduty: { us: 'https://events.pagerduty.com', eu: 'https://events.eu.pagerduty.com' },
   opsgenie: { us: 'https://api.opsgenie.com', eu: 'https://api.eu.opsgenie.com' },
+  /**
+   * Jira Service Management's integration events API, which took over Opsgenie's Alert API (create, note, close by
+   * alias, request status) under /jsm/ops/integration on the Atlassian API host
+   * (https://developer.atlassian.com/cloud/jira/service-desk-ops/rest/v1/api-group-integration-events/).
+   */
+  jsm: { us: 'https://api.atlassian.com/jsm/ops/integration', eu: 'https://api.eu.atlassian.com/jsm/ops/integration' },
 } as const;
+
+const VENDOR_NAMES = { pagerduty: 'PagerDuty', opsgenie: 'Opsgenie', jsm: 'Jira Service Management' } as const;
 
 /**
  * How long to wait before each read of an Opsgenie request's status: Opsgenie answers 202 and processes the request
@@ -44,7 +52,7 @@ export const VENDOR_ENDPOINTS = {
  */
 export const REQUEST_STATUS_WAITS_MS: readonly number[] = [250, 500, 1000, 1000, 2000, 2000];
 
-/** Opsgenie processed the request and failed it (a note or a close of an alert that does not exist, ...). */
+/** Opsgenie or JSM processed the request and failed it (a note or a close of an alert that does not exist, ...). */
 export class VendorRequestFailedError extends SentinelError {}
 
 export interface ChannelOptions {
@@ -64,7 +72,7 @@ export interface ChannelOptions {
 export function channelFor(integration: PagingIntegration, options: ChannelOptions): IncidentChannel {
   const { subscriber } = integration;
   const base = options.endpoints?.[subscriber.protocol] ?? VENDOR_ENDPOINTS[subscriber.protocol][subscriber.region];
-  const reference = subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
+  const reference = keySecretOf(subscriber);
   const retry = options.retry ?? VENDOR_RETRY;
 
   /** The key to send with: the one the incident was opened with, when it is still the current or the previous one. */
@@ -119,7 +127,10 @@ export function channelFor(integration: PagingIntegration, options: ChannelOptio
   const alerts = `${base}/v2/alerts`;
   const byAlias = (notification: Notification, action: string) =>
     `${alerts}/${encodeURIComponent(incidentKey(notification))}/${action}?identifierType=alias`;
-  /** One Alert API request, followed to its outcome: delivered only once Opsgenie processed it successfully. */
+  /**
+   * One Alert API request (Opsgenie's, or JSM's, which took it over), followed to its outcome: delivered only once the
+   * tool processed it successfully.
+   */
   const call = async (
     notification: Notification,
     what: string,
@@ -127,7 +138,7 @@ export function channelFor(integration: PagingIntegration, options: ChannelOptio
     body: unknown,
     openedWith?: KeyUsed,
   ): Promise<string> => {
-    const describe = `Opsgenie ${what} of ${incidentKey(notification)} (${integration.id})`;
+    const describe = `${VENDOR_NAMES[subscriber.protocol]} ${what} of ${incidentKey(notification)} (${integration.id})`;
     const { answer, key } = await send(
       (apiKey) => ({ url, headers: { authorization: `GenieKey ${apiKey}` }, body, describe }),
       openedWith,
@@ -156,7 +167,7 @@ export function channelFor(integration: PagingIntegration, options: ChannelOptio
       );
     }
     throw new VendorUnavailableError(
-      `${describe}: Opsgenie had not processed the request after its status was read ${(options.statusWaitsMs ?? REQUEST_STATUS_WAITS_MS).length} times`,
+      `${describe}: the request was not processed after its status was read ${(options.statusWaitsMs ?? REQUEST_STATUS_WAITS_MS).length} times`,
     );
   };
 

@@ -139,6 +139,7 @@ function endpointOf(subscriber: Subscriber): Pick<sns.SubscriptionProps, 'protoc
       return { protocol: sns.SubscriptionProtocol.SMS, endpoint: subscriber.endpoint };
     case 'pagerduty':
     case 'opsgenie':
+    case 'jsm':
       throw new Error(`unreachable: ${subscriber.protocol} is delivered by the delivery function, not SNS`);
     case 'https': {
       // A Secrets Manager dynamic reference: CloudFormation resolves it at deploy time, the template never holds it.

@@ -63,7 +63,8 @@ export function subscriberKey(subscriber: Subscriber): string {
     case 'pagerduty':
       return `pagerduty ${secret(subscriber.routingKeySecret)}`;
     case 'opsgenie':
-      return `opsgenie ${secret(subscriber.apiKeySecret)}`;
+    case 'jsm':
+      return `${subscriber.protocol} ${secret(subscriber.apiKeySecret)}`;
     case 'https':
       if (subscriber.endpointSecret) return `https ${secret(subscriber.endpointSecret)}`;
   }

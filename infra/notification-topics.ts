@@ -7,7 +7,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { subscriberKey } from '../shared/config/config-verdict.ts';
 import { type DeploymentConfig, isVendorSubscriber, type Subscriber } from '../shared/config/deployment-config.ts';
-import { clusterFilterPolicy } from './cluster-filter.ts';
+import { clusterFilterPolicy, smsKindFilterPolicy } from './cluster-filter.ts';
 
 export type TopicRole = 'paging' | 'notice' | 'digest';
 
@@ -104,7 +104,9 @@ export class NotificationTopics extends Construct {
         const filterPolicy = subscription.clusters ? clusterFilterPolicy(subscription.clusters) : undefined;
         // PagerDuty and Opsgenie are called by the delivery function (infra/paging-delivery.ts), not by SNS.
         for (const subscriber of subscription.subscribers.filter((s) => !isVendorSubscriber(s))) {
-          this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, filterPolicy);
+          const smsOnPaging = role === 'paging' && subscriber.protocol === 'sms';
+          const policy = smsOnPaging ? { ...filterPolicy, ...smsKindFilterPolicy() } : filterPolicy;
+          this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, policy);
         }
       }
     }

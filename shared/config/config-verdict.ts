@@ -15,6 +15,8 @@ import { hasTripwire, isLinked, linkedRegions, opsPlacement } from './deployment
  * of them on the marker of a fleet page's cut cluster list (infra/cluster-filter.ts).
  */
 export const MAX_FILTERED_CLUSTERS = 149;
+/** An SMS subscriber of the paging topic filters on three kinds too (infra/cluster-filter.ts): 3 × (49 + 1) = 150. */
+export const MAX_SMS_FILTERED_CLUSTERS = 49;
 
 /** Something that deploys but deserves a look; `code` is the id a CDK warning carries, to acknowledge it by. */
 export interface ConfigWarning extends InputProblem {
@@ -77,10 +79,12 @@ function subscriptionErrors(config: DeploymentConfig): InputProblem[] {
     const seen = new Map<string, string>();
     config.subscriptions[role].forEach((subscription, index) => {
       const at = ['subscriptions', role, index];
-      if (subscription.clusters && new Set(subscription.clusters).size > MAX_FILTERED_CLUSTERS) {
+      const sms = role === 'paging' && subscription.subscribers.some((s) => s.protocol === 'sms');
+      const most = sms ? MAX_SMS_FILTERED_CLUSTERS : MAX_FILTERED_CLUSTERS;
+      if (subscription.clusters && new Set(subscription.clusters).size > most) {
         problems.push({
           path: jsonPath([...at, 'clusters']),
-          message: `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters; split the subscription or drop "clusters"`,
+          message: `an SNS filter policy can name at most ${most} clusters${sms ? ' beside the SMS filter on kind' : ''}; split the subscription or drop "clusters"`,
         });
       }
       subscription.subscribers.forEach((subscriber, position) => {

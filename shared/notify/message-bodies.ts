@@ -63,6 +63,12 @@ export function whereShort(notification: Notification): string {
 }
 
 /**
+ * The kinds of paging-topic notification an SMS subscriber takes: the page and its resolve, not every update and
+ * reminder of a fleet incident (infra/notification-topics.ts filters on the `kind` attribute).
+ */
+export const SMS_KINDS: readonly Notification['kind'][] = ['page', 'resolve'];
+
+/**
  * One line of at most 140 characters (one SMS): kind, cause, since when, then where. A fleet page says how many
  * clusters before it names the first, so that a long name cut off at the end never takes the count with it.
  */

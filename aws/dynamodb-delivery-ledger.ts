@@ -4,6 +4,7 @@ import type {
   DeliveryLedger,
   DeliveryOutcome,
   IncidentDeliveryState,
+  KeyUsed,
 } from '../shared/delivery/deliver.ts';
 import { isConditionFailure, unlessConditionFails } from './dynamodb-conditions.ts';
 import { incidentDeliveryKey, notificationDeliveryKey } from './table-keys.ts';
@@ -71,8 +72,14 @@ export class DynamoDbDeliveryLedger implements DeliveryLedger {
     );
   }
 
-  /** What the delivery of a notification to an integration did, once it is done; for `sentinel test-page`. */
-  async outcomeOf(integration: string, notification: string): Promise<DeliveryOutcome | undefined> {
+  /**
+   * What the delivery of a notification to an integration did, once it is done, or why its last attempt failed while
+   * it is retried; for `sentinel test-page`.
+   */
+  async outcomeOf(
+    integration: string,
+    notification: string,
+  ): Promise<{ outcome?: DeliveryOutcome; lastError?: string } | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({
         TableName: this.table,
@@ -80,19 +87,23 @@ export class DynamoDbDeliveryLedger implements DeliveryLedger {
         ConsistentRead: true,
       }),
     );
-    return Item?.status === 'delivered' ? (Item.outcome as DeliveryOutcome) : undefined;
+    if (Item === undefined) return undefined;
+    return {
+      ...(Item.status === 'delivered' && { outcome: Item.outcome as DeliveryOutcome }),
+      ...(typeof Item.lastError === 'string' && { lastError: Item.lastError }),
+    };
   }
 
-  async release(integration: string, notification: string): Promise<void> {
+  async release(integration: string, notification: string, reason: string): Promise<void> {
     await unlessConditionFails(
       this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: notificationDeliveryKey(integration, notification),
-          UpdateExpression: 'SET leaseUntil = :zero',
+          UpdateExpression: 'SET leaseUntil = :zero, lastError = :reason',
           ConditionExpression: '#status = :sending',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':zero': 0, ':sending': 'sending' },
+          ExpressionAttributeValues: { ':zero': 0, ':sending': 'sending', ':reason': reason.slice(0, 1000) },
         }),
       ),
     );
@@ -102,26 +113,40 @@ export class DynamoDbDeliveryLedger implements DeliveryLedger {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.table, Key: incidentDeliveryKey(integration, key), ConsistentRead: true }),
     );
-    return { opened: Item?.openedAt !== undefined, closing: Item?.closingAt !== undefined };
+    return {
+      opened: Item?.openedAt !== undefined,
+      closing: Item?.closingAt !== undefined,
+      ...(typeof Item?.openedWith === 'string' && { openedWith: Item.openedWith }),
+    };
   }
 
-  async markOpened(integration: string, key: string, now: number): Promise<void> {
-    await this.mark(integration, key, 'openedAt', now);
+  async markOpened(integration: string, key: string, now: number, openedWith: KeyUsed): Promise<void> {
+    await this.mark(integration, key, 'openedAt', now, openedWith);
   }
 
   async markClosing(integration: string, key: string, now: number): Promise<void> {
     await this.mark(integration, key, 'closingAt', now);
   }
 
-  /** Sets the time once: the first open, the first resolve. */
-  private async mark(integration: string, key: string, field: 'openedAt' | 'closingAt', now: number): Promise<void> {
+  /** Sets the time once: the first open (with the key it went out with), the first resolve. */
+  private async mark(
+    integration: string,
+    key: string,
+    field: 'openedAt' | 'closingAt',
+    now: number,
+    openedWith?: string,
+  ): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: incidentDeliveryKey(integration, key),
-        UpdateExpression: 'SET #field = if_not_exists(#field, :at), expiresAt = :expires',
+        UpdateExpression: `SET #field = if_not_exists(#field, :at), expiresAt = :expires${openedWith ? ', openedWith = if_not_exists(openedWith, :key)' : ''}`,
         ExpressionAttributeNames: { '#field': field },
-        ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':expires': expiry(now) },
+        ExpressionAttributeValues: {
+          ':at': new Date(now).toISOString(),
+          ':expires': expiry(now),
+          ...(openedWith && { ':key': openedWith }),
+        },
       }),
     );
   }

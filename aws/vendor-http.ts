@@ -32,9 +32,12 @@ export interface RetryPolicy {
 export const VENDOR_RETRY: RetryPolicy = { maxAttempts: 4, attemptTimeoutMs: 4000, baseDelayMs: 250, maxDelayMs: 4000 };
 
 export interface VendorRequest {
+  /** POST unless told: GET reads, as Opsgenie's request status. */
+  readonly method?: 'GET' | 'POST';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: unknown;
+  /** The JSON body of a POST. */
+  readonly body?: unknown;
   /** What the request is, for errors: never the URL's or the headers' secrets. */
   readonly describe: string;
 }
@@ -45,13 +48,13 @@ export interface VendorAnswer {
 }
 
 /**
- * POST a JSON body, retrying what the vendors document as retryable: 429 (rate limited) and 5xx, and also a timeout
+ * Send a request (a JSON body, for a POST), retrying what the vendors document as retryable: 429 (rate limited) and 5xx, and also a timeout
  * or a dropped connection (PagerDuty: https://developer.pagerduty.com/docs/events-API-v2/overview/#response-codes--retry-logic;
  * Opsgenie: https://docs.opsgenie.com/docs/api-rate-limiting). Backoff is exponential with full jitter, or the
  * vendor's Retry-After when it gives one, capped by the policy. Answers 2xx; throws VendorRejectedError on another 4xx
  * and VendorUnavailableError once the attempts are spent.
  */
-export async function postJson(
+export async function sendJson(
   request: VendorRequest,
   policy: RetryPolicy = VENDOR_RETRY,
   random: () => number = Math.random,
@@ -60,10 +63,11 @@ export async function postJson(
   for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
     let retryAfterMs: number | undefined;
     try {
+      const method = request.method ?? 'POST';
       const response = await fetch(request.url, {
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json', ...request.headers },
-        body: JSON.stringify(request.body),
+        ...(method === 'POST' && { body: JSON.stringify(request.body) }),
         signal: AbortSignal.timeout(policy.attemptTimeoutMs),
       });
       const body = await response.text();

@@ -4,6 +4,7 @@ import type { CostModel } from './cost-model.ts';
 import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
 import { type Goal, MAX_COST_PER_CLUSTER } from './goals.ts';
+import { LARGEST_FLEET, type NotificationSizeRow } from './notification-sizes.ts';
 import type { PollFootprint } from './poll-footprint.ts';
 import type { ReadSizes } from './read-sizes.ts';
 import { SMALL_FLEET_SETTINGS } from './small-fleet.ts';
@@ -23,6 +24,8 @@ export interface BenchResults {
   readonly fleet: readonly FleetScaleRow[];
   readonly readSizes: ReadSizes;
   readonly bundles: readonly BundleFigures[];
+  /** Each protocol's body of a one-cluster page and of the largest fleet page, beside its limit. */
+  readonly notificationSizes?: readonly NotificationSizeRow[];
 }
 
 /** A Markdown table with its columns padded, as Biome formats Markdown (so `npm test` passes on this file). */
@@ -366,7 +369,24 @@ export function renderResults(results: BenchResults): string {
       ]),
     ),
     '',
+    ...notificationSizesSection(results.notificationSizes),
   ].join('\n');
+}
+
+/** Each protocol's body beside its documented limit (shared/notify/protocol-limits.ts). */
+function notificationSizesSection(rows: readonly NotificationSizeRow[] | undefined): string[] {
+  if (!rows) return [];
+  return [
+    '## Notification sizes',
+    '',
+    `The first page of the opa-webhook-outage replay (one cluster), and the same page grouping ${count(LARGEST_FLEET)} clusters with names of 100 characters, as each protocol receives it.`,
+    '',
+    table(
+      ['protocol', 'field', 'one-cluster page', `${count(LARGEST_FLEET)}-cluster page`, 'limit'],
+      rows.map((r) => [r.protocol, r.what, count(r.onePage), count(r.largestFleet), `${count(r.limit)} ${r.unit}`]),
+    ),
+    '',
+  ];
 }
 
 /**

@@ -16,6 +16,7 @@ import { synthesizeDeployedStack } from './deployed-stack.ts';
 import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
 import { measureFleetScale } from './fleet-scale.ts';
 import { evaluateGoals } from './goals.ts';
+import { measureNotificationSizes } from './notification-sizes.ts';
 import { measurePollFootprint } from './poll-footprint.ts';
 import { measureReadSizes } from './read-sizes.ts';
 import { type BenchResults, renderResults } from './report.ts';
@@ -75,6 +76,9 @@ try {
   smallFleetStack.dispose();
   smallFleetConfig.dispose();
 
+  step('rendering a one-cluster page and a 10,000-cluster fleet page for every protocol');
+  const notificationSizes = await measureNotificationSizes();
+
   const runSeconds = (performance.now() - started) / 1000;
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
@@ -88,6 +92,7 @@ try {
     fleet,
     readSizes: measureReadSizes(),
     bundles,
+    notificationSizes,
   };
   writeFileSync(at('./results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(at('./RESULTS.md'), renderResults(results));

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { documentClient, snsClient } from '../aws/clients.ts';
 import { DynamoDbDeliveryLedger } from '../aws/dynamodb-delivery-ledger.ts';
 import { SnsNotifier } from '../aws/sns-notifier.ts';
+import type { DeliveryOutcome } from '../shared/delivery/deliver.ts';
 import type { Notification } from '../shared/engine/notification.ts';
 import { testPage, testResolve } from '../shared/notify/test-page.ts';
 import { type CommandOutput, UsageError } from './command.ts';
@@ -9,6 +10,12 @@ import { defineCommand } from './command-line.ts';
 import { stackOutputs } from './stack-outputs.ts';
 
 const DEFAULT_WAIT_SECONDS = 120;
+
+/** What an outcome means at the tool, as the delivery function confirmed it (Opsgenie: the request's status). */
+const DONE: Partial<Record<DeliveryOutcome, string>> = {
+  opened: ' (the tool accepted the page and opened the test incident)',
+  closed: ' (the tool closed the test incident)',
+};
 
 export const TEST_PAGE_COMMAND = defineCommand({
   name: 'test-page',
@@ -24,8 +31,9 @@ export const TEST_PAGE_COMMAND = defineCommand({
   },
   notes: [
     'Publishes a test page to the paging topic, which reaches the email, SMS and Chatbot subscribers through SNS and',
-    'PagerDuty and Opsgenie through the delivery function; waits until the function recorded the page at each of them,',
-    'publishes the resolve, and waits again. Exits 1 when an integration did not confirm a step in time.',
+    'every PagerDuty and Opsgenie integration, cluster-filtered ones included, through the delivery function; waits',
+    'until the function recorded what each of them did (Opsgenie: once its request was processed), publishes the',
+    'resolve, and waits again. Exits 1 when an integration did not confirm a step in time, with its last error.',
     'Uses the default AWS credential chain (AWS_PROFILE, AWS_REGION, ...).',
   ],
   run: (values, _, out) => testPageCommand(values, out),
@@ -62,19 +70,25 @@ export async function testPageCommand(
     out.stdout(`Test ${what} published to ${outputs.PagingTopicArn} (message ${messageId}).`);
     const deadline = Date.now() + waitSeconds * 1000;
     const pending = new Set(integrations);
+    /** Why the last attempt at each integration failed, while the delivery function retries it. */
+    const failures = new Map<string, string>();
     for (;;) {
       for (const integration of [...pending]) {
-        const outcome = await ledger.outcomeOf(integration, notification.id);
-        if (outcome === undefined) continue;
+        const record = await ledger.outcomeOf(integration, notification.id);
+        if (record?.lastError !== undefined) failures.set(integration, record.lastError);
+        if (record?.outcome === undefined) continue;
         pending.delete(integration);
-        out.stdout(`  ${integration}: ${outcome}`);
+        out.stdout(`  ${integration}: ${record.outcome}${DONE[record.outcome] ?? ''}`);
       }
       if (pending.size === 0 || Date.now() >= deadline) break;
       await sleep(timing.pollMs);
     }
     for (const integration of pending) {
+      const failure = failures.get(integration);
       out.stderr(
-        `  ${integration}: no delivery of the test ${what} recorded within ${waitSeconds} s; see the delivery function's log and its dead-letter queue (docs/deploy.md, PagerDuty and Opsgenie)`,
+        failure === undefined
+          ? `  ${integration}: no delivery of the test ${what} recorded within ${waitSeconds} s; see the delivery function's log and its dead-letter queue (docs/deploy.md, PagerDuty and Opsgenie)`
+          : `  ${integration}: the test ${what} was not delivered within ${waitSeconds} s; its last attempt failed: ${failure}`,
       );
     }
     return [...pending];

@@ -1,5 +1,5 @@
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { MORE_CLUSTERS } from '../shared/notify/message-bodies.ts';
+import { MORE_CLUSTERS, SMS_KINDS } from '../shared/notify/message-bodies.ts';
 
 /**
  * A filter on the `cluster` message attribute of a notification. The notifier sends `cluster` as a `String.Array` of
@@ -15,4 +15,13 @@ import { MORE_CLUSTERS } from '../shared/notify/message-bodies.ts';
  */
 export function clusterFilterPolicy(clusters: readonly string[]): Record<string, sns.SubscriptionFilter> {
   return { cluster: sns.SubscriptionFilter.stringFilter({ allowlist: [...new Set(clusters), MORE_CLUSTERS] }) };
+}
+
+/**
+ * A filter on the `kind` attribute that lets an SMS subscriber of the paging topic take pages and resolves only, and
+ * the pipeline's alarms, which carry no `kind` (`exists: false`). SNS multiplies the values of a policy's keys:
+ * three here, so a cluster filter beside it names at most 49 clusters (shared/config/config-verdict.ts).
+ */
+export function smsKindFilterPolicy(): Record<string, sns.SubscriptionFilter> {
+  return { kind: new sns.SubscriptionFilter([...SMS_KINDS, { exists: false }]) };
 }

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { subscribedClusters } from '../shared/config/cluster-labels.ts';
 import { subscriberKey } from '../shared/config/config-verdict.ts';
 import { type DeploymentConfig, isVendorSubscriber, type Subscriber } from '../shared/config/deployment-config.ts';
-import { clusterFilterPolicy } from './cluster-filter.ts';
+import { clusterFilterPolicy, smsKindFilterPolicy } from './cluster-filter.ts';
 
 export type TopicRole = 'paging' | 'notice' | 'digest';
 
@@ -106,7 +106,9 @@ export class NotificationTopics extends Construct {
         const filterPolicy = clusters ? clusterFilterPolicy(clusters) : undefined;
         // PagerDuty and Opsgenie are called by the delivery function (infra/paging-delivery.ts), not by SNS.
         for (const subscriber of subscription.subscribers.filter((s) => !isVendorSubscriber(s))) {
-          this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, filterPolicy);
+          const smsOnPaging = role === 'paging' && subscriber.protocol === 'sms';
+          const policy = smsOnPaging ? { ...filterPolicy, ...smsKindFilterPolicy() } : filterPolicy;
+          this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, policy);
         }
       }
     }
@@ -141,6 +143,7 @@ function endpointOf(subscriber: Subscriber): Pick<sns.SubscriptionProps, 'protoc
       return { protocol: sns.SubscriptionProtocol.SMS, endpoint: subscriber.endpoint };
     case 'pagerduty':
     case 'opsgenie':
+    case 'jsm':
       throw new Error(`unreachable: ${subscriber.protocol} is delivered by the delivery function, not SNS`);
     case 'https': {
       // A Secrets Manager dynamic reference: CloudFormation resolves it at deploy time, the template never holds it.

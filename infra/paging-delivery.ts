@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SecretReference } from '../shared/config/deployment-config.ts';
-import type { PagingIntegration } from '../shared/delivery/paging-integrations.ts';
+import { keySecretOf, type PagingIntegration } from '../shared/delivery/paging-integrations.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { bindTable, SentinelFunction } from './sentinel-function.ts';
 import { workOff, workQueue } from './work-queue.ts';
@@ -87,7 +87,7 @@ export class PagingDelivery extends Construct {
     });
     workOff(this.function, this.queue, { batchSize: 10, reportBatchItemFailures: true });
     bindTable(this.function, props.table, FUNCTION_ACCESS.delivery.table);
-    this.readSecrets(props.integrations.map(({ subscriber }) => secretOf(subscriber)));
+    this.readSecrets(props.integrations.map(({ subscriber }) => keySecretOf(subscriber)));
   }
 
   /**
@@ -114,8 +114,4 @@ export class PagingDelivery extends Construct {
         "The wildcard is the six random characters Secrets Manager appends to a secret's ARN; each resource names one secret of the configuration.",
     });
   }
-}
-
-function secretOf(subscriber: PagingIntegration['subscriber']): SecretReference {
-  return subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
 }

@@ -20,6 +20,7 @@ const secrets = secretValues(secretsManagerClient());
 const endpoints = {
   ...(process.env.SENTINEL_PAGERDUTY_ENDPOINT && { pagerduty: process.env.SENTINEL_PAGERDUTY_ENDPOINT }),
   ...(process.env.SENTINEL_OPSGENIE_ENDPOINT && { opsgenie: process.env.SENTINEL_OPSGENIE_ENDPOINT }),
+  ...(process.env.SENTINEL_JSM_ENDPOINT && { jsm: process.env.SENTINEL_JSM_ENDPOINT }),
 };
 
 /** Delivery claims outlast one run (60 s timeout) and end well before SQS shows the message again (6 minutes). */

@@ -16,6 +16,8 @@ import { hasTripwire, isLinked, linkedRegions, opsPlacement } from './deployment
  * of them on the marker of a fleet page's cut cluster list (infra/cluster-filter.ts).
  */
 export const MAX_FILTERED_CLUSTERS = 149;
+/** An SMS subscriber of the paging topic filters on three kinds too (infra/cluster-filter.ts): 3 × (49 + 1) = 150. */
+export const MAX_SMS_FILTERED_CLUSTERS = 49;
 
 /** Something that deploys but deserves a look; `code` is the id a CDK warning carries, to acknowledge it by. */
 export interface ConfigWarning extends InputProblem {
@@ -64,7 +66,8 @@ export function subscriberKey(subscriber: Subscriber): string {
     case 'pagerduty':
       return `pagerduty ${secret(subscriber.routingKeySecret)}`;
     case 'opsgenie':
-      return `opsgenie ${secret(subscriber.apiKeySecret)}`;
+    case 'jsm':
+      return `${subscriber.protocol} ${secret(subscriber.apiKeySecret)}`;
     case 'https':
       if (subscriber.endpointSecret) return `https ${secret(subscriber.endpointSecret)}`;
   }
@@ -77,13 +80,16 @@ function subscriptionErrors(config: DeploymentConfig): InputProblem[] {
     const seen = new Map<string, string>();
     config.subscriptions[role].forEach((subscription, index) => {
       const at = ['subscriptions', role, index];
+      const sms = role === 'paging' && subscription.subscribers.some((s) => s.protocol === 'sms');
+      const most = sms ? MAX_SMS_FILTERED_CLUSTERS : MAX_FILTERED_CLUSTERS;
       const filtered = subscribedClusters(subscription, config);
-      if (filtered && filtered.length > MAX_FILTERED_CLUSTERS) {
+      if (filtered && filtered.length > most) {
+        const beside = sms ? ' beside the SMS filter on kind' : '';
         problems.push({
           path: jsonPath([...at, subscription.labels ? 'labels' : 'clusters']),
           message: subscription.labels
-            ? `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters, and this subscription's "labels" select ${filtered.length}; split the subscription or narrow its labels`
-            : `an SNS filter policy can name at most ${MAX_FILTERED_CLUSTERS} clusters; split the subscription or drop "clusters"`,
+            ? `an SNS filter policy can name at most ${most} clusters${beside}, and this subscription's "labels" select ${filtered.length}; split the subscription or narrow its labels`
+            : `an SNS filter policy can name at most ${most} clusters${beside}; split the subscription or drop "clusters"`,
         });
       }
       subscription.subscribers.forEach((subscriber, position) => {

@@ -241,13 +241,26 @@ const subscriberSchema = z.discriminatedUnion(
         .default('us')
         .meta({ description: 'Where the Opsgenie account lives: api.opsgenie.com or api.eu.opsgenie.com.' }),
     }),
+    z.strictObject({
+      protocol: z.literal('jsm').meta({
+        description:
+          "Jira Service Management alerts (the successor of Opsgenie's Alert API), paged by the delivery function",
+      }),
+      apiKeySecret: secretReferenceSchema.meta({
+        description:
+          'The secret holding the API key of a JSM API integration (Authorization: GenieKey ...), read at run time: rotating it is a secret update, no deploy',
+      }),
+      region: z.enum(['us', 'eu'], { error: 'expected "us" or "eu"' }).default('us').meta({
+        description: 'Where the Jira site lives: us (api.atlassian.com) or eu (api.eu.atlassian.com)',
+      }),
+    }),
   ],
-  { error: 'expected a subscriber with "protocol" email, sms, https, pagerduty or opsgenie' },
+  { error: 'expected a subscriber with "protocol" email, sms, https, pagerduty, opsgenie or jsm' },
 );
 export type Subscriber = z.output<typeof subscriberSchema>;
 /** A subscriber the delivery function calls itself, through the vendor's API, rather than through SNS. */
-export type VendorSubscriber = Extract<Subscriber, { protocol: 'pagerduty' | 'opsgenie' }>;
-export const VENDOR_PROTOCOLS = ['pagerduty', 'opsgenie'] as const;
+export type VendorSubscriber = Extract<Subscriber, { protocol: 'pagerduty' | 'opsgenie' | 'jsm' }>;
+export const VENDOR_PROTOCOLS = ['pagerduty', 'opsgenie', 'jsm'] as const;
 
 export function isVendorSubscriber(subscriber: Subscriber): subscriber is VendorSubscriber {
   return (VENDOR_PROTOCOLS as readonly string[]).includes(subscriber.protocol);

@@ -4,17 +4,25 @@ import { integrationsFor, type PagingIntegration } from './paging-integrations.t
 import { incidentKey } from './vendor-messages.ts';
 
 /**
+ * Which key a call to a paging tool was sent with: a fingerprint of it (never the key), or undefined for a tool
+ * without one. An incident remembers the key it was opened with, so that its updates and its close reach the same
+ * service after the key was rotated: PagerDuty drops a resolve sent with another routing key.
+ */
+export type KeyUsed = string | undefined;
+
+/**
  * One paging tool's view of an incident, keyed by `incidentKey`: PagerDuty's Events API (trigger, trigger, resolve
  * under one `dedup_key`) or Opsgenie's Alert API (create, note, close under one `alias`). Each call retries the
- * vendor's throttling and server errors itself and throws once it gives up.
+ * vendor's throttling and server errors itself, follows an asynchronous request to its outcome, and throws once it
+ * gives up or the tool failed the request.
  */
 export interface IncidentChannel {
-  /** Opens the incident: a PagerDuty trigger, an Opsgenie create. */
-  open(notification: Notification): Promise<void>;
-  /** Adds to the open incident: a PagerDuty trigger with the same key, an Opsgenie note. */
-  update(notification: Notification): Promise<void>;
-  /** Closes it: a PagerDuty resolve, an Opsgenie close. */
-  close(notification: Notification): Promise<void>;
+  /** Opens the incident: a PagerDuty trigger, an Opsgenie create; says which key it was sent with. */
+  open(notification: Notification): Promise<KeyUsed>;
+  /** Adds to the open incident, with the key it was opened with: a PagerDuty trigger with the same key, an Opsgenie note. */
+  update(notification: Notification, openedWith: KeyUsed): Promise<void>;
+  /** Closes it, with the key it was opened with: a PagerDuty resolve, an Opsgenie close. */
+  close(notification: Notification, openedWith: KeyUsed): Promise<void>;
 }
 
 export type ClaimOutcome = 'claimed' | 'delivered' | 'busy';
@@ -25,6 +33,8 @@ export interface IncidentDeliveryState {
   readonly opened: boolean;
   /** A resolve is under way or done: nothing may open the incident again. */
   readonly closing: boolean;
+  /** The key the incident was opened with; absent on records written before keys were remembered. */
+  readonly openedWith?: string;
 }
 
 /**
@@ -36,18 +46,24 @@ export interface DeliveryLedger {
   /** Claim a notification's delivery to an integration for `leaseMs`; `delivered` once it went out, `busy` while held. */
   claim(integration: string, notification: string, now: number, leaseMs: number): Promise<ClaimOutcome>;
   markDelivered(integration: string, notification: string, outcome: DeliveryOutcome, now: number): Promise<void>;
-  /** Give up a claim after a failed delivery, so that SQS's redelivery of the message can claim it at once. */
-  release(integration: string, notification: string): Promise<void>;
+  /**
+   * Give up a claim after a failed delivery, so that SQS's redelivery of the message can claim it at once; records why
+   * it failed, for `sentinel test-page` and for whoever reads the dead-letter queue.
+   */
+  release(integration: string, notification: string, reason: string): Promise<void>;
   incident(integration: string, key: string): Promise<IncidentDeliveryState>;
-  markOpened(integration: string, key: string, now: number): Promise<void>;
+  /** Records the first open, and the key it went out with. */
+  markOpened(integration: string, key: string, now: number, openedWith: KeyUsed): Promise<void>;
   markClosing(integration: string, key: string, now: number): Promise<void>;
 }
 
 /**
  * What a delivery did: `opened`, `updated` or `closed` the incident; `stale`, a trigger or update that arrived
- * after its incident's resolve and was dropped so as not to reopen it; `duplicate`, a redelivery of one already sent.
+ * after its incident's resolve and was dropped so as not to reopen it; `unopened`, a resolve of an incident the tool
+ * never heard of, sent as nothing (a trigger now would page someone for an incident already over); `duplicate`, a
+ * redelivery of one already sent.
  */
-export type DeliveryOutcome = 'opened' | 'updated' | 'closed' | 'stale';
+export type DeliveryOutcome = 'opened' | 'updated' | 'closed' | 'stale' | 'unopened';
 
 /** Another invocation holds the delivery (SQS handed the message to two at once); SQS redelivers it later. */
 export class DeliveryBusyError extends SentinelError {}
@@ -101,11 +117,12 @@ export async function deliverNotification(
 
 /**
  * One notification to one integration, in incident order whatever order SQS hands them over in:
- * - a resolve marks the incident closing before it calls the tool, then opens it first if no open ever went out
- *   (so the tool shows the incident, opened and closed), then closes it;
+ * - a resolve marks the incident closing before it calls the tool, then closes it with the key it was opened with; a
+ *   resolve of an incident no open ever went out for sends nothing (`unopened`);
  * - a page or an update of an incident already closing is stale and dropped: it would reopen a resolved incident;
- * - otherwise the first to go out opens the incident and later ones update it; an open re-reads the incident's state
- *   once sent and closes it again if a resolve ran meanwhile, since the resolve could have reached the tool first.
+ * - otherwise the first to go out opens the incident and later ones update it with the key it was opened with; once
+ *   sent, it re-reads the incident's state and closes it again if a resolve ran meanwhile, since the resolve could
+ *   have found no open recorded yet.
  */
 async function deliverTo(
   notification: Notification,
@@ -125,7 +142,7 @@ async function deliverTo(
     return outcome;
   } catch (error) {
     // The delivery's own error is what counts; a release that fails only holds the retry off until the lease ends.
-    await ledger.release(integration, notification.id).catch(() => undefined);
+    await ledger.release(integration, notification.id, (error as Error).message).catch(() => undefined);
     throw error;
   }
 }
@@ -138,23 +155,16 @@ async function sendInOrder(
 ): Promise<DeliveryOutcome> {
   const key = incidentKey(notification);
   const state = await ledger.incident(integration, key);
-  let outcome: DeliveryOutcome;
   if (notification.kind === 'resolve') {
     await ledger.markClosing(integration, key, now());
-    if (!state.opened) {
-      await channel.open(notification);
-      await ledger.markOpened(integration, key, now());
-    }
-    await channel.close(notification);
-    outcome = 'closed';
-  } else if (state.closing) {
-    outcome = 'stale';
-  } else {
-    if (state.opened) await channel.update(notification);
-    else await channel.open(notification);
-    await ledger.markOpened(integration, key, now());
-    if ((await ledger.incident(integration, key)).closing) await channel.close(notification);
-    outcome = state.opened ? 'updated' : 'opened';
+    if (!state.opened) return 'unopened';
+    await channel.close(notification, state.openedWith);
+    return 'closed';
   }
-  return outcome;
+  if (state.closing) return 'stale';
+  if (state.opened) await channel.update(notification, state.openedWith);
+  else await ledger.markOpened(integration, key, now(), await channel.open(notification));
+  const after = await ledger.incident(integration, key);
+  if (after.closing) await channel.close(notification, after.openedWith);
+  return state.opened ? 'updated' : 'opened';
 }

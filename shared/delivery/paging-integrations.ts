@@ -1,8 +1,14 @@
 import { subscribedClusters } from '../config/cluster-labels.ts';
-import { type DeploymentConfig, isVendorSubscriber, type VendorSubscriber } from '../config/deployment-config.ts';
+import {
+  type DeploymentConfig,
+  isVendorSubscriber,
+  type SecretReference,
+  type VendorSubscriber,
+} from '../config/deployment-config.ts';
 import type { Notification } from '../engine/notification.ts';
+import { isTestPage } from '../notify/test-page.ts';
 
-/** A PagerDuty service or Opsgenie team that the delivery function pages through the vendor's API. */
+/** A PagerDuty service, Opsgenie team or Jira Service Management team that the delivery function pages through its API. */
 export interface PagingIntegration {
   /**
    * Names the integration in the delivery records and the logs: its protocol and the secret that holds its key, never
@@ -29,16 +35,21 @@ export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[
   });
 }
 
+/** The secret holding an integration's key: PagerDuty's routing key, Opsgenie's or JSM's API key. */
+export function keySecretOf(subscriber: VendorSubscriber): SecretReference {
+  return subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
+}
+
 function integrationId(subscriber: VendorSubscriber): string {
-  const { secretName, jsonField } =
-    subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
+  const { secretName, jsonField } = keySecretOf(subscriber);
   return `${subscriber.protocol}:${secretName}${jsonField ? `#${jsonField}` : ''}`;
 }
 
 /**
  * The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. A
  * fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which matches the marker such a
- * page ends its cluster attribute with, it then goes to every integration.
+ * page ends its cluster attribute with, it then goes to every integration; so does a test page, which is about every
+ * cluster.
  */
 export function integrationsFor(
   notification: Notification,
@@ -49,6 +60,7 @@ export function integrationsFor(
     (integration) =>
       integration.clusters === undefined ||
       clustersOmitted ||
+      isTestPage(notification) ||
       notification.clusters.some((c) => integration.clusters?.includes(c)),
   );
 }

@@ -10,6 +10,7 @@ import {
 } from './fit-message.ts';
 import { clusterCount, evidenceLines, formatTime, type HintBlock, hintBlocks } from './notification-text.ts';
 import { PROTOCOL_LIMITS, SLACK_ESCAPES } from './protocol-limits.ts';
+import { isTestPage } from './test-page.ts';
 
 const KIND_TAG = { page: 'PAGE', ticket: 'TICKET', update: 'UPDATE', resolve: 'RESOLVED' } as const;
 
@@ -54,6 +55,12 @@ export function whereShort(notification: Notification): string {
   const count = clusterCount(notification);
   return count <= 1 ? first : `${first} and ${count - 1} more`;
 }
+
+/**
+ * The kinds of paging-topic notification an SMS subscriber takes: the page and its resolve, not every update and
+ * reminder of a fleet incident (infra/notification-topics.ts filters on the `kind` attribute).
+ */
+export const SMS_KINDS: readonly Notification['kind'][] = ['page', 'resolve'];
 
 /**
  * One line of at most 140 characters (one SMS): kind, cause, since when, then where. A fleet page says how many
@@ -267,7 +274,7 @@ export function notificationAttributes(notification: Notification): MessageAttri
     if (listed.length === CLUSTER_ATTRIBUTE_NAMES || bytes(next) > CLUSTER_ATTRIBUTE_BYTES) break;
     listed.push(cluster);
   }
-  const cut = listed.length < notification.clusters.length;
+  const cut = listed.length < notification.clusters.length || isTestPage(notification);
   return {
     severity: text(notification.severity),
     kind: text(notification.kind),

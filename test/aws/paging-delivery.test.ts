@@ -3,6 +3,7 @@ import { documentClient, secretsManagerClient } from '../../aws/clients.ts';
 import { DynamoDbDeliveryLedger } from '../../aws/dynamodb-delivery-ledger.ts';
 import { secretValues } from '../../aws/secret-values.ts';
 import { channelFor } from '../../aws/vendor-channels.ts';
+import type { RetryPolicy } from '../../aws/vendor-http.ts';
 import { deliverBatch } from '../../functions/delivery/deliver-batch.ts';
 import { pagingIntegrations } from '../../shared/delivery/paging-integrations.ts';
 import { incidentKey } from '../../shared/delivery/vendor-messages.ts';
@@ -70,6 +71,31 @@ beforeEach(async () => {
 
 const deliver = (notifications: readonly Notification[]) => handler(sqsEvent(notifications), LAMBDA_CONTEXT);
 
+/** The delivery function's use case with dependencies built now, as a new container builds them. */
+function directDeps(retry?: RetryPolicy) {
+  const secrets = secretValues(secretsManagerClient());
+  const endpoints = { pagerduty: harness.pagerduty.endpoint, opsgenie: harness.opsgenie.endpoint };
+  const integrations = pagingIntegrations({
+    subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }] },
+  } as never);
+  return {
+    integrations,
+    channelFor: (integration: (typeof integrations)[0]) =>
+      channelFor(integration, { secrets, endpoints, ...(retry && { retry }), statusWaitsMs: [10, 20, 40, 80] }),
+    ledger: new DynamoDbDeliveryLedger(documentClient(), TABLE),
+    now: Date.now,
+    leaseMs: 60_000,
+    logger: { info: () => undefined, error: () => undefined },
+  };
+}
+
+async function outcomeAtOpsgenie(notification: Notification) {
+  const opsgenie = pagingIntegrations({
+    subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }] },
+  } as never).find((integration) => integration.subscriber.protocol === 'opsgenie');
+  return new DynamoDbDeliveryLedger(documentClient(), TABLE).outcomeOf(opsgenie?.id ?? '', notification.id);
+}
+
 /** Per incident: one PagerDuty incident and one Opsgenie alert, closed, every update in it once. */
 function expectOneClosedIncidentPerStory(updates: 'exactly-once' | 'at-least-once' = 'exactly-once') {
   for (const story of stories) {
@@ -136,7 +162,7 @@ describe('the delivery function', () => {
     expect(calls).toBe(all.length);
   });
 
-  it('leaves no open incident when the resolve is delivered before its page', async () => {
+  it('pages no one for an incident whose resolve is delivered before its page: neither opens it', async () => {
     const [page, update, , resolve] = stories[0] ?? [];
     if (!page || !update || !resolve) throw new Error('story changed');
     harness.pagerduty.faults.inject({ kind: 'unavailable' });
@@ -152,8 +178,8 @@ describe('the delivery function', () => {
     expect(resolved.batchItemFailures).toEqual([]);
     expect(late.batchItemFailures).toEqual([]);
     const key = incidentKey(page);
-    expect(harness.pagerduty.incidentsFor(key).map((i) => i.status)).toEqual(['resolved']);
-    expect(harness.opsgenie.alertsFor(key).map((a) => a.status)).toEqual(['closed']);
+    expect(harness.pagerduty.incidentsFor(key)).toEqual([]);
+    expect(harness.opsgenie.alertsFor(key)).toEqual([]);
     expect(harness.opsgenie.failedRequests).toEqual([]);
   });
 
@@ -193,15 +219,12 @@ describe('the delivery function', () => {
       const rotated = { pagerduty: 'R0UTINGKEY0000000000000000000002', opsgenie: 'genie-key-0002' };
       harness.secrets.putSecret(SECRETS.pagerduty.name, JSON.stringify({ routingKey: rotated.pagerduty }));
       harness.secrets.putSecret(SECRETS.opsgenie.name, rotated.opsgenie);
-      harness.pagerduty.routingKeys.clear();
-      harness.pagerduty.routingKeys.add(rotated.pagerduty);
       harness.opsgenie.apiKeys.clear();
       harness.opsgenie.apiKeys.add(rotated.opsgenie);
 
       const answer = await deliver([update]);
 
       expect(answer.batchItemFailures).toEqual([]);
-      expect(harness.pagerduty.incidentsFor(incidentKey(page))[0]?.triggers).toHaveLength(2);
       expect(harness.opsgenie.alertsFor(incidentKey(page))[0]?.notes).toHaveLength(1);
       const logged = JSON.stringify(output.json());
       for (const key of [KEYS.pagerduty, KEYS.opsgenie, rotated.pagerduty, rotated.opsgenie]) {
@@ -212,21 +235,58 @@ describe('the delivery function', () => {
     }
   });
 
+  it('updates and resolves an incident opened before a key rotation through the key it was opened with', async () => {
+    const [page, update, , resolve] = stories[0] ?? [];
+    const [fleetPage] = stories[1] ?? [];
+    if (!page || !update || !resolve || !fleetPage) throw new Error('story changed');
+    await deliver([page]);
+    // The documented rotation: a new integration key in the secret; the old integration stays until its incidents close.
+    const rotated = 'R0UTINGKEY0000000000000000000002';
+    harness.secrets.putSecret(SECRETS.pagerduty.name, JSON.stringify({ routingKey: rotated }));
+    harness.pagerduty.routingKeys.add(rotated);
+    // A new container, which reads the rotated key at once.
+    const afterRotation = directDeps();
+
+    for (const notification of [update, resolve, fleetPage]) {
+      expect((await deliverBatch(afterRotation, sqsEvent([notification]).Records)).batchItemFailures).toEqual([]);
+    }
+
+    const [opened] = harness.pagerduty.incidentsFor(incidentKey(page));
+    expect([opened?.routingKey, opened?.status, opened?.triggers.length]).toEqual([KEYS.pagerduty, 'resolved', 2]);
+    expect(harness.pagerduty.unmatchedResolves).toEqual([]);
+    expect(harness.pagerduty.incidentsFor(incidentKey(fleetPage)).map((i) => i.routingKey)).toEqual([rotated]);
+  });
+
+  it('follows each Opsgenie request to its status, and retries one Opsgenie failed until it succeeds', async () => {
+    const [page] = stories[0] ?? [];
+    if (!page) throw new Error('story changed');
+    harness.opsgenie.processingReads = 2;
+    harness.opsgenie.failNextRequests = 1;
+
+    const first = await deliver([page]);
+    const retried = await deliver([page]);
+
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: `msg-${page.id}` }]);
+    expect(await outcomeAtOpsgenie(page)).toMatchObject({ outcome: 'opened' });
+    expect(retried.batchItemFailures).toEqual([]);
+    expect(harness.opsgenie.alertsFor(incidentKey(page))).toHaveLength(1);
+    expect(harness.opsgenie.calls.GetRequestStatus).toBeGreaterThanOrEqual(2 * 3);
+  });
+
+  it('records why a delivery failed, for test-page and the dead-letter queue', async () => {
+    const [page] = stories[0] ?? [];
+    if (!page) throw new Error('story changed');
+    harness.opsgenie.failNextRequests = 1;
+
+    await deliver([page]);
+
+    expect(await outcomeAtOpsgenie(page)).toEqual({
+      lastError: expect.stringMatching(/Opsgenie create of .*: Opsgenie failed the request: Internal error/),
+    });
+  });
+
   it('retries vendor timeouts on every first attempt within the retry policy', async () => {
-    const secrets = secretValues(secretsManagerClient());
-    const endpoints = { pagerduty: harness.pagerduty.endpoint, opsgenie: harness.opsgenie.endpoint };
-    const retry = { maxAttempts: 4, attemptTimeoutMs: 150, baseDelayMs: 20, maxDelayMs: 200 };
-    const integrations = pagingIntegrations({
-      subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }] },
-    } as never);
-    const deps = {
-      integrations,
-      channelFor: (integration: (typeof integrations)[0]) => channelFor(integration, { secrets, endpoints, retry }),
-      ledger: new DynamoDbDeliveryLedger(documentClient(), TABLE),
-      now: Date.now,
-      leaseMs: 60_000,
-      logger: { info: () => undefined, error: () => undefined },
-    };
+    const deps = directDeps({ maxAttempts: 4, attemptTimeoutMs: 150, baseDelayMs: 20, maxDelayMs: 200 });
 
     for (const step of [0, 1, 2, 3]) {
       const batch = stories.flatMap((story) => story.slice(step, step + 1));

@@ -9,6 +9,7 @@ import {
   loadDelivery,
   sqsEvent,
   startDeliveryHarness,
+  VENDOR_SUBSCRIBERS,
 } from '../support/delivery-harness.ts';
 
 let harness: DeliveryHarness;
@@ -37,7 +38,8 @@ beforeAll(async () => {
   harness = await startDeliveryHarness();
   cloudformation = await startCloudFormationServer();
   process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudformation.endpoint;
-  handler = await loadDelivery([{ name: 'dev-a' }]);
+  // Both integrations take only dev-a's notifications: a test page reaches them all the same.
+  handler = await loadDelivery([{ name: 'dev-a' }], [{ clusters: ['dev-a'], subscribers: VENDOR_SUBSCRIBERS }]);
 });
 
 afterAll(async () => {
@@ -72,7 +74,7 @@ async function testPageWithDelivery(wait: string): Promise<{ code: number; out: 
 }
 
 describe('sentinel test-page', () => {
-  it('opens a test incident at PagerDuty and Opsgenie, then resolves it, and says so per integration', async () => {
+  it('opens a test incident at cluster-filtered PagerDuty and Opsgenie integrations, then resolves it, and says what each did', async () => {
     addStack(INTEGRATIONS);
     const { code, out } = await testPageWithDelivery('20');
 
@@ -89,7 +91,7 @@ describe('sentinel test-page', () => {
     const [page, resolve] = harness.aws.sns.published.map((m) => m.subject);
     expect([page, resolve]).toEqual([
       expect.stringMatching(/^\[PAGE\] TEST - /),
-      expect.stringMatching(/^\[RESOLVED\] Resolved: TEST - /),
+      expect.stringMatching(/^\[RESOLVED\] TEST - /),
     ]);
   });
 
@@ -99,7 +101,9 @@ describe('sentinel test-page', () => {
     const { code, out } = await testPageWithDelivery('1');
 
     expect(code).toBe(1);
-    expect(out.stderrText).toMatch(/opsgenie:sentinel\/opsgenie: no delivery of the test page recorded within 1 s/);
+    expect(out.stderrText).toMatch(
+      /opsgenie:sentinel\/opsgenie: the test page was not delivered within 1 s; its last attempt failed: Opsgenie create of .* gave up after/,
+    );
     expect(out.stderrText).not.toMatch(/pagerduty/);
   });
 

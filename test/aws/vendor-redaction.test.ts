@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { postJson, VendorUnavailableError } from '../../aws/vendor-http.ts';
+import { sendJson, VendorUnavailableError } from '../../aws/vendor-http.ts';
 
 const ONCE = { maxAttempts: 1, attemptTimeoutMs: 2000, baseDelayMs: 1, maxDelayMs: 1 };
 
@@ -8,7 +8,7 @@ describe('a vendor call that fails', () => {
     const key = 'GenieKey 5a1c0de7-aaaa-bbbb\ncccc-0123456789ab';
     let error: unknown;
     try {
-      await postJson(
+      await sendJson(
         { url: 'https://api.opsgenie.com/v2/alerts', headers: { Authorization: key }, body: {}, describe: 'Opsgenie' },
         ONCE,
       );

@@ -110,6 +110,23 @@ describe('configVerdict', () => {
     ]);
   });
 
+  it('refuses a cluster filter of an SMS paging subscriber past 49, since its kind filter multiplies the values by three', () => {
+    const names = Array.from({ length: 50 }, (_, i) => `cluster-${i}`);
+    const phone = { protocol: 'sms', endpoint: '+4915112345678' };
+    const config = configWith({
+      clusters: names.map((name) => ({ name })),
+      subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [phone] }] },
+    });
+
+    expect(configVerdict(config).errors).toEqual([
+      {
+        path: '$.subscriptions.paging[1].clusters',
+        message:
+          'an SNS filter policy can name at most 49 clusters beside the SMS filter on kind; split the subscription or drop "clusters"',
+      },
+    ]);
+  });
+
   it('refuses a digest recipient listed twice', () => {
     const config = configWith({ digest: { recipients: ['lead@example.com', 'lead@example.com'] } });
 

@@ -7,6 +7,7 @@ import {
   deliverNotification,
   type IncidentChannel,
   type IncidentDeliveryState,
+  type KeyUsed,
 } from '../../shared/delivery/deliver.ts';
 import type { PagingIntegration } from '../../shared/delivery/paging-integrations.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
@@ -16,7 +17,7 @@ import { notificationAt } from '../support/engine-fixtures.ts';
 /** The ledger's rules on plain maps: what the DynamoDB ledger does with conditional writes. */
 class MemoryLedger implements DeliveryLedger {
   readonly deliveries = new Map<string, { status: 'sending' | 'delivered'; leaseUntil: number; outcome?: string }>();
-  readonly incidents = new Map<string, { opened: boolean; closing: boolean }>();
+  readonly incidents = new Map<string, IncidentDeliveryState>();
 
   async claim(integration: string, notification: string, now: number, leaseMs: number): Promise<ClaimOutcome> {
     const key = `${integration}#${notification}`;
@@ -31,7 +32,7 @@ class MemoryLedger implements DeliveryLedger {
     this.deliveries.set(`${integration}#${notification}`, { status: 'delivered', leaseUntil: 0, outcome });
   }
 
-  async release(integration: string, notification: string): Promise<void> {
+  async release(integration: string, notification: string, _reason: string): Promise<void> {
     const record = this.deliveries.get(`${integration}#${notification}`);
     if (record?.status === 'sending') record.leaseUntil = 0;
   }
@@ -40,8 +41,10 @@ class MemoryLedger implements DeliveryLedger {
     return { opened: false, closing: false, ...this.incidents.get(`${integration}#${key}`) };
   }
 
-  async markOpened(integration: string, key: string): Promise<void> {
-    this.incidents.set(`${integration}#${key}`, { ...(await this.incident(integration, key)), opened: true });
+  async markOpened(integration: string, key: string, _now: number, openedWith: KeyUsed): Promise<void> {
+    const state = await this.incident(integration, key);
+    if (state.opened) return;
+    this.incidents.set(`${integration}#${key}`, { ...state, opened: true, ...(openedWith && { openedWith }) });
   }
 
   async markClosing(integration: string, key: string): Promise<void> {
@@ -49,15 +52,20 @@ class MemoryLedger implements DeliveryLedger {
   }
 }
 
-/** A paging tool's incidents by key, and every call it got, as `open KEY` / `update KEY` / `close KEY`. */
+/**
+ * A paging tool's incidents by key, and every call it got, as `open KEY` / `update KEY` / `close KEY`, with ` with K`
+ * when a call named the key the incident was opened with.
+ */
 class RecordingChannel implements IncidentChannel {
   readonly calls: string[] = [];
   readonly open_ = new Set<string>();
+  /** The key an open goes out with: the current one. */
+  currentKey = 'key-1';
   failNext = 0;
   /** Runs inside the next call, before it reaches the tool: another delivery interleaving with this one. */
   during?: () => Promise<void>;
 
-  private async call(kind: string, notification: Notification): Promise<void> {
+  private async call(kind: string, notification: Notification, openedWith?: KeyUsed): Promise<void> {
     const during = this.during;
     this.during = undefined;
     await during?.();
@@ -66,14 +74,17 @@ class RecordingChannel implements IncidentChannel {
       throw new Error('503 from the vendor, after retries');
     }
     const key = notification.group ?? '';
-    this.calls.push(`${kind} ${key}`);
+    this.calls.push(`${kind} ${key}${openedWith && openedWith !== this.currentKey ? ` with ${openedWith}` : ''}`);
     if (kind === 'open') this.open_.add(key);
     if (kind === 'close') this.open_.delete(key);
   }
 
-  open = (n: Notification) => this.call('open', n);
-  update = (n: Notification) => this.call('update', n);
-  close = (n: Notification) => this.call('close', n);
+  open = async (n: Notification) => {
+    await this.call('open', n);
+    return this.currentKey;
+  };
+  update = (n: Notification, openedWith: KeyUsed) => this.call('update', n, openedWith);
+  close = (n: Notification, openedWith: KeyUsed) => this.call('close', n, openedWith);
 }
 
 const INTEGRATION: PagingIntegration = {
@@ -126,16 +137,34 @@ describe('delivering to a paging tool', () => {
     expect(channel.calls).toHaveLength(2);
   });
 
-  it('opens and closes an incident whose resolve comes first, and drops its late page', async () => {
+  it('sends nothing for a resolve that comes before its page, and drops the late page: no trigger for an incident already over', async () => {
     const { channel, deps } = setup();
     const { page, resolve } = story();
 
-    await deliverNotification(resolve, deps);
+    const early = await deliverNotification(resolve, deps);
     const late = await deliverNotification(page, deps);
 
-    expect(channel.calls).toEqual([`open ${page.group}`, `close ${page.group}`]);
-    expect(late).toEqual([{ integration: INTEGRATION.id, outcome: 'stale' }]);
-    expect(channel.open_.size).toBe(0);
+    expect(channel.calls).toEqual([]);
+    expect([early, late]).toEqual([
+      [{ integration: INTEGRATION.id, outcome: 'unopened' }],
+      [{ integration: INTEGRATION.id, outcome: 'stale' }],
+    ]);
+  });
+
+  it('updates and closes an incident with the key it was opened with, after the key was rotated', async () => {
+    const { channel, deps } = setup();
+    const { page, update, resolve } = story();
+
+    await deliverNotification(page, deps);
+    channel.currentKey = 'key-2';
+    await deliverNotification(update, deps);
+    await deliverNotification(resolve, deps);
+
+    expect(channel.calls).toEqual([
+      `open ${page.group}`,
+      `update ${page.group} with key-1`,
+      `close ${page.group} with key-1`,
+    ]);
   });
 
   it('closes again when a resolve ran while its page was on the way to the tool', async () => {

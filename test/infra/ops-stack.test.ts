@@ -332,11 +332,12 @@ describe('the topics', () => {
     ]);
   });
 
-  it('filter cluster-limited subscriptions on the cluster attribute', () => {
+  it('filter cluster-limited subscriptions on the cluster attribute, and SMS on the paging topic to pages and resolves', () => {
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'sms',
       TopicArn: ref(synth.ops.topics.paging),
-      FilterPolicy: { cluster: ['prod-euw1', '(more clusters)'] },
+      // The pipeline's alarms carry no kind: `exists: false` keeps them reaching the phone.
+      FilterPolicy: { cluster: ['prod-euw1', '(more clusters)'], kind: ['page', 'resolve', { exists: false }] },
     });
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'https',

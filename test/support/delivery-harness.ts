@@ -71,9 +71,12 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
 }
 
 /** Set the delivery function's environment and import its handler, as Lambda would at a cold start. */
-export async function loadDelivery(clusters: readonly object[]): Promise<DeliveryHandler> {
+export async function loadDelivery(
+  clusters: readonly object[],
+  paging: readonly object[] = [{ subscribers: VENDOR_SUBSCRIBERS }],
+): Promise<DeliveryHandler> {
   Object.assign(process.env, {
-    SENTINEL_CONFIG_FILE: writeConfig({ clusters, subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }] } }),
+    SENTINEL_CONFIG_FILE: writeConfig({ clusters, subscriptions: { paging } }),
     SENTINEL_TABLE: TABLE,
     SENTINEL_DEPLOYMENT: 'test',
   });

@@ -4,7 +4,9 @@
  * `{ status: "success", dedup_key }` for an accepted event; 400 `{ status: "invalid event", errors }` for an unknown
  * routing key, a `dedup_key` over 255 characters, a trigger without summary, source or a valid severity, a summary over
  * 1024 characters, or an event over 512 KB; 429 and 5xx when a fault is injected. It keeps the incidents as PagerDuty
- * would: a trigger opens one, or adds an alert to the open one with the same `dedup_key`; a resolve closes it.
+ * would: a trigger opens one, or adds an alert to the open one with the same `dedup_key`; a resolve closes it. An
+ * incident belongs to the integration whose routing key opened it: an event with the same `dedup_key` and another
+ * routing key does not reach it (a resolve is dropped, a trigger opens another incident).
  */
 import type { LoopbackServerOptions, ServiceCall } from './loopback-server.ts';
 import { type HttpReply, ServiceError } from './loopback-server.ts';
@@ -15,6 +17,8 @@ const SEVERITIES = new Set(['critical', 'error', 'warning', 'info']);
 
 export interface PagerDutyIncident {
   readonly dedupKey: string;
+  /** The routing key of the integration it was opened through. */
+  readonly routingKey: string;
   status: 'triggered' | 'resolved';
   /** Trigger events folded into it: the first, then updates and reminders. */
   readonly triggers: Record<string, unknown>[];
@@ -54,10 +58,16 @@ export class PagerDutyServer extends VendorServer {
     if (errors.length > 0)
       return jsonReply(400, { status: 'invalid event', message: 'Event object is invalid', errors });
     const dedupKey = String(event.dedup_key);
-    const open = this.incidents.find((i) => i.dedupKey === dedupKey && i.status === 'triggered');
+    const routingKey = String(event.routing_key);
+    const open = this.incidents.find(
+      (i) => i.dedupKey === dedupKey && i.routingKey === routingKey && i.status === 'triggered',
+    );
     if (event.event_action === 'trigger') {
       if (open) open.triggers.push(event);
-      else this.incidents.push({ dedupKey, status: 'triggered', triggers: [event], links: [event.links ?? []].flat() });
+      else {
+        const links = [event.links ?? []].flat();
+        this.incidents.push({ dedupKey, routingKey, status: 'triggered', triggers: [event], links });
+      }
     } else if (event.event_action === 'resolve') {
       if (open) open.status = 'resolved';
       else this.unmatchedResolves.push(dedupKey);

@@ -21,17 +21,26 @@ export async function startSecretsManagerServer(options: LoopbackServerOptions =
   return new SecretsManagerServer(options).listen();
 }
 
-export class SecretsManagerServer extends LoopbackServer<{ SecretId?: unknown }> {
-  readonly #secrets = new Map<string, { value: string; version: number }>();
+interface SecretInput {
+  readonly SecretId?: unknown;
+  readonly VersionStage?: unknown;
+}
+
+export class SecretsManagerServer extends LoopbackServer<SecretInput> {
+  readonly #secrets = new Map<string, { value: string; version: number; previous?: string }>();
   /** Every SecretId asked for, in order, faulted requests included. */
   readonly reads: string[] = [];
 
-  /** Create or rotate a secret: a new version with this value. */
+  /**
+   * Create or rotate a secret: a new version with this value, labelled AWSCURRENT; the one it replaces becomes
+   * AWSPREVIOUS, as PutSecretValue does.
+   */
   putSecret(name: string, value: string): void {
-    this.#secrets.set(name, { value, version: (this.#secrets.get(name)?.version ?? 0) + 1 });
+    const old = this.#secrets.get(name);
+    this.#secrets.set(name, { value, version: (old?.version ?? 0) + 1, ...(old && { previous: old.value }) });
   }
 
-  protected decode({ headers, body }: RawRequest): ServiceCall<{ SecretId?: unknown }> {
+  protected decode({ headers, body }: RawRequest): ServiceCall<SecretInput> {
     const target = headers['x-amz-target'];
     if (typeof target !== 'string' || !target.startsWith(TARGET_PREFIX)) {
       throw new ServiceError('UnknownOperationException', `X-Amz-Target ${String(target)} is not Secrets Manager`);
@@ -43,14 +52,16 @@ export class SecretsManagerServer extends LoopbackServer<{ SecretId?: unknown }>
     }
   }
 
-  protected handle({ operation, input }: ServiceCall<{ SecretId?: unknown }>): HttpReply {
+  protected handle({ operation, input }: ServiceCall<SecretInput>): HttpReply {
     if (operation !== 'GetSecretValue') {
       throw new ServiceError('UnknownOperationException', `The loopback fake does not implement ${operation}`);
     }
     const name = String(input.SecretId ?? '');
     this.reads.push(name);
     const secret = this.#secrets.get(name);
-    if (!secret) {
+    const stage = input.VersionStage === undefined ? 'AWSCURRENT' : String(input.VersionStage);
+    const value = stage === 'AWSPREVIOUS' ? secret?.previous : stage === 'AWSCURRENT' ? secret?.value : undefined;
+    if (!secret || value === undefined) {
       throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     }
     return {
@@ -59,9 +70,9 @@ export class SecretsManagerServer extends LoopbackServer<{ SecretId?: unknown }>
       body: JSON.stringify({
         ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf`,
         Name: name,
-        SecretString: secret.value,
-        VersionId: `v${secret.version}`,
-        VersionStages: ['AWSCURRENT'],
+        SecretString: value,
+        VersionId: `v${stage === 'AWSPREVIOUS' ? secret.version - 1 : secret.version}`,
+        VersionStages: [stage],
         CreatedDate: 1_700_000_000,
       }),
     };

@@ -29,7 +29,8 @@ export const VALIDATE_CONFIG_COMMAND = defineCommand({
     region: {
       type: 'string',
       value: 'REGION',
-      description: "the ops stack's region, to warn about clusters it cannot watch well (OAM and alarms are regional)",
+      description:
+        "the ops stack's region, checked as a cluster's is (no verdict depends on it: every tripwire is in its cluster's own Region)",
     },
   },
   notes: ['Errors exit 2, as they stop cdk synth; warnings are the ones synth prints as CDK warnings.'],
@@ -50,9 +51,7 @@ export async function validateConfigCommand(
     );
   }
   const { config, ruleSet } = readConfigFile(file);
-  const { errors, warnings } = configVerdict(config, {
-    ...(options.region !== undefined && { opsRegion: options.region }),
-  });
+  const { errors, warnings } = configVerdict(config);
   if (errors.length > 0) throw new InputError(file, errors);
   if (warnings.length > 0) {
     out.stderr(

@@ -581,10 +581,12 @@ describe('self-monitoring', () => {
 });
 
 describe('the tripwires', () => {
+  const tripwireAlarms = () =>
+    synth.tripwires.flatMap((stack) =>
+      Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')),
+    );
   const tripwireOf = (cluster: string) =>
-    Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
-      (alarm) => alarm.Properties.AlarmName === `OpsStack-tripwire-${cluster}`,
-    )?.Properties as {
+    tripwireAlarms().find((alarm) => alarm.Properties.AlarmName === `OpsStack-tripwire-${cluster}`)?.Properties as {
       Metrics: {
         Id: string;
         Expression?: string;
@@ -642,17 +644,22 @@ describe('the tripwires', () => {
     });
   });
 
-  it('exist for every cluster whose profile gives them something to watch', () => {
-    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
-      .map((alarm) => alarm.Properties.AlarmName as string)
-      .filter((name) => name.includes('-tripwire-'));
+  it('exist for every cluster whose profile gives them something to watch, and none in the OpsStack', () => {
+    const names = tripwireAlarms().map((alarm) => alarm.Properties.AlarmName as string);
+    const inOpsStack = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) =>
+      (alarm.Properties.AlarmName as string).includes('-tripwire-'),
+    );
 
-    expect(names.sort()).toEqual(['OpsStack-tripwire-dev-euw1', 'OpsStack-tripwire-prod-euw1']);
+    expect([names.sort(), inOpsStack]).toEqual([['OpsStack-tripwire-dev-euw1', 'OpsStack-tripwire-prod-euw1'], []]);
   });
 
   it('send their state changes to a function of their own, with retries and a dead-letter queue', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: Match.objectLike({ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'] }),
+      EventPattern: {
+        source: ['aws.cloudwatch'],
+        'detail-type': ['CloudWatch Alarm State Change'],
+        detail: { alarmName: [{ prefix: 'OpsStack-tripwire-' }] },
+      },
       Targets: [
         Match.objectLike({
           Arn: arnOf(synth.ops.tripwire.function),

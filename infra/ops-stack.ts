@@ -95,7 +95,7 @@ export class OpsStack extends Stack {
     // Optional (`encryption.key`): $1.00 a month and its requests, for a key policy of our own (docs/deploy.md).
     const key =
       config.encryption.key === 'customer-managed'
-        ? new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix })
+        ? new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames) })
         : undefined;
     this.key = key;
     // Everything the pipeline gave up on, in one queue behind one alarm (an alarm is billed per metric it reads, so a

@@ -76,7 +76,6 @@ const constructs: Record<string, (stack: Stack) => void> = {
   SentinelKey: (stack) =>
     new SentinelKey(stack, 'Key', {
       topicNames: [`${DEPLOYMENT}-paging`, `${DEPLOYMENT}-notice`],
-      alarmNamePrefix: ALARM_NAME_PREFIX,
     }),
   DeadLetterQueue: (stack) => new DeadLetterQueue(stack, 'DeadLetters', { key: key(stack) }),
   NotificationTopics: (stack) =>

@@ -195,7 +195,7 @@ describe('the key', () => {
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
   });
 
-  it('lets CloudWatch Logs, this deployment’s alarms and its topics use it, each for this account only', () => {
+  it('lets CloudWatch Logs and its topics use it for this account only, and CloudWatch alarms as SNS documents it', () => {
     template.hasResourceProperties('AWS::KMS::Key', {
       KeyPolicy: {
         Statement: Match.arrayWith([
@@ -205,14 +205,13 @@ describe('the key', () => {
               ArnLike: { 'kms:EncryptionContext:aws:logs:arn': 'arn:aws:logs:eu-west-1:111122223333:log-group:*' },
             },
           }),
-          Match.objectLike({
+          {
+            Sid: 'CloudWatchAlarmsPublishToEncryptedTopics',
+            Effect: 'Allow',
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-            Condition: {
-              StringEquals: { 'aws:SourceAccount': '111122223333' },
-              ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:111122223333:alarm:OpsStack-*' },
-            },
-          }),
+            Resource: '*',
+          },
           Match.objectLike({
             Principal: { Service: 'sns.amazonaws.com' },
             Condition: Match.objectLike({

@@ -172,6 +172,15 @@ export function hasTripwire(cluster: ClusterConfig, config: Pick<DeploymentConfi
 }
 
 /**
+ * The clusters the synthesized app gives a tripwire alarm: every configured cluster with a tripwire, whatever its
+ * account or Region (`tripwireStacks`). Replay and backtest emulate a tripwire only for these among the configured
+ * clusters, so they never read a cluster faster than the deployment would.
+ */
+export function deployedTripwires(config: DeploymentConfig): ReadonlySet<string> {
+  return new Set(tripwireStacks(config, opsPlacement(config)).flatMap((stack) => stack.clusters.map((c) => c.name)));
+}
+
+/**
  * The ops account and Region: what the configuration names, or else what the credentials say. A configuration with
  * clusters in other accounts must name both (the verdict refuses it otherwise), so the credentials decide only for a
  * deployment that lives in one account.

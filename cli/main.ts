@@ -3,6 +3,7 @@ import { configJsonSchema } from '../shared/config/config-json-schema.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { type CommandOutput, processOutput, UsageError } from './command.ts';
 import { type Command, defineCommand, helpOf, type OptionValues, parseCommandLine, usageOf } from './command-line.ts';
+import { DEPLOY_PLAN_COMMAND } from './deploy-plan-command.ts';
 import { DIGEST_COMMAND } from './digest-command.ts';
 import { DOCTOR_COMMAND } from './doctor-command.ts';
 import { BACKTEST_COMMAND, EXPORT_SCENARIO_COMMAND } from './history-commands.ts';
@@ -28,6 +29,7 @@ const CONFIG_SCHEMA_COMMAND = defineCommand({
 export const COMMANDS: readonly Command[] = [
   REPLAY_COMMAND,
   VALIDATE_CONFIG_COMMAND,
+  DEPLOY_PLAN_COMMAND,
   POLL_COMMAND,
   DOCTOR_COMMAND,
   BACKTEST_COMMAND,

@@ -30,7 +30,8 @@ export const VALIDATE_CONFIG_COMMAND = defineCommand({
     region: {
       type: 'string',
       value: 'REGION',
-      description: "the ops stack's region, to warn about clusters it cannot watch well (OAM and alarms are regional)",
+      description:
+        "the ops stack's region, checked as a cluster's is (no verdict depends on it: every tripwire is in its cluster's own Region)",
     },
     json: {
       type: 'boolean',
@@ -63,9 +64,7 @@ export async function validateConfigCommand(
     return 2;
   }
   const { config, ruleSet } = loaded;
-  const { errors, warnings } = configVerdict(config, {
-    ...(options.region !== undefined && { opsRegion: options.region }),
-  });
+  const { errors, warnings } = configVerdict(config);
   if (options.json) {
     out.stdout(JSON.stringify({ file, valid: errors.length === 0, errors, warnings }, null, 2));
     if (errors.length > 0) return 2;

@@ -1,4 +1,4 @@
-import { BootstraplessSynthesizer, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, LegacyStackSynthesizer, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { MetricsSink } from './metrics-sink.ts';
 
@@ -10,14 +10,15 @@ export interface MetricsSinkStackProps extends StackProps {
 
 /**
  * The ops account's OAM sink in a Region other than the ops stack's. OAM is regional: a workload account's cluster in
- * us-east-1 can only be read by the poller through a sink of the ops account in us-east-1. No assets, so the Region
- * needs no `cdk bootstrap`.
+ * us-east-1 can only be read by the poller through a sink of the ops account in us-east-1. No assets and a small
+ * template, so the Region needs no `cdk bootstrap`: LegacyStackSynthesizer asks CloudFormation for no bootstrap role
+ * and no bootstrap version (BootstraplessSynthesizer would still name the bootstrap's deploy and execution roles).
  */
 export class MetricsSinkStack extends Stack {
   readonly sink: MetricsSink;
 
   constructor(scope: Construct, id: string, props: MetricsSinkStackProps) {
-    super(scope, id, { ...props, synthesizer: new BootstraplessSynthesizer() });
+    super(scope, id, { ...props, synthesizer: new LegacyStackSynthesizer() });
     this.sink = new MetricsSink(this, 'MetricsSink', { sinkName: props.sinkName, accounts: props.accounts });
     new CfnOutput(this, 'SinkArn', {
       value: this.sink.sinkArn,

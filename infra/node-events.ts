@@ -93,27 +93,32 @@ export class NodeEventRules extends Construct {
   }
 }
 
-export interface NodeEventForwardingProps {
-  /** The ops account's bus for forwarded node events (`nodeEventBusName`), in the ops Region. */
-  readonly opsBusArn: string;
+export interface EventForwardingProps {
+  /** The bus to forward to: the ops account's node-event bus, or the ops Region's default bus. */
+  readonly busArn: string;
+  /** The events to forward, as rule patterns by rule id. */
+  readonly patterns: Readonly<Record<string, events.EventPattern>>;
+  /** Where they go, for the rules' descriptions. */
+  readonly destination: string;
 }
 
 /**
- * In a workload account: rules on its default bus that forward the node events to the ops account's node-event bus,
- * with the role EventBridge sends them with (PutEvents on that bus only). An event EventBridge could not forward for
- * a day of retries is kept in a dead-letter queue here for 14 days, to be redriven.
+ * Rules on this account's default bus that forward events to a bus of the ops account (in another account, another
+ * Region or both, https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-cross-region.html), with the role
+ * EventBridge sends them with (PutEvents on that bus only). An event EventBridge could not forward for a day of
+ * retries is kept in a dead-letter queue here for 14 days, to be redriven.
  */
-export class NodeEventForwarding extends Construct {
+export class EventForwarding extends Construct {
   readonly role: iam.Role;
   readonly deadLetterQueue: sqs.Queue;
 
-  constructor(scope: Construct, id: string, props: NodeEventForwardingProps) {
+  constructor(scope: Construct, id: string, props: EventForwardingProps) {
     super(scope, id);
     this.role = new iam.Role(this, 'Role', {
-      description: 'k8s-incident-sentinel: forwards node events to the ops account',
+      description: `k8s-incident-sentinel: forwards ${props.destination}`,
       assumedBy: new iam.ServicePrincipal('events.amazonaws.com'),
     });
-    const bus = events.EventBus.fromEventBusArn(this, 'OpsBus', props.opsBusArn);
+    const bus = events.EventBus.fromEventBusArn(this, 'OpsBus', props.busArn);
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -125,9 +130,9 @@ export class NodeEventForwarding extends Construct {
       { id: 'AwsSolutions-SQS3', reason },
       { id: 'Serverless-SQSRedrivePolicy', reason },
     );
-    for (const [name, eventPattern] of Object.entries(NODE_EVENT_PATTERNS)) {
+    for (const [name, eventPattern] of Object.entries(props.patterns)) {
       new events.Rule(this, name, {
-        description: 'k8s-incident-sentinel: forwards node events to the ops account, where node churn is counted',
+        description: `k8s-incident-sentinel: forwards ${props.destination}`,
         eventPattern,
         targets: [new targets.EventBus(bus, { role: this.role, deadLetterQueue: this.deadLetterQueue })],
       });

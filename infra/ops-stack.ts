@@ -1,11 +1,13 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { Construct } from 'constructs';
 import { nodeLookupRoleName } from '../aws/ec2-clients.ts';
 import { TABLE_SCHEMA } from '../aws/table-schema.ts';
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import { hasTripwire } from '../shared/config/deployment-shape.ts';
 import { pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
@@ -21,7 +23,7 @@ import { bindMetricReads, bindTable, bindTopic, SentinelFunction } from './senti
 import { SentinelKey } from './sentinel-key.ts';
 import { SentinelSchedule } from './sentinel-schedule.ts';
 import { ShardWorkers } from './shard-workers.ts';
-import { Tripwires } from './tripwires.ts';
+import { TripwireStateChanges } from './tripwires.ts';
 
 export interface OpsStackProps extends StackProps {
   readonly config: DeploymentConfig;
@@ -93,7 +95,7 @@ export class OpsStack extends Stack {
     // Optional (`encryption.key`): $1.00 a month and its requests, for a key policy of our own (docs/deploy.md).
     const key =
       config.encryption.key === 'customer-managed'
-        ? new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames), alarmNamePrefix })
+        ? new SentinelKey(this, 'Key', { topicNames: Object.values(topicNames) })
         : undefined;
     this.key = key;
     // Everything the pipeline gave up on, in one queue behind one alarm (an alarm is billed per metric it reads, so a
@@ -194,12 +196,19 @@ export class OpsStack extends Stack {
       maxEventAge: Duration.minutes(10),
     });
     bindTable(this.tripwire, this.table, tripwire.table);
-    new Tripwires(this, 'Tripwires', {
-      config,
-      deployment,
-      target: this.tripwire.function,
-      deadLetterQueue,
-    });
+    // The alarms are in the TripwireStacks of each Region; their state changes reach this Region's default bus, from
+    // the other Regions through their ForwardingStack, and this rule hands them to the tripwire function.
+    if (config.clusters.some((cluster) => hasTripwire(cluster, config))) {
+      new TripwireStateChanges(this, 'Tripwires', {
+        deployment,
+        description: 'k8s-incident-sentinel: tripwire alarm state changes arm and disarm minute-by-minute polling',
+        target: new targets.LambdaFunction(this.tripwire.function, {
+          retryAttempts: 5,
+          maxEventAge: Duration.minutes(10),
+          deadLetterQueue,
+        }),
+      });
+    }
 
     // Node events get a function of their own too: a spot wave or a repair storm is a burst of them.
     this.nodeChurn = new SentinelFunction(this, 'NodeChurn', {

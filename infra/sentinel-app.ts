@@ -1,21 +1,28 @@
 import * as path from 'node:path';
-import { Annotations, type App, BootstraplessSynthesizer, type Environment, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, type App, type Environment, LegacyStackSynthesizer, Token, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { readConfigFile } from '../io/input-files.ts';
 import { checkDeployable } from '../shared/config/config-verdict.ts';
 import { parseSinkArn } from '../shared/config/deployment-config.ts';
 import {
+  forwardingRegions,
   type LinkedRegion,
   linkedRegions,
   OPS_STACK,
   type OpsPlacement,
   opsPlacement,
+  SHARING_ROLE_STACK,
   SOURCE_ACCOUNT_STACK,
+  sharingRoleAccounts,
+  tripwireStacks,
 } from '../shared/config/deployment-shape.ts';
 import { SentinelError } from '../shared/errors.ts';
+import { ForwardingStack } from './forwarding-stack.ts';
 import { MetricsSinkStack } from './metrics-sink-stack.ts';
 import { OpsStack } from './ops-stack.ts';
+import { SharingRoleStack } from './sharing-role-stack.ts';
 import { SourceAccountStack } from './source-account-stack.ts';
+import { TripwireStack } from './tripwire-stack.ts';
 import { watchedNamespaces } from './watched-namespaces.ts';
 
 /** The documented example, with example subscribers: deployed only when asked for by name or with `example=true`. */
@@ -64,6 +71,12 @@ export interface SentinelStacks {
   readonly sources: readonly SourceAccountStack[];
   /** The SourceAccountStack of the ops stack's Region, when clusters of other accounts are there. */
   readonly source?: SourceAccountStack;
+  /** What every workload account whose metrics a tripwire reads deploys once, in the ops Region. */
+  readonly sharingRole?: SharingRoleStack;
+  /** The tripwire alarms, in the ops account, in the Region of the clusters they watch. */
+  readonly tripwires: readonly TripwireStack[];
+  /** The ops account's forwarding of tripwire changes and node events from each other Region to the ops Region. */
+  readonly forwarding: readonly ForwardingStack[];
 }
 
 /** The context named a sink that no stack of this deployment links to. */
@@ -83,9 +96,7 @@ export function buildSentinelApp(app: App, options: SentinelAppOptions): Sentine
     ...(known(options.credentials?.account) && { account: known(options.credentials?.account) }),
     ...(known(options.credentials?.region) && { region: known(options.credentials?.region) }),
   };
-  const warnings = checkDeployable(config, options.configFile, {
-    ...(credentials.region && { opsRegion: credentials.region }),
-  });
+  const warnings = checkDeployable(config, options.configFile);
   const ops = opsPlacement(config, credentials);
   const env = { ...(ops.account && { account: ops.account }), ...(ops.region && { region: ops.region }) };
   const regions = linkedRegions(config, ops);
@@ -125,17 +136,58 @@ export function buildSentinelApp(app: App, options: SentinelAppOptions): Sentine
       ...(ops.account && { opsAccount: ops.account }),
       ...(ops.region && { opsRegion: ops.region }),
       ...(sinkArn && { sinkArn }),
-      crossAccountAlarms: linked.crossAccountAlarms,
-      // No assets and a small template: workload accounts need no `cdk bootstrap`.
-      synthesizer: new BootstraplessSynthesizer(),
+      // No assets and a template under the 51,200 bytes CloudFormation takes in a request: workload accounts need no
+      // `cdk bootstrap`, and LegacyStackSynthesizer asks for no bootstrap role or version.
+      synthesizer: new LegacyStackSynthesizer(),
     });
   });
+  const readers = sharingRoleAccounts(config, ops);
+  const sharingRole =
+    readers.length > 0 && ops.account
+      ? new SharingRoleStack(app, SHARING_ROLE_STACK, {
+          description:
+            "k8s-incident-sentinel: lets the ops account's tripwire alarms read this workload account's cluster metrics",
+          ...(ops.region && { env: { region: ops.region } }),
+          opsAccount: ops.account,
+        })
+      : undefined;
+  const tripwires = tripwireStacks(config, ops).map(
+    (shape) =>
+      new TripwireStack(app, shape.stackName, {
+        description: `k8s-incident-sentinel: tripwire alarms of ${shape.clusters.length} clusters${shape.region ? ` in ${shape.region}` : ''}`,
+        ...((ops.account || shape.region) && {
+          env: { ...(ops.account && { account: ops.account }), ...(shape.region && { region: shape.region }) },
+        }),
+        config,
+        deployment: OPS_STACK,
+        clusters: shape.clusters,
+      }),
+  );
+  const forwarding = forwardingRegions(config, ops).map(
+    (shape) =>
+      new ForwardingStack(app, shape.stackName, {
+        description: `k8s-incident-sentinel: forwards tripwire changes and node events of ${shape.region} to the ops Region`,
+        env: { ...(ops.account && { account: ops.account }), region: shape.region },
+        deployment: OPS_STACK,
+        opsRegion: ops.region as string,
+        tripwires: shape.tripwires,
+        opsAccountNodes: shape.opsAccountNodes,
+      }),
+  );
   Validations.of(app).addPlugins(
     new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }),
     new ServerlessChecks(),
   );
   const source = sources.find((stack) => stack.stackName === SOURCE_ACCOUNT_STACK);
-  return { ops: opsStack, sinks, sources, ...(source && { source }) };
+  return {
+    ops: opsStack,
+    sinks,
+    sources,
+    ...(source && { source }),
+    ...(sharingRole && { sharingRole }),
+    tripwires,
+    forwarding,
+  };
 }
 
 /** The sink `-c sinkArn` names: one of the ops account's, in a Region with clusters of other accounts. */

@@ -6,8 +6,6 @@ import type { Construct } from 'constructs';
 export interface SentinelKeyProps {
   /** Names of the SNS topics the key encrypts: CloudWatch and SNS may use the key on their behalf only. */
   readonly topicNames: readonly string[];
-  /** Prefix of the names of the alarms that publish to those topics. */
-  readonly alarmNamePrefix: string;
 }
 
 /**
@@ -40,17 +38,20 @@ export class SentinelKey extends kms.Key {
         },
       }),
     );
-    // Without this, alarms deploy cleanly and then fail to publish to the encrypted paging topic: silence.
-    this.letServiceUseKey('CloudWatchAlarmsPublishToEncryptedTopics', 'cloudwatch.amazonaws.com', {
-      ArnLike: {
-        'aws:SourceArn': stack.formatArn({
-          service: 'cloudwatch',
-          resource: 'alarm',
-          resourceName: `${props.alarmNamePrefix}*`,
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-      },
-    });
+    // Without this, alarms deploy cleanly and then fail to publish to the encrypted paging topic: silence. The SNS
+    // documentation gives this statement without conditions
+    // (https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services) and puts
+    // aws:SourceAccount and aws:SourceArn on the topic policy, which has them (notification-topics.ts); the KMS request
+    // SNS makes for CloudWatch is not documented to carry them, and a condition it lacks would drop every alarm.
+    // `sentinel deploy-plan` ends with the smoke test that proves the path.
+    this.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'CloudWatchAlarmsPublishToEncryptedTopics',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
     this.letServiceUseKey('SnsMovesUndeliverableNotificationsToEncryptedQueue', 'sns.amazonaws.com', {
       ArnEquals: {
         'aws:SourceArn': props.topicNames.map((name) =>

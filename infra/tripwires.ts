@@ -1,11 +1,8 @@
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import {
   configuredTripwire,
@@ -15,19 +12,19 @@ import {
 } from '../shared/pipeline/tripwire-alarm.ts';
 
 export interface TripwiresProps {
-  readonly config: DeploymentConfig;
+  readonly config: Pick<DeploymentConfig, 'poll'>;
+  /** The ops stack's name: alarm names start with `<deployment>-tripwire-`. */
   readonly deployment: string;
-  /** The function that records a tripwire's state for the polls to read. */
-  readonly target: lambda.IFunction;
-  readonly deadLetterQueue: sqs.IQueue;
+  /** The clusters to watch: all of them in this stack's Region (shared/config/deployment-shape.ts, tripwireStacks). */
+  readonly clusters: readonly ClusterConfig[];
 }
 
 /**
  * One metric-math alarm per cluster, built from the definition in shared/pipeline/tripwire-alarm.ts that replay
  * emulates: slow writes, a share of 5xx and 429, or a webhook failing closed, with missing data breaching. It costs one
- * alarm metric per metric it reads ($0.10 a month each) and watches every minute; its state changes reach the tripwire
- * function through EventBridge, which switches that cluster between the slow cadence and every minute for the next
- * polls.
+ * alarm metric per metric it reads ($0.10 a month each) and watches every minute. It pages no one: its state changes
+ * reach the tripwire function through EventBridge (`TripwireStateChanges`), which switches that cluster between the
+ * slow cadence and every minute for the next polls.
  */
 export class Tripwires extends Construct {
   readonly alarms: cloudwatch.Alarm[];
@@ -35,13 +32,10 @@ export class Tripwires extends Construct {
   constructor(scope: Construct, id: string, props: TripwiresProps) {
     super(scope, id);
     const { tripwire } = props.config.poll;
-    const region = Stack.of(this).region;
-    this.alarms = props.config.clusters.flatMap((cluster) => {
+    this.alarms = props.clusters.flatMap((cluster) => {
       const definition = configuredTripwire(cluster, tripwire);
       if (!definition) return [];
       const sources = tripwireMetricSources(cluster);
-      // Alarms watch only their own region's metrics; configVerdict warns about such a cluster.
-      if (cluster.region && !Token.isUnresolved(region) && cluster.region !== region) return [];
       const usingMetrics = Object.fromEntries(
         definition.metrics.map((metricId) => {
           const spec = sources.get(TRIPWIRE_METRICS[metricId].signal);
@@ -78,21 +72,39 @@ export class Tripwires extends Construct {
         }),
       ];
     });
-    if (this.alarms.length === 0) return;
-    new events.Rule(this, 'StateChanges', {
-      description: 'k8s-incident-sentinel: tripwire alarm state changes arm and disarm minute-by-minute polling',
-      eventPattern: {
-        source: ['aws.cloudwatch'],
-        detailType: ['CloudWatch Alarm State Change'],
-        resources: this.alarms.map((alarm) => alarm.alarmArn),
-      },
-      targets: [
-        new targets.LambdaFunction(props.target, {
-          retryAttempts: 5,
-          maxEventAge: Duration.minutes(10),
-          deadLetterQueue: props.deadLetterQueue,
-        }),
-      ],
+  }
+}
+
+/**
+ * The state changes of every tripwire alarm of the deployment in this account and Region, matched by the alarm
+ * names' prefix: a pattern that lists alarm ARNs outgrows EventBridge's 2,048 characters past some 25 clusters
+ * (Event pattern size, https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html), a prefix never does.
+ */
+export function tripwireStateChangePattern(deployment: string): events.EventPattern {
+  return {
+    source: ['aws.cloudwatch'],
+    detailType: ['CloudWatch Alarm State Change'],
+    detail: { alarmName: [{ prefix: tripwireAlarmName(deployment, '') }] },
+  };
+}
+
+export interface TripwireStateChangesProps {
+  readonly deployment: string;
+  /** The tripwire function in the ops Region, or the ops Region's default bus from any other Region. */
+  readonly target: events.IRuleTarget;
+  readonly description: string;
+}
+
+/** The rule that takes tripwire alarm state changes of this account and Region where they are recorded. */
+export class TripwireStateChanges extends Construct {
+  readonly rule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: TripwireStateChangesProps) {
+    super(scope, id);
+    this.rule = new events.Rule(this, 'Rule', {
+      description: props.description,
+      eventPattern: tripwireStateChangePattern(props.deployment),
+      targets: [props.target],
     });
   }
 }

@@ -8,7 +8,7 @@ import {
   type SecretReference,
   type Subscriber,
 } from './deployment-config.ts';
-import { hasTripwire, isLinked, linkedRegions, opsPlacement } from './deployment-shape.ts';
+import { isLinked, linkedRegions, opsPlacement } from './deployment-shape.ts';
 
 /**
  * SNS rejects a filter policy whose values, multiplied across its keys, exceed 150
@@ -32,29 +32,20 @@ export interface ConfigVerdict {
   readonly warnings: readonly ConfigWarning[];
 }
 
-export interface VerdictOptions {
-  /** The region of the ops stack, when the configuration does not name it (`ops.region`): alarms are regional. */
-  readonly opsRegion?: string;
-}
-
 /**
  * The checks a deployment needs beyond the schema and its cross-references (which `loadConfig` makes): what SNS would
  * refuse, and who would hear nothing. The one verdict for a configuration: the CDK app and validate-config both ask it.
  */
-export function configVerdict(config: DeploymentConfig, options: VerdictOptions = {}): ConfigVerdict {
+export function configVerdict(config: DeploymentConfig): ConfigVerdict {
   return {
     errors: [...subscriptionErrors(config), ...recipientErrors(config), ...opsErrors(config)],
-    warnings: [...audienceWarnings(config), ...regionWarnings(config, options), ...sinkWarnings(config)],
+    warnings: [...audienceWarnings(config), ...sinkWarnings(config)],
   };
 }
 
 /** Throws an InputError naming the file when the configuration cannot be deployed; returns its warnings. */
-export function checkDeployable(
-  config: DeploymentConfig,
-  file: string,
-  options: VerdictOptions = {},
-): readonly ConfigWarning[] {
-  const { errors, warnings } = configVerdict(config, options);
+export function checkDeployable(config: DeploymentConfig, file: string): readonly ConfigWarning[] {
+  const { errors, warnings } = configVerdict(config);
   if (errors.length > 0) throw new InputError(file, errors);
   return warnings;
 }
@@ -173,21 +164,6 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
     });
   }
   return warnings;
-}
-
-function regionWarnings(config: DeploymentConfig, options: VerdictOptions): ConfigWarning[] {
-  const opsRegion = config.ops.region ?? options.opsRegion;
-  if (opsRegion === undefined) return [];
-  return config.clusters.flatMap((cluster, index) => {
-    if (!cluster.region || cluster.region === opsRegion || !hasTripwire(cluster, config)) return [];
-    return [
-      {
-        code: 'sentinel:tripwireOutsideRegion',
-        path: jsonPath(['clusters', index, 'region']),
-        message: `cluster "${cluster.name}" is in ${cluster.region}, but alarms can only watch metrics of their own region (${opsRegion}): it has no tripwire and is read on the slow cadence only.`,
-      },
-    ];
-  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { REPAIR_ARMS_POLLING_MS, repairsArmUntil, withChurnCompanions } from '../churn/node-termination.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
+import { deployedTripwires } from '../config/deployment-shape.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import { evaluateCondition } from '../engine/evaluate-condition.ts';
 import type { Incident } from '../engine/incident.ts';
@@ -55,9 +56,14 @@ export class ScenarioTripwires implements Tripwires {
   constructor(
     private readonly scenario: Scenario,
     settings: TripwireSettings | undefined,
+    config?: DeploymentConfig,
   ) {
     const definitions = new Map<string, TripwireDefinition>();
+    // A configured cluster has a tripwire only where the synthesized deployment gives it one.
+    const configured = config && new Set(config.clusters.map((cluster) => cluster.name));
+    const deployed = config && deployedTripwires(config);
     for (const [cluster, series] of scenario.clusters) {
+      if (configured?.has(cluster) && !deployed?.has(cluster)) continue;
       const definition = settings && tripwireDefinition(settings, (signal) => series[signal] !== undefined);
       if (definition) definitions.set(cluster, definition);
     }
@@ -188,7 +194,7 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     metrics: new ScenarioMetricSource(scenario),
     ...stores,
     notifier,
-    tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwire),
+    tripwires: new ScenarioTripwires(scenario, plan.cadence.tripwire, options.config),
     owner: 'replay',
     now: () => clock,
     leaseMs: 60_000,

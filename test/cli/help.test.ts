@@ -7,6 +7,7 @@ import { repoPath, scenarioFile } from '../support/engine-fixtures.ts';
 const OPTIONS: Record<string, readonly string[]> = {
   replay: ['--json', '--check', '--config'],
   'validate-config': ['--strict', '--region'],
+  'deploy-plan': ['--config', '--teardown'],
   poll: ['--once', '--config', '--dry-run', '--stack'],
   backtest: ['--config', '--cluster', '--from', '--to'],
   'export-scenario': ['--config', '--cluster', '--from', '--to'],

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { BootstraplessSynthesizer, DefaultStackSynthesizer, Duration, Stack } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, Duration, LegacyStackSynthesizer, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -76,7 +76,6 @@ const constructs: Record<string, (stack: Stack) => void> = {
   SentinelKey: (stack) =>
     new SentinelKey(stack, 'Key', {
       topicNames: [`${DEPLOYMENT}-paging`, `${DEPLOYMENT}-notice`],
-      alarmNamePrefix: ALARM_NAME_PREFIX,
     }),
   DeadLetterQueue: (stack) => new DeadLetterQueue(stack, 'DeadLetters', { key: key(stack) }),
   NotificationTopics: (stack) =>
@@ -124,8 +123,7 @@ const constructs: Record<string, (stack: Stack) => void> = {
     new Tripwires(stack, 'Tripwires', {
       config,
       deployment: DEPLOYMENT,
-      target: lambdaFunction(stack),
-      deadLetterQueue: queue(stack),
+      clusters: config.clusters,
     }),
   SentinelDashboard: (stack) =>
     new SentinelDashboard(stack, 'Dashboard', {
@@ -171,8 +169,7 @@ describe('SourceAccountStack', () => {
     const stack = new SourceAccountStack(newApp({ bundle: false, parent: outdir }), 'SourceAccountStack', {
       namespaces: ['AWS/EKS', 'ContainerInsights'],
       sinkArn: SINK_ARN,
-      crossAccountAlarms: true,
-      synthesizer: new BootstraplessSynthesizer(),
+      synthesizer: new LegacyStackSynthesizer(),
     });
 
     expect(scrubbedTemplate(stack)).toMatchSnapshot();

@@ -24,7 +24,7 @@ const DEPLOY_DOC = readFileSync(path.join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8
 
 /** The stacks docs/deploy.md deploys, as patterns: `SourceAccountStack-REGION` stands for any Region. */
 const documentedStacks = [...DEPLOY_DOC.matchAll(/npx cdk deploy ([A-Za-z][\w-]*)/g)].map(
-  ([, name]) => new RegExp(`^${(name ?? '').replace('REGION', '[a-z]{2}(-[a-z]+)+-\\d')}$`),
+  ([, name]) => new RegExp(`^${(name ?? '').replace('REGION', '[a-z]{2}(-[a-z]+)+-\\d').replace(/-N$/, '-\\d+')}$`),
 );
 
 const outdirs: string[] = [];
@@ -62,7 +62,9 @@ function synthesizeAs(
 }
 
 const envOf = (synth: Synthesized, name: string) => {
-  const stack = synth.sources.find((s) => s.stackName === name) ?? synth.sinks.find((s) => s.stackName === name);
+  const stack = [...synth.sources, ...synth.sinks, ...(synth.sharingRole ? [synth.sharingRole] : [])].find(
+    (s) => s.stackName === name,
+  );
   return { account: stack?.account, region: stack?.region };
 };
 
@@ -92,14 +94,8 @@ function expectSharingRole(template: Template) {
           Match.objectLike({
             Condition: {
               ArnEquals: {
-                'aws:PrincipalArn': {
-                  'Fn::Join': [
-                    '',
-                    Match.arrayWith([
-                      ':role/aws-service-role/cloudwatch-crossaccount.amazonaws.com/AWSServiceRoleForCloudWatchCrossAccount',
-                    ]),
-                  ],
-                },
+                'aws:PrincipalArn':
+                  'arn:aws:iam::111122223333:role/aws-service-role/cloudwatch-crossaccount.amazonaws.com/AWSServiceRoleForCloudWatchCrossAccount',
               },
             },
           }),
@@ -139,7 +135,7 @@ describe('one account', () => {
   it('is the OpsStack alone, where the credentials are', () => {
     const synth = synthesizeAs(fixture('single-account.json'), OPS);
 
-    expect(synth.names).toEqual(['OpsStack']);
+    expect(synth.names).toEqual(['OpsStack', 'TripwireStack-0']);
     expect(synth.ops.resolve([synth.ops.account, synth.ops.region])).toEqual([OPS.account, OPS.region]);
     synth.template('OpsStack').resourceCountIs('AWS::Oam::Sink', 0);
   });
@@ -149,7 +145,7 @@ describe('an ops account with one workload account (the example configuration)',
   it('gives the ops account the OpsStack, with a sink the workload account may link to', () => {
     const synth = synthesizeAs(EXAMPLE_CONFIG, OPS);
 
-    expect(synth.names).toEqual(['OpsStack', 'SourceAccountStack']);
+    expect(synth.names).toEqual(['OpsStack', 'SourceAccountStack', 'SharingRoleStack', 'TripwireStack-0']);
     expectSinkFor(synth.template('OpsStack'), [WORKLOAD_A.account]);
     synth.template('OpsStack').hasOutput('SinkArn', {});
   });
@@ -160,7 +156,7 @@ describe('an ops account with one workload account (the example configuration)',
     expect(synth.names).toContain('SourceAccountStack');
     expect(envOf(synth, 'SourceAccountStack').region).toBe(OPS.region);
     expectLinkTo(synth.template('SourceAccountStack'), SINK_ARN);
-    expectSharingRole(synth.template('SourceAccountStack'));
+    expectSharingRole(synth.template('SharingRoleStack'));
   });
 
   it('keeps the OpsStack in the ops account whoever synthesizes it', () => {
@@ -201,6 +197,10 @@ describe('clusters in two Regions', () => {
       'MetricsSinkStack-us-east-1',
       'SourceAccountStack',
       'SourceAccountStack-us-east-1',
+      'SharingRoleStack',
+      'TripwireStack-0',
+      'TripwireStack-us-east-1-0',
+      'ForwardingStack-us-east-1',
     ]);
     expectSinkFor(synth.template('OpsStack'), [WORKLOAD_A.account]);
     expectSinkFor(synth.template('MetricsSinkStack-us-east-1'), [WORKLOAD_A.account, WORKLOAD_B.account]);
@@ -215,13 +215,27 @@ describe('clusters in two Regions', () => {
     expectLinkTo(synth.template('SourceAccountStack'), undefined);
   });
 
-  it('creates the sharing role only where the tripwire alarms are: in the ops Region', () => {
+  it('creates the sharing role once per account, in the ops Region, and in no Region’s SourceAccountStack', () => {
     const synth = synthesizeAs(fixture('two-regions.json'), WORKLOAD_A, { sinkArn: SINK_ARN });
 
-    expectSharingRole(synth.template('SourceAccountStack'));
-    synth
-      .template('SourceAccountStack-us-east-1')
-      .resourcePropertiesCountIs('AWS::IAM::Role', { RoleName: 'CloudWatch-CrossAccountSharingRole' }, 0);
+    expectSharingRole(synth.template('SharingRoleStack'));
+    expect(envOf(synth, 'SharingRoleStack').region).toBe(OPS.region);
+    for (const name of ['SourceAccountStack', 'SourceAccountStack-us-east-1']) {
+      synth
+        .template(name)
+        .resourcePropertiesCountIs('AWS::IAM::Role', { RoleName: 'CloudWatch-CrossAccountSharingRole' }, 0);
+    }
+  });
+
+  it('gives every cluster its tripwire in its own Region, and forwards the other Region’s changes to the ops Region', () => {
+    const synth = synthesizeAs(fixture('two-regions.json'), OPS);
+    const regionOf = (name: string) => synth.tripwires.find((stack) => stack.stackName === name)?.region;
+
+    expect([regionOf('TripwireStack-0'), regionOf('TripwireStack-us-east-1-0')]).toEqual([OPS.region, 'us-east-1']);
+    synth.template('ForwardingStack-us-east-1').hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { detail: { alarmName: [{ prefix: 'OpsStack-tripwire-' }] } },
+      Targets: [Match.objectLike({ Arn: 'arn:aws:events:eu-west-1:111122223333:event-bus/default' })],
+    });
   });
 
   it('pins the sink ARN parameter to the Region and the ops account', () => {

@@ -195,7 +195,7 @@ describe('the key', () => {
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
   });
 
-  it('lets CloudWatch Logs, this deployment’s alarms and its topics use it, each for this account only', () => {
+  it('lets CloudWatch Logs and its topics use it for this account only, and CloudWatch alarms as SNS documents it', () => {
     template.hasResourceProperties('AWS::KMS::Key', {
       KeyPolicy: {
         Statement: Match.arrayWith([
@@ -205,14 +205,13 @@ describe('the key', () => {
               ArnLike: { 'kms:EncryptionContext:aws:logs:arn': 'arn:aws:logs:eu-west-1:111122223333:log-group:*' },
             },
           }),
-          Match.objectLike({
+          {
+            Sid: 'CloudWatchAlarmsPublishToEncryptedTopics',
+            Effect: 'Allow',
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-            Condition: {
-              StringEquals: { 'aws:SourceAccount': '111122223333' },
-              ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:111122223333:alarm:OpsStack-*' },
-            },
-          }),
+            Resource: '*',
+          },
           Match.objectLike({
             Principal: { Service: 'sns.amazonaws.com' },
             Condition: Match.objectLike({
@@ -582,10 +581,12 @@ describe('self-monitoring', () => {
 });
 
 describe('the tripwires', () => {
+  const tripwireAlarms = () =>
+    synth.tripwires.flatMap((stack) =>
+      Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')),
+    );
   const tripwireOf = (cluster: string) =>
-    Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
-      (alarm) => alarm.Properties.AlarmName === `OpsStack-tripwire-${cluster}`,
-    )?.Properties as {
+    tripwireAlarms().find((alarm) => alarm.Properties.AlarmName === `OpsStack-tripwire-${cluster}`)?.Properties as {
       Metrics: {
         Id: string;
         Expression?: string;
@@ -643,17 +644,22 @@ describe('the tripwires', () => {
     });
   });
 
-  it('exist for every cluster whose profile gives them something to watch', () => {
-    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
-      .map((alarm) => alarm.Properties.AlarmName as string)
-      .filter((name) => name.includes('-tripwire-'));
+  it('exist for every cluster whose profile gives them something to watch, and none in the OpsStack', () => {
+    const names = tripwireAlarms().map((alarm) => alarm.Properties.AlarmName as string);
+    const inOpsStack = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) =>
+      (alarm.Properties.AlarmName as string).includes('-tripwire-'),
+    );
 
-    expect(names.sort()).toEqual(['OpsStack-tripwire-dev-euw1', 'OpsStack-tripwire-prod-euw1']);
+    expect([names.sort(), inOpsStack]).toEqual([['OpsStack-tripwire-dev-euw1', 'OpsStack-tripwire-prod-euw1'], []]);
   });
 
   it('send their state changes to a function of their own, with retries and a dead-letter queue', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: Match.objectLike({ source: ['aws.cloudwatch'], 'detail-type': ['CloudWatch Alarm State Change'] }),
+      EventPattern: {
+        source: ['aws.cloudwatch'],
+        'detail-type': ['CloudWatch Alarm State Change'],
+        detail: { alarmName: [{ prefix: 'OpsStack-tripwire-' }] },
+      },
       Targets: [
         Match.objectLike({
           Arn: arnOf(synth.ops.tripwire.function),

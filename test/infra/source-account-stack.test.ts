@@ -36,7 +36,6 @@ describe('SourceAccountStack', () => {
   it('asks for the sink ARN as a parameter when the context names none', () => {
     const stack = new SourceAccountStack(new App({ builtinCloudFormationValidation: false }), 'SourceAccountStack', {
       namespaces: ['AWS/EKS'],
-      crossAccountAlarms: false,
     });
     Template.fromStack(stack).hasParameter('SinkArn', {
       Type: 'String',
@@ -46,8 +45,16 @@ describe('SourceAccountStack', () => {
   });
 
   it('needs no cdk bootstrap in the workload account', () => {
-    expect(Object.keys(template.toJSON().Parameters)).toEqual(['SinkArn', 'CreateSharingRole']);
+    expect(Object.keys(template.toJSON().Parameters)).toEqual(['SinkArn']);
     expect(template.toJSON().Rules).toBeUndefined();
+  });
+
+  it('asks CloudFormation for no bootstrap role, so an account never bootstrapped deploys it', () => {
+    const artifact = synth.assembly.getStackByName('SourceAccountStack');
+
+    expect(artifact.assumeRoleArn).toBeUndefined();
+    expect(artifact.cloudFormationExecutionRoleArn).toBeUndefined();
+    expect(artifact.requiresBootstrapStackVersion).toBeUndefined();
   });
 
   it('is left out when every cluster is in the ops account', () => {

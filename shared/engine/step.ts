@@ -4,6 +4,7 @@ import { composeNotification, markShown } from './compose-notification.ts';
 import type { ClusterFacts } from './hint-scope.ts';
 import type { Incident } from './incident.ts';
 import { clusterMuted, type Mute } from './maintenance.ts';
+import type { Labels } from './matchers.ts';
 import type { Notification } from './notification.ts';
 import type { ClusterRule, RuleSet } from './rule-set.ts';
 import type { SignalWindow } from './signal-window.ts';
@@ -75,6 +76,8 @@ export interface StepInput {
    * it does not name is unknown.
    */
   readonly facts?: ReadonlyMap<string, ClusterFacts>;
+  /** Each cluster's labels, which silences' matchers read; a cluster it does not name has only its name. */
+  readonly labels?: ReadonlyMap<string, Labels>;
 }
 
 export interface StepOutput {
@@ -108,7 +111,7 @@ export function step(input: StepInput): StepOutput {
     const reading =
       'reading' in observation
         ? observation.reading
-        : evaluateObservation(observation, clusterMuted(input.mutes, cluster, input.at));
+        : evaluateObservation(observation, clusterMuted(input.mutes, cluster, input.at, input.labels?.get(cluster)));
     readings.set(cluster, reading);
     const correlated = correlate({
       at: input.at,
@@ -146,6 +149,7 @@ export function step(input: StepInput): StepOutput {
       group,
       policyOf: (rule) => ruleSet.get(rule)?.maintenance,
       readings,
+      ...(input.labels && { labels: input.labels }),
     });
     for (const incident of muted.group.members) current.set(incident.id, incident);
     const decision = needsUpdate({

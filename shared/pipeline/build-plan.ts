@@ -62,6 +62,7 @@ export function buildPlan(input: PlanInput): WatchPlan {
   const clusters = configured.map(({ name, config, rules }) => ({
     name,
     rules,
+    labels: clusterLabels(labelled(input, name), input.config?.ops),
     minuteRules: rules.filter(
       (r) => r.severity === 'page' || input.ruleSet.lookback(input.stepSeconds, [r.rule]) <= shortLookback,
     ),
@@ -132,6 +133,11 @@ function minuteRead(
   return { lookback: Math.max(1, ...signals.values()), signals };
 }
 
+/** A watched cluster as the configuration names it, or as a scenario labels it. */
+function labelled(input: PlanInput, name: string): LabelledCluster {
+  return input.config?.clusters.find((c) => c.name === name) ?? { name, labels: input.labels?.get(name) ?? {} };
+}
+
 /**
  * The grouping block in the engine's units, with each watched cluster's group under `grouping.by`: from the
  * configuration, or from a scenario's labels and grouping where it gives them.
@@ -139,14 +145,14 @@ function minuteRead(
 function groupingSettings(input: PlanInput): GroupingSettings {
   const grouping = input.config?.grouping ?? input.grouping ?? groupingSchema.parse({});
   const ops = input.config?.ops ?? {};
-  const labelled = (name: string): LabelledCluster =>
-    input.config?.clusters.find((c) => c.name === name) ?? { name, labels: input.labels?.get(name) ?? {} };
   return {
     waitMs: durationMs(grouping.wait),
     intervalMs: durationMs(grouping.interval),
     joinWithinMs: durationMs(grouping.joinWithin),
     ...(grouping.by.length > 0 && {
-      groupOf: new Map(input.clusters.map((name) => [name, groupKey(clusterLabels(labelled(name), ops), grouping.by)])),
+      groupOf: new Map(
+        input.clusters.map((name) => [name, groupKey(clusterLabels(labelled(input, name), ops), grouping.by)]),
+      ),
     }),
   };
 }

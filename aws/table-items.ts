@@ -243,11 +243,15 @@ const silence: z.ZodType<Silence> = z.looseObject({
   id: z.string(),
   cluster: z.string().optional(),
   rule: z.string().optional(),
+  // Absent on a silence stored before matchers, which names `cluster` (and `rule`) alone.
+  matchers: z.array(z.looseObject({ name: z.string(), op: z.enum(['=', '!=']), value: z.string() })).optional(),
+  includePages: z.boolean().optional(),
   from: z.number(),
   to: z.number(),
   reason: z.string(),
   author: z.string(),
   expired: z.looseObject({ at: z.number(), by: z.string() }).optional(),
+  extended: z.array(z.looseObject({ at: z.number(), by: z.string(), from: z.number() })).optional(),
 });
 
 /** `RESOLVED`/`<fleet incident id>`. */

@@ -4,7 +4,8 @@ import type { CommandOutput } from './command.ts';
 import { UsageError } from './command.ts';
 
 export interface OptionSpec {
-  readonly type: 'string' | 'boolean';
+  /** `strings`: a string option that may be given more than once (`--match a=b --match c=d`), in the order given. */
+  readonly type: 'string' | 'boolean' | 'strings';
   /** What the value is, as the usage writes it: FILE, NAME, T. */
   readonly value?: string;
   /** One line: what the option does. */
@@ -13,11 +14,16 @@ export interface OptionSpec {
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
-/** The parsed options: a string option is absent or non-empty, a boolean one is true or false. */
+/**
+ * The parsed options: a string option is absent or non-empty, a boolean one is true or false, a repeatable one the
+ * list of its values (empty when not given).
+ */
 export type OptionValues<O extends OptionSpecs> = {
   readonly [K in keyof O as O[K]['type'] extends 'boolean' ? K : never]: boolean;
 } & {
-  readonly [K in keyof O as O[K]['type'] extends 'boolean' ? never : K]?: string;
+  readonly [K in keyof O as O[K]['type'] extends 'strings' ? K : never]: readonly string[];
+} & {
+  readonly [K in keyof O as O[K]['type'] extends 'string' ? K : never]?: string;
 };
 
 export interface PositionalSpec {
@@ -58,7 +64,11 @@ const HELP: OptionSpec = { type: 'boolean', description: 'print this help and ex
 
 export type ParsedCommandLine =
   | { readonly help: true }
-  | { readonly help: false; readonly values: Record<string, string | boolean>; readonly positionals: string[] };
+  | {
+      readonly help: false;
+      readonly values: Record<string, string | boolean | string[]>;
+      readonly positionals: string[];
+    };
 
 /**
  * Reads a command's arguments against its options, with messages that name the option and say what to write instead.
@@ -70,7 +80,12 @@ export function parseCommandLine(command: CommandSpec, args: readonly string[]):
   const { tokens } = parseArgs({
     args: [...args],
     options: {
-      ...Object.fromEntries(Object.entries(command.options).map(([name, { type }]) => [name, { type }])),
+      ...Object.fromEntries(
+        Object.entries(command.options).map(([name, { type }]) => [
+          name,
+          { type: type === 'strings' ? 'string' : type },
+        ]),
+      ),
       help: { type: 'boolean', short: 'h' },
     },
     strict: false,
@@ -80,7 +95,7 @@ export function parseCommandLine(command: CommandSpec, args: readonly string[]):
   if (tokens.some((token) => token.kind === 'option' && token.name === 'help' && token.value === undefined)) {
     return { help: true };
   }
-  const values: Record<string, string | boolean> = {};
+  const values: Record<string, string | boolean | string[]> = {};
   const positionals: string[] = [];
   for (const token of tokens) {
     if (token.kind === 'positional') positionals.push(token.value);
@@ -102,6 +117,10 @@ export function parseCommandLine(command: CommandSpec, args: readonly string[]):
       );
     }
     const earlier = values[token.name];
+    if (spec.type === 'strings') {
+      values[token.name] = [...(Array.isArray(earlier) ? earlier : []), token.value];
+      continue;
+    }
     if (typeof earlier === 'string' && earlier !== token.value) {
       throw new UsageError(`${name} is given twice ("${earlier}", "${token.value}"): give it once`);
     }
@@ -109,6 +128,7 @@ export function parseCommandLine(command: CommandSpec, args: readonly string[]):
   }
   for (const [name, spec] of Object.entries(command.options)) {
     if (spec.type === 'boolean') values[name] ??= false;
+    if (spec.type === 'strings') values[name] ??= [];
   }
   checkPositionals(command, positionals);
   return { help: false, values, positionals };
@@ -166,7 +186,7 @@ export function helpOf(command: CommandSpec): string {
   sections.push(...command.usage.map((line) => `  ${line}`));
   if (command.positionals) rows.push([command.positionals.name, command.positionals.description]);
   const optionRows: [string, string][] = Object.entries(command.options).map(([name, spec]) => [
-    spec.type === 'string' ? `--${name} ${spec.value ?? 'VALUE'}` : `--${name}`,
+    spec.type === 'boolean' ? `--${name}` : `--${name} ${spec.value ?? 'VALUE'}`,
     spec.description,
   ]);
   optionRows.push(['-h, --help', HELP.description]);

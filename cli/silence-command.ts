@@ -1,41 +1,71 @@
 import { randomBytes } from 'node:crypto';
 import { documentClient } from '../aws/clients.ts';
 import { dynamoDbSilenceStore } from '../aws/dynamodb-silence-store.ts';
+import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
 import { callerArn } from '../aws/sts-caller.ts';
 import { readConfigFile } from '../io/input-files.ts';
-import type { SilenceStore } from '../shared/pipeline/ports.ts';
+import { clusterLabels } from '../shared/config/cluster-labels.ts';
+import { describeSeconds, SILENCE_BOUNDS } from '../shared/engine/bounds.ts';
+import type { Incident } from '../shared/engine/incident.ts';
+import type { IncidentRepository, SilenceStore } from '../shared/pipeline/ports.ts';
 import {
   checkSilenceRequest,
   newSilence,
   type Silence,
-  type SilenceContext,
   SilenceError,
   type SilenceRequest,
+  type SilenceVocabulary,
+  silenceScope,
 } from '../shared/pipeline/silence.ts';
 import { isoSeconds } from '../shared/time.ts';
 import { type CommandOutput, UsageError } from './command.ts';
 import { defineCommand, type OptionSpecs, type OptionValues } from './command-line.ts';
 import { stackOutputs } from './stack-outputs.ts';
 
-const ACTIONS = ['add', 'list', 'expire'] as const;
+const ACTIONS = ['add', 'list', 'extend', 'expire'] as const;
 type Action = (typeof ACTIONS)[number];
 
-/** The options only `silence add` takes. */
-const ADD_ONLY = ['cluster', 'rule', 'for', 'reason', 'config'] as const;
+/** The options each action takes besides --stack and --table. */
+const ACTION_OPTIONS: Record<Action, readonly (keyof typeof SILENCE_OPTIONS)[]> = {
+  add: ['match', 'cluster', 'rule', 'start', 'for', 'reason', 'include-pages', 'config'],
+  list: [],
+  extend: ['for'],
+  expire: [],
+};
 
 const SILENCE_OPTIONS = {
-  cluster: { type: 'string', value: 'NAME', description: 'add: the cluster to silence' },
-  rule: { type: 'string', value: 'ID', description: 'add: only incidents rooted in this rule (default: every rule)' },
+  match: {
+    type: 'strings',
+    value: 'NAME=VALUE',
+    description:
+      'add: what to silence, as amtool matches: cluster=prod-euw1, environment=staging, rule=node-churn, or NAME!=VALUE; repeat it, all must hold',
+  },
+  cluster: { type: 'string', value: 'NAME', description: 'add: the same as --match cluster=NAME' },
+  rule: {
+    type: 'string',
+    value: 'ID',
+    description: 'add: the same as --match rule=ID (incidents rooted in that rule)',
+  },
+  start: {
+    type: 'string',
+    value: 'TIME',
+    description: 'add: when it starts, an ISO-8601 UTC time within a week (default: now)',
+  },
   for: {
     type: 'string',
     value: 'DURATION',
-    description: 'add: how long, from now: 30m, 2h, 1d (1 minute to 7 days)',
+    description: `add: how long, from its start: 30m, 2h, 1d (1 minute to 7 days; ${describeSeconds(SILENCE_BOUNDS.includePagesMaxSeconds)} with --include-pages). extend: how much longer`,
   },
   reason: { type: 'string', value: 'TEXT', description: 'add: why, for whoever reads the digest (required)' },
+  'include-pages': {
+    type: 'boolean',
+    description: `add: hold back pages too, even a webhook outage (at most ${describeSeconds(SILENCE_BOUNDS.includePagesMaxSeconds)}, extended by someone who decides again)`,
+  },
   config: {
     type: 'string',
     value: 'FILE',
-    description: 'add: check --cluster and --rule against this deployment configuration',
+    description:
+      'add: the deployment configuration, whose clusters, labels and rules the matchers must name (required)',
   },
   stack: { type: 'string', value: 'NAME', description: 'the deployed OpsStack whose table keeps the silences' },
   table: { type: 'string', value: 'NAME', description: 'the table itself, instead of --stack' },
@@ -43,22 +73,25 @@ const SILENCE_OPTIONS = {
 
 export const SILENCE_COMMAND = defineCommand({
   name: 'silence',
-  summary: "hold back a cluster's tickets for a while, without a deploy; list and expire silences",
+  summary: 'hold back notifications by cluster, label and rule for a while, without a deploy; list, extend, expire',
   usage: [
-    'sentinel silence add --cluster NAME [--rule ID] --for DURATION --reason TEXT (--stack NAME | --table NAME) [--config FILE]',
+    'sentinel silence add --match NAME=VALUE... [--start TIME] --for DURATION --reason TEXT [--include-pages] --config FILE (--stack NAME | --table NAME)',
     'sentinel silence list (--stack NAME | --table NAME)',
+    'sentinel silence extend ID --for DURATION (--stack NAME | --table NAME)',
     'sentinel silence expire ID (--stack NAME | --table NAME)',
   ],
   options: SILENCE_OPTIONS,
   positionals: {
     name: 'ACTION [ID]',
-    noun: 'action (add, list or expire ID)',
-    description: 'add a silence, list the silences that hold now or later, or expire one by its id',
+    noun: 'action (add, list, extend ID or expire ID)',
+    description:
+      'add a silence, list the silences that hold now or later with what each held back, extend or expire one by its id',
     many: true,
   },
   notes: [
     'A silence holds back what a maintenance window holds back: tickets and blips, never a severe outage (the rules',
-    'with `notify`, `notifyWhen` or `notifyAfter` in their maintenance policy page through it; docs/rules.md).',
+    'with `notify`, `notifyWhen` or `notifyAfter` in their maintenance policy page through it, and the page names the',
+    'silence; docs/operating.md). Only --include-pages holds back pages, for a bounded time.',
     'The author is the caller as STS GetCallerIdentity names it; the weekly digest lists every silence and what it held.',
     'Uses the default AWS credential chain (AWS_PROFILE, AWS_REGION, ...).',
   ],
@@ -66,11 +99,10 @@ export const SILENCE_COMMAND = defineCommand({
 });
 
 type SilenceOptions = OptionValues<typeof SILENCE_OPTIONS>;
-type SilenceKnown = Pick<SilenceContext, 'clusters' | 'rules'>;
 
 /**
- * `sentinel silence add | list | expire ID`, against the deployed table. Times are whole seconds, as the command
- * prints them and an operator types them.
+ * `sentinel silence add | list | extend ID | expire ID`, against the deployed table. Times are whole seconds, as the
+ * command prints them and an operator types them.
  */
 export async function silenceCommand(
   options: SilenceOptions,
@@ -81,57 +113,79 @@ export async function silenceCommand(
 ): Promise<number> {
   const [action, ...rest] = positionals;
   if (!ACTIONS.includes(action as Action)) {
-    throw new UsageError(`silence needs an action, add, list or expire ID, got "${action}"`);
+    throw new UsageError(`silence needs an action, add, list, extend ID or expire ID, got "${action}"`);
   }
-  if (action !== 'add') {
-    const misplaced = ADD_ONLY.filter((name) => options[name] !== undefined).map((name) => `--${name}`);
-    if (misplaced.length > 0)
-      throw new UsageError(`${misplaced.join(', ')} ${misplaced.length > 1 ? 'are' : 'is'} for silence add only`);
-  }
-  if (action === 'expire' ? rest.length !== 1 : rest.length > 0) {
+  const misplaced = (Object.keys(SILENCE_OPTIONS) as (keyof typeof SILENCE_OPTIONS)[])
+    .filter((name) => !['stack', 'table', ...ACTION_OPTIONS[action as Action]].includes(name))
+    .filter((name) => given(options[name]))
+    .map((name) => `--${name}`);
+  if (misplaced.length > 0) {
+    const owners = (name: string) =>
+      ACTIONS.filter((a) => (ACTION_OPTIONS[a] as readonly string[]).includes(name.slice(2))).join(' and ');
     throw new UsageError(
-      action === 'expire'
-        ? 'silence expire takes one silence id: sentinel silence list shows them'
+      `${misplaced.join(', ')} ${misplaced.length > 1 ? 'are' : 'is'} for silence ${owners(misplaced[0] ?? '')} only`,
+    );
+  }
+  const takesId = action === 'expire' || action === 'extend';
+  if (takesId ? rest.length !== 1 : rest.length > 0) {
+    throw new UsageError(
+      takesId
+        ? `silence ${action} takes one silence id: sentinel silence list shows them`
         : `silence ${action} takes no argument besides its options, got "${rest[0]}"`,
     );
   }
   if (Boolean(options.stack) === Boolean(options.table)) {
     throw new UsageError(`give either --stack NAME or --table NAME, not ${options.stack ? 'both' : 'neither'}`);
   }
-  const store = async () =>
-    dynamoDbSilenceStore({
-      client: documentClient(),
-      table: options.table ?? (await stackOutputs(options.stack ?? '')).TableName,
-      now: () => now,
-    });
+  const table = async () => ({
+    client: documentClient(),
+    table: options.table ?? (await stackOutputs(options.stack ?? '')).TableName,
+    now: () => now,
+  });
   switch (action as Action) {
     case 'add': {
-      // Checked whole before AWS is asked anything.
-      const checked = checkedRequest(options);
-      return addSilence(checked, await store(), out, now, newId());
+      // Checked whole, against the configuration, before AWS is asked anything.
+      const checked = checkedRequest(options, now);
+      return addSilence(checked, dynamoDbSilenceStore(await table()), out, now, newId());
     }
-    case 'list':
-      return listSilences(await store(), out, now);
+    case 'list': {
+      const where = await table();
+      return listSilences(dynamoDbSilenceStore(where), dynamoDbStores(where).incidents, out, now);
+    }
+    case 'extend': {
+      if (options.for === undefined) throw new UsageError('silence extend needs --for DURATION: how much longer');
+      return extendSilence(rest[0] ?? '', options.for, dynamoDbSilenceStore(await table()), out, now);
+    }
     case 'expire':
-      return expireSilence(rest[0] ?? '', await store(), out, now);
+      return expireSilence(rest[0] ?? '', dynamoDbSilenceStore(await table()), out, now);
   }
 }
 
-/** The silence `add` asks for, checked whole: against the configuration when one is given. */
-function checkedRequest(options: SilenceOptions): { request: SilenceRequest; known: SilenceKnown } {
-  const missing = (['cluster', 'for', 'reason'] as const).filter((name) => options[name] === undefined);
+function given(value: string | boolean | readonly string[] | undefined): boolean {
+  return Array.isArray(value) ? value.length > 0 : value !== undefined && value !== false;
+}
+
+/** The silence `add` asks for, checked whole against the configuration's clusters, labels and rules. */
+function checkedRequest(options: SilenceOptions, now: number): { request: SilenceRequest; known: SilenceVocabulary } {
+  const missing = (['for', 'reason', 'config'] as const).filter((name) => options[name] === undefined);
   if (missing.length > 0) throw new UsageError(`silence add needs ${missing.map((name) => `--${name}`).join(', ')}`);
-  const configured = options.config === undefined ? undefined : readConfigFile(options.config);
-  const request = {
-    cluster: options.cluster ?? '',
-    ...(options.rule !== undefined && { rule: options.rule }),
+  const { config, ruleSet } = readConfigFile(options.config ?? '');
+  const request: SilenceRequest = {
+    matchers: [
+      ...(options.cluster !== undefined ? [`cluster=${options.cluster}`] : []),
+      ...(options.rule !== undefined ? [`rule=${options.rule}`] : []),
+      ...options.match,
+    ],
+    ...(options.start !== undefined && { start: options.start }),
     for: options.for ?? '',
     reason: options.reason ?? '',
+    includePages: options['include-pages'],
   };
-  const known = configured
-    ? { clusters: configured.config.clusters.map((c) => c.name), rules: configured.ruleSet.rules.map((r) => r.id) }
-    : {};
-  checkSilenceRequest(request, known);
+  const known = {
+    clusters: config.clusters.map((cluster) => clusterLabels(cluster, config.ops)),
+    rules: ruleSet.rules.map((r) => r.id),
+  };
+  checkSilenceRequest(request, known, now);
   return { request, known };
 }
 
@@ -142,20 +196,51 @@ async function addSilence(
   now: number,
   id: string,
 ) {
-  const silence = newSilence(request, { id, at: now, author: await callerArn(), ...known });
+  const silence = newSilence(request, { id, at: now, author: await callerArn(), known });
   await store.add(silence);
   out.stdout(`Silence ${silence.id} added: ${describe(silence)}.`);
-  out.stdout(`A severe outage still pages through it. End it early with: sentinel silence expire ${silence.id}`);
+  out.stdout(
+    silence.includePages
+      ? 'It holds back pages too, even a webhook outage, until it ends; each page it holds back is listed by silence list.'
+      : 'A severe outage still pages through it, and the page names it.',
+  );
+  out.stdout(
+    `Extend it with: sentinel silence extend ${silence.id} --for DURATION; end it early with: sentinel silence expire ${silence.id}`,
+  );
   return 0;
 }
 
-async function listSilences(store: SilenceStore, out: CommandOutput, now: number) {
-  const silences = (await store.endingAfter(now)).sort((a, b) => a.to - b.to);
+/** Every silence that holds now or later, soonest end first, each with the incidents it has held back. */
+async function listSilences(store: SilenceStore, incidents: IncidentRepository, out: CommandOutput, now: number) {
+  const silences = (await store.endingAfter(now)).sort((a, b) => a.to - b.to || a.id.localeCompare(b.id));
   if (silences.length === 0) {
     out.stdout('No silence holds now or later.');
     return 0;
   }
-  for (const silence of silences) out.stdout(`${silence.id}  ${describe(silence)}`);
+  const since = Math.min(...silences.map((s) => s.from));
+  const held = since < now ? await incidents.overlapping(since, now + 1) : [];
+  for (const silence of silences) {
+    out.stdout(`${silence.id}  ${describe(silence)}`);
+    out.stdout(`    held back: ${heldBack(silence, held)}`);
+  }
+  return 0;
+}
+
+function heldBack(silence: Silence, incidents: readonly Incident[]): string {
+  const held = incidents
+    .filter((incident) => incident.mutedBy?.silence === silence.id)
+    .sort((a, b) => a.openedAt.localeCompare(b.openedAt))
+    .map(
+      (i) =>
+        `${i.severity} ${i.rule} on ${i.cluster} since ${isoSeconds(Date.parse(i.openedAt))}${i.notifiedAt ? `, shown ${i.notifiedAt}` : ''}`,
+    );
+  return held.length > 0 ? held.join('; ') : 'nothing';
+}
+
+async function extendSilence(id: string, duration: string, store: SilenceStore, out: CommandOutput, now: number) {
+  const extended = await store.extend(id, duration, now, await callerArn());
+  if (!extended) throw new SilenceError(`no silence ${id} holds now: sentinel silence list shows those that do`);
+  out.stdout(`Silence ${id} extended to ${isoSeconds(extended.to)}: ${describe(extended)}.`);
   return 0;
 }
 
@@ -169,6 +254,5 @@ async function expireSilence(id: string, store: SilenceStore, out: CommandOutput
 }
 
 function describe(silence: Silence): string {
-  const scope = `${silence.cluster ?? 'every cluster'}, ${silence.rule ?? 'every rule'}`;
-  return `${scope}, ${isoSeconds(silence.from)} to ${isoSeconds(silence.to)}, by ${silence.author}: ${JSON.stringify(silence.reason)}`;
+  return `${silenceScope(silence)}, ${isoSeconds(silence.from)} to ${isoSeconds(silence.to)}, by ${silence.author}: ${JSON.stringify(silence.reason)}`;
 }

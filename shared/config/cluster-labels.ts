@@ -1,3 +1,4 @@
+import type { Labels } from '../engine/matchers.ts';
 import type { ClusterConfig, DeploymentConfig } from './deployment-config.ts';
 
 /** A label name as Prometheus writes one (https://prometheus.io/docs/concepts/data_model/#metric-names-and-labels). */
@@ -9,7 +10,7 @@ export const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
  */
 export const BUILT_IN_LABELS = ['cluster', 'account', 'region', 'rule'] as const;
 
-export type Labels = Readonly<Record<string, string>>;
+export type { Labels } from '../engine/matchers.ts';
 
 /** What `grouping.by` and matchers read of a cluster, whether it comes from a configuration or a scenario. */
 export interface LabelledCluster {

@@ -1,4 +1,5 @@
 import type { Incident } from '../engine/incident.ts';
+import { formatMatcher } from '../engine/matchers.ts';
 import { type Silence, silencesDuring } from '../pipeline/silence.ts';
 import { isoSeconds } from '../time.ts';
 import type { DigestSilence } from './digest.ts';
@@ -20,6 +21,8 @@ export function digestSilences(
       id: silence.id,
       ...(silence.cluster !== undefined && { cluster: silence.cluster }),
       ...(silence.rule !== undefined && { rule: silence.rule }),
+      ...(silence.matchers && { matchers: silence.matchers.map(formatMatcher) }),
+      ...(silence.includePages && { includePages: true }),
       from: isoSeconds(silence.from),
       to: isoSeconds(silence.to),
       author: silence.author,

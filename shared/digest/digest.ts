@@ -117,6 +117,10 @@ export interface DigestSilence {
   readonly cluster?: string;
   /** Unset: every rule. */
   readonly rule?: string;
+  /** A silence's matchers, as `sentinel silence add --match` wrote them; absent on one stored before matchers. */
+  readonly matchers?: readonly string[];
+  /** Set when it held back pages too (`--include-pages`). */
+  readonly includePages?: true;
   readonly from: string;
   readonly to: string;
   /** Who added it, as STS named the caller. */

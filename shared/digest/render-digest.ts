@@ -200,6 +200,14 @@ function silences(digest: Digest): string[] {
   return digest.silences.flatMap((silence) => silenceLines(silence, digest.week.timeZone));
 }
 
+/** What a silence covers: its matchers, or the cluster and rule of one stored before matchers. */
+function silenceScopeLine(silence: DigestSilence): string {
+  const scope = silence.matchers
+    ? silence.matchers.join(', ')
+    : `${silence.cluster ?? 'every cluster'}, ${silence.rule ?? 'every rule'}`;
+  return silence.includePages ? `${scope}, pages included` : scope;
+}
+
 function silenceLines(silence: DigestSilence, zone: string): string[] {
   const local = (iso: string) => formatLocal(Date.parse(iso), zone);
   const ended = silence.expired
@@ -209,11 +217,7 @@ function silenceLines(silence: DigestSilence, zone: string): string[] {
     (h) => `${h.severity} ${h.rule} on ${h.cluster}${h.shownAt ? ` (shown ${local(h.shownAt)})` : ' (never shown)'}`,
   );
   return [
-    ...wrap(
-      `${silence.id}: ${silence.cluster ?? 'every cluster'}, ${silence.rule ?? 'every rule'}: "${silence.reason}"`,
-      INDENT,
-      DETAIL,
-    ),
+    ...wrap(`${silence.id}: ${silenceScopeLine(silence)}: "${silence.reason}"`, INDENT, DETAIL),
     ...wrap(`Added by ${silence.author}; from ${local(silence.from)}, ${ended}.`, DETAIL),
     ...wrap(held.length > 0 ? `Held back: ${held.join('; ')}.` : 'Held back nothing.', DETAIL),
   ];

@@ -64,7 +64,19 @@ export const TRIPWIRE_BOUNDS = {
  * silence shows in a weekly digest before it ends. Muting for longer is a maintenance window, reviewed in the
  * configuration rather than typed at a prompt.
  */
-export const SILENCE_BOUNDS = { minSeconds: 60, maxSeconds: 7 * DAY_S } as const;
+export const SILENCE_BOUNDS = {
+  minSeconds: 60,
+  maxSeconds: 7 * DAY_S,
+  /**
+   * A silence that holds back pages (`--include-pages`) ends at most this long after it was added or last extended:
+   * four hours, the default repeat interval (`notifications.renotify`, Alertmanager's `repeat_interval`), so that a
+   * page it holds back is never later than a reminder of a page on-call already has; a teardown that takes longer is
+   * extended by someone who decides again.
+   */
+  includePagesMaxSeconds: 4 * 3600,
+  /** How far ahead a silence may start (`--start`): within the week a digest covers, as its length is. */
+  startWithinSeconds: 7 * DAY_S,
+} as const;
 
 /** The range of a parameter or threshold, by its unit. */
 export interface ValueRange {

@@ -1,4 +1,5 @@
 import { durationMs } from './duration.ts';
+import { type Labels, type Matcher, matchesAll } from './matchers.ts';
 import type { MaintenancePolicy } from './rule.ts';
 
 /**
@@ -14,6 +15,16 @@ export interface Mute {
   readonly cluster?: string;
   /** The root rule it covers; every rule when unset. */
   readonly rule?: string;
+  /**
+   * A silence's matchers on the cluster's labels and the incident's root `rule` (`environment=staging`); with
+   * `cluster` and `rule`, all must hold. A silence stored before matchers has `cluster` (and `rule`) alone.
+   */
+  readonly matchers?: readonly Matcher[];
+  /**
+   * Whether it holds back pages too: every incident it covers, whatever its rules' maintenance policies say. Only a
+   * silence that says so (`--include-pages`), for a bounded time (SILENCE_BOUNDS.includePagesMaxSeconds).
+   */
+  readonly includePages?: boolean;
   readonly from: number;
   /** When it expires (exclusive). */
   readonly to: number;
@@ -42,20 +53,41 @@ export function windowMute(window: MaintenanceWindow, declaredBy: string): Mute 
   };
 }
 
-/** The mutes that cover an incident rooted in `rule` on `cluster` at `at`. */
-export function activeMutes(mutes: readonly Mute[], cluster: string, rule: string, at: number): Mute[] {
+/**
+ * The mutes that cover an incident rooted in `rule` on `cluster` at `at`; `labels` are the cluster's, for matchers
+ * (a cluster the configuration does not label has only its name).
+ */
+export function activeMutes(
+  mutes: readonly Mute[],
+  cluster: string,
+  rule: string,
+  at: number,
+  labels: Labels = {},
+): Mute[] {
+  const target = { ...labels, cluster, rule };
   return mutes.filter(
     (m) =>
       (m.cluster === undefined || m.cluster === cluster) &&
       (m.rule === undefined || m.rule === rule) &&
+      matchesAll(m.matchers ?? [], target) &&
       m.from <= at &&
       at < m.to,
   );
 }
 
-/** Whether any mute covers `cluster` (for any rule) at `at`. */
-export function clusterMuted(mutes: readonly Mute[], cluster: string, at: number): boolean {
-  return mutes.some((m) => (m.cluster === undefined || m.cluster === cluster) && m.from <= at && at < m.to);
+/** Whether any mute covers `cluster` (for some rule) at `at`: its matchers on the cluster's labels hold. */
+export function clusterMuted(mutes: readonly Mute[], cluster: string, at: number, labels: Labels = {}): boolean {
+  const target = { ...labels, cluster };
+  return mutes.some(
+    (m) =>
+      (m.cluster === undefined || m.cluster === cluster) &&
+      matchesAll(
+        (m.matchers ?? []).filter((matcher) => matcher.name !== 'rule'),
+        target,
+      ) &&
+      m.from <= at &&
+      at < m.to,
+  );
 }
 
 /** What a maintenance policy needs to know about the incident and its cluster at this step, as plain values. */

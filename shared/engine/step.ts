@@ -5,6 +5,7 @@ import { type HandResolution, markResolvedByHand, splitResolvedByHand } from './
 import type { ClusterFacts } from './hint-scope.ts';
 import type { Incident } from './incident.ts';
 import { clusterMuted, type Mute } from './maintenance.ts';
+import type { Labels } from './matchers.ts';
 import type { Notification } from './notification.ts';
 import type { ClusterRule, RuleSet } from './rule-set.ts';
 import type { SignalWindow } from './signal-window.ts';
@@ -78,6 +79,8 @@ export interface StepInput {
   readonly facts?: ReadonlyMap<string, ClusterFacts>;
   /** Fleet incidents resolved by hand (`sentinel incidents resolve`); their incidents send nothing more. */
   readonly resolvedByHand?: readonly HandResolution[];
+  /** Each cluster's labels, which silences' matchers read; a cluster it does not name has only its name. */
+  readonly labels?: ReadonlyMap<string, Labels>;
 }
 
 export interface StepOutput {
@@ -112,7 +115,7 @@ export function step(input: StepInput): StepOutput {
     const reading =
       'reading' in observation
         ? observation.reading
-        : evaluateObservation(observation, clusterMuted(input.mutes, cluster, input.at));
+        : evaluateObservation(observation, clusterMuted(input.mutes, cluster, input.at, input.labels?.get(cluster)));
     readings.set(cluster, reading);
     const correlated = correlate({
       at: input.at,
@@ -154,6 +157,7 @@ export function step(input: StepInput): StepOutput {
       group,
       policyOf: (rule) => ruleSet.get(rule)?.maintenance,
       readings,
+      ...(input.labels && { labels: input.labels }),
     });
     for (const incident of muted.group.members) current.set(incident.id, incident);
     const decision = needsUpdate({

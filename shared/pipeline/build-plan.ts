@@ -62,6 +62,7 @@ export function buildPlan(input: PlanInput): WatchPlan {
   const clusters = configured.map(({ name, config, rules }) => ({
     name,
     rules,
+    labels: clusterLabels(labelled(input, byName, name), input.config?.ops),
     minuteRules: rules.filter(
       (r) => r.severity === 'page' || input.ruleSet.lookback(input.stepSeconds, [r.rule]) <= shortLookback,
     ),
@@ -133,6 +134,11 @@ function minuteRead(
   return { lookback: Math.max(1, ...signals.values()), signals };
 }
 
+/** A watched cluster as the configuration names it, or as a scenario labels it. */
+function labelled(input: PlanInput, byName: ReadonlyMap<string, ClusterConfig>, name: string): LabelledCluster {
+  return byName.get(name) ?? { name, labels: input.labels?.get(name) ?? {} };
+}
+
 /**
  * The grouping block in the engine's units, with each watched cluster's group under `grouping.by`: from the
  * configuration, or from a scenario's labels and grouping where it gives them.
@@ -140,14 +146,14 @@ function minuteRead(
 function groupingSettings(input: PlanInput, byName: ReadonlyMap<string, ClusterConfig>): GroupingSettings {
   const grouping = input.config?.grouping ?? input.grouping ?? groupingSchema.parse({});
   const ops = input.config?.ops ?? {};
-  const labelled = (name: string): LabelledCluster =>
-    byName.get(name) ?? { name, labels: input.labels?.get(name) ?? {} };
   return {
     waitMs: durationMs(grouping.wait),
     intervalMs: durationMs(grouping.interval),
     joinWithinMs: durationMs(grouping.joinWithin),
     ...(grouping.by.length > 0 && {
-      groupOf: new Map(input.clusters.map((name) => [name, groupKey(clusterLabels(labelled(name), ops), grouping.by)])),
+      groupOf: new Map(
+        input.clusters.map((name) => [name, groupKey(clusterLabels(labelled(input, byName, name), ops), grouping.by)]),
+      ),
     }),
   };
 }

@@ -1,5 +1,5 @@
 import type { SilenceStore } from './ports.ts';
-import { expiredSilence, type Silence, SilenceError } from './silence.ts';
+import { expiredSilence, extendedSilence, type Silence, SilenceError } from './silence.ts';
 
 /** Silences in memory: for replay, a dry-run poll and tests. */
 export class MemorySilences implements SilenceStore {
@@ -20,5 +20,13 @@ export class MemorySilences implements SilenceStore {
     const expired = expiredSilence(silence, at, by);
     this.silences.set(id, expired);
     return expired;
+  }
+
+  async extend(id: string, duration: string, at: number, by: string): Promise<Silence | undefined> {
+    const silence = this.silences.get(id);
+    if (!silence || silence.to <= at) return undefined;
+    const extended = extendedSilence(silence, duration, at, by);
+    this.silences.set(id, extended);
+    return extended;
   }
 }

@@ -1,6 +1,7 @@
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
 import type { ClusterFacts } from '../engine/hint-scope.ts';
 import { clusterMuted, type Mute } from '../engine/maintenance.ts';
+import type { Labels } from '../engine/matchers.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
 import { type ClusterObservation, type Finding, step } from '../engine/step.ts';
@@ -120,6 +121,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         incidents,
         mutes,
         facts: factsOf(plan),
+        labels: labelsOf(plan),
         clusters: [...evaluated.clusters, ...retired.observations],
         resolvedByHand: await deps.handResolutions.all(),
       });
@@ -248,7 +250,9 @@ async function readInShards(
   armed: ReadonlySet<string>,
   mutes: readonly Mute[],
 ): Promise<EvaluatedReads> {
-  const tasks = shardTasks(at, due, fanOut.shardSize, (cluster) => clusterMuted(mutes, cluster, at), armed);
+  const labels = labelsOf(deps.plan);
+  const muted = (cluster: string) => clusterMuted(mutes, cluster, at, labels.get(cluster));
+  const tasks = shardTasks(at, due, fanOut.shardSize, muted, armed);
   const { reports, late } = await fanOutStep(fanOut, tasks, deps.now);
   const rulesOf = new Map(deps.plan.clusters.map((c) => [c.name, c.rules]));
   return {
@@ -263,6 +267,10 @@ async function readInShards(
 }
 
 /** What the configuration says about each cluster it names, for hints. */
+function labelsOf(plan: WatchPlan): ReadonlyMap<string, Labels> {
+  return new Map(plan.clusters.map((c) => [c.name, c.labels]));
+}
+
 function factsOf(plan: WatchPlan): ReadonlyMap<string, ClusterFacts> {
   return new Map(plan.clusters.flatMap((c) => (c.facts ? [[c.name, c.facts] as const] : [])));
 }

@@ -127,6 +127,11 @@ export interface SilenceStore extends Silences {
   add(silence: Silence): Promise<void>;
   /** End a silence now; undefined when no silence with that id holds after `at`. */
   expire(id: string, at: number, by: string): Promise<Silence | undefined>;
+  /**
+   * Make a silence end `duration` later (`extendedSilence`, which refuses an extension out of bounds); undefined when
+   * no silence with that id holds after `at`.
+   */
+  extend(id: string, duration: string, at: number, by: string): Promise<Silence | undefined>;
 }
 
 /**

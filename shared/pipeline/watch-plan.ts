@@ -1,5 +1,6 @@
 import type { ClusterFacts } from '../engine/hint-scope.ts';
 import type { Mute } from '../engine/maintenance.ts';
+import type { Labels } from '../engine/matchers.ts';
 import type { ClusterRule, RuleSet } from '../engine/rule-set.ts';
 import type { SignalName } from '../engine/signals.ts';
 import type { EngineSettings } from '../engine/step.ts';
@@ -15,6 +16,8 @@ export interface WatchedCluster {
   readonly minuteRules: readonly ClusterRule[];
   /** What the configuration says about the cluster, for its pages' hints; absent for a cluster it does not name. */
   readonly facts?: ClusterFacts;
+  /** Its labels, those the pipeline gives it included (shared/config/cluster-labels.ts), for silences' matchers. */
+  readonly labels: Labels;
 }
 
 /** Everything a poll needs to know about what it watches, built once from the configuration (or a scenario). */

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { Labels } from '../config/cluster-labels.ts';
 import { type GroupingConfig, groupingSchema, labelsSchema } from '../config/deployment-config.ts';
 import type { MaintenanceWindow } from '../engine/maintenance.ts';
+import { parseMatcher } from '../engine/matchers.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 import { InputError, type InputProblem } from '../errors.ts';
@@ -54,8 +55,11 @@ const scenarioSchema = z.strictObject({
     .array(
       z.strictObject({
         id: z.string().min(1).optional(),
-        cluster: z.string().min(1),
+        cluster: z.string().min(1).optional(),
         rule: z.string().min(1).optional(),
+        // As `sentinel silence add --match` writes them: "environment=staging", "rule!=node-churn".
+        matchers: z.array(z.string().min(1)).min(1).optional(),
+        includePages: z.boolean().optional(),
         from: timeSchema,
         to: timeSchema,
         reason: z.string().min(1),
@@ -187,11 +191,24 @@ export function parseScenario(value: unknown, file: string): Scenario {
     return { cluster: w.cluster, ...period(w, ['maintenance', index]), reason: w.reason };
   });
   const silences = raw.silences.map((silence, index): Silence => {
-    known(silence.cluster, ['silences', index, 'cluster']);
+    if (silence.cluster !== undefined) known(silence.cluster, ['silences', index, 'cluster']);
+    else if (silence.matchers === undefined) {
+      problems.push({ path: jsonPath(['silences', index]), message: 'expected "cluster" or "matchers"' });
+    }
+    const matchers = (silence.matchers ?? []).flatMap((text, at) => {
+      const matcher = parseMatcher(text);
+      if (!matcher) {
+        const path = jsonPath(['silences', index, 'matchers', at]);
+        problems.push({ path, message: `expected a matcher like "environment=staging" or "rule!=node-churn"` });
+      }
+      return matcher ? [matcher] : [];
+    });
     return {
       id: silence.id ?? `#${index + 1}`,
-      cluster: silence.cluster,
+      ...(silence.cluster !== undefined && { cluster: silence.cluster }),
       ...(silence.rule !== undefined && { rule: silence.rule }),
+      ...(matchers.length > 0 && { matchers }),
+      ...(silence.includePages && { includePages: true }),
       ...period(silence, ['silences', index]),
       reason: silence.reason,
       author: silence.author ?? file,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbActivityReader } from '../../aws/dynamodb-activity-reader.ts';
@@ -24,6 +24,13 @@ const STEPS = 140;
 /** The cluster whose ticket the silence holds back, and the one whose severe outage it must not hold back. */
 const TICKET_CLUSTER = 'prod-euw5';
 const PAGE_CLUSTER = 'dev-euw1';
+/** The same fail-open webhook on a staging cluster, which a silence of prod must not hold back. */
+const UNSILENCED_CLUSTER = 'staging-euw5';
+const ENVIRONMENT: Record<string, string> = {
+  [TICKET_CLUSTER]: 'prod',
+  [PAGE_CLUSTER]: 'dev',
+  [UNSILENCED_CLUSTER]: 'staging',
+};
 
 /**
  * Two corpus scenarios side by side on one timeline: a webhook that fails open on prod-euw5, a ticket about an hour
@@ -49,7 +56,11 @@ function silencedFleet(): Scenario {
       description: 'webhook-fail-open-no-endpoints.json and outage-inside-maintenance-window.json side by side',
       start: new Date(ticket.start).toISOString(),
       stepSeconds: 60,
-      clusters: { [TICKET_CLUSTER]: { signals: ticket.signals }, [PAGE_CLUSTER]: { signals: page.signals } },
+      clusters: {
+        [TICKET_CLUSTER]: { signals: ticket.signals },
+        [PAGE_CLUSTER]: { signals: page.signals },
+        [UNSILENCED_CLUSTER]: { signals: ticket.signals },
+      },
       expect: [],
     },
     'silenced fleet',
@@ -70,6 +81,23 @@ async function sentinel(...args: string[]) {
   const code = await main(args, out);
   return { code, stdout: lines.stdout.join('\n'), stderr: lines.stderr.join('\n') };
 }
+
+/** An hour's silence of prod-euw5, as on-call adds it. */
+const addProdSilence = () =>
+  sentinel(
+    'silence',
+    'add',
+    '--cluster',
+    'prod-euw5',
+    '--for',
+    '1h',
+    '--reason',
+    'x',
+    '--table',
+    TABLE,
+    '--config',
+    configFile,
+  );
 
 let harness: AwsHarness;
 let cloudformation: CloudFormationServer;
@@ -94,7 +122,10 @@ beforeAll(async () => {
     TableName: TABLE,
   });
   scenario = silencedFleet();
-  clusters = harnessClusters([TICKET_CLUSTER, PAGE_CLUSTER]);
+  clusters = harnessClusters([TICKET_CLUSTER, PAGE_CLUSTER, UNSILENCED_CLUSTER]).map((cluster) => ({
+    ...cluster,
+    labels: { environment: ENVIRONMENT[cluster.name] ?? '' },
+  }));
   await putScenario(scenario, clusters);
   configFile = writeConfig({ clusters, poll: { every: '1m' } });
 }, 60_000);
@@ -126,7 +157,7 @@ describe('sentinel silence against the deployed table', () => {
       code: 2,
       stdout: '',
       stderr: expect.stringMatching(
-        /--cluster "prod-euw9" is not a cluster[\s\S]*--for 9d: expected at most 7d[\s\S]*--reason says nothing/,
+        /--match cluster=prod-euw9: no cluster "prod-euw9" in the configuration: did you mean "prod-euw5"\?[\s\S]*--for 9d: expected at most 7d[\s\S]*--reason says nothing/,
       ),
     });
   });
@@ -139,7 +170,7 @@ describe('sentinel silence against the deployed table', () => {
       2,
       'sentinel: --cluster is for silence add only',
       2,
-      'sentinel: silence needs an action, add, list or expire ID, got "mute"',
+      'sentinel: silence needs an action, add, list, extend ID or expire ID, got "mute"',
     ]);
   });
 
@@ -149,13 +180,15 @@ describe('sentinel silence against the deployed table', () => {
       'silence',
       'add',
       '--cluster',
-      'prod-euw1',
+      'prod-euw5',
       '--for',
       '2h',
       '--reason',
       'EKS upgrade',
       '--table',
       TABLE,
+      '--config',
+      configFile,
     );
     const id = /Silence (\w+) added/.exec(added.stdout)?.[1] ?? '';
     const listed = await sentinel('silence', 'list', '--stack', 'OpsStack');
@@ -167,12 +200,12 @@ describe('sentinel silence against the deployed table', () => {
       added: expect.objectContaining({
         code: 0,
         stdout: expect.stringContaining(
-          `prod-euw1, every rule, 2026-11-23T10:00:00Z to 2026-11-23T12:00:00Z, by ${ALICE}: "EKS upgrade"`,
+          `cluster=prod-euw5, 2026-11-23T10:00:00Z to 2026-11-23T12:00:00Z, by ${ALICE}: "EKS upgrade"`,
         ),
       }),
       listed: expect.objectContaining({
         code: 0,
-        stdout: expect.stringMatching(new RegExp(`^${id}  prod-euw1, every rule`)),
+        stdout: expect.stringMatching(new RegExp(`^${id}  cluster=prod-euw5, [^\n]*\n    held back: nothing$`)),
       }),
       expired: expect.objectContaining({
         code: 0,
@@ -201,18 +234,7 @@ describe('sentinel silence against the deployed table', () => {
 
   it('retries a throttled GetCallerIdentity and adds the silence once', async () => {
     sts.faults.inject({ kind: 'throttle', operation: 'GetCallerIdentity', times: 1 });
-    const added = await sentinel(
-      'silence',
-      'add',
-      '--cluster',
-      'prod-euw2',
-      '--for',
-      '1h',
-      '--reason',
-      'x',
-      '--table',
-      TABLE,
-    );
+    const added = await addProdSilence();
     const id = /Silence (\w+) added/.exec(added.stdout)?.[1] ?? '';
     const expired = await sentinel('silence', 'expire', id, '--table', TABLE);
 
@@ -223,13 +245,80 @@ describe('sentinel silence against the deployed table', () => {
     const accessKey = process.env.AWS_ACCESS_KEY_ID;
     process.env.AWS_ACCESS_KEY_ID = 'AKIAUNKNOWN';
     try {
-      await expect(
-        sentinel('silence', 'add', '--cluster', 'prod-euw1', '--for', '1h', '--reason', 'x', '--table', TABLE),
-      ).rejects.toThrow(/security token included in the request is invalid/);
+      await expect(addProdSilence()).rejects.toThrow(/security token included in the request is invalid/);
     } finally {
       process.env.AWS_ACCESS_KEY_ID = accessKey;
     }
     expect((await sentinel('silence', 'list', '--table', TABLE)).stdout).toBe('No silence holds now or later.');
+  });
+});
+
+describe('sentinel silence over time, and silences stored before matchers', () => {
+  const add = (...args: string[]) =>
+    sentinel('silence', 'add', ...args, '--reason', 'teardown', '--table', TABLE, '--config', configFile);
+  const idOf = (added: { stdout: string }) => /Silence (\w+) added/.exec(added.stdout)?.[1] ?? '';
+  const storedEnds = async (id: string) => {
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'SILENCE' },
+      }),
+    );
+    return Items.filter((item) => item.silence.id === id).map((item) => new Date(item.silence.to).toISOString());
+  };
+
+  it('extends a silence by its id, keeping one stored item at its new end', async () => {
+    arriveAt(Date.parse('2026-11-24T10:00:00Z'));
+    const id = idOf(await add('--match', 'environment=staging', '--match', 'rule=webhook-failing-open', '--for', '1h'));
+    const extended = await sentinel('silence', 'extend', id, '--for', '2h', '--table', TABLE);
+
+    expect([extended.code, extended.stdout, await storedEnds(id)]).toEqual([
+      0,
+      expect.stringContaining(
+        `Silence ${id} extended to 2026-11-24T13:00:00Z: environment=staging, rule=webhook-failing-open`,
+      ),
+      ['2026-11-24T13:00:00.000Z'],
+    ]);
+  });
+
+  it('adds a silence of pages for at most four hours, and keeps it within four hours when extended', async () => {
+    arriveAt(Date.parse('2026-11-25T10:00:00Z'));
+    const tooLong = await add('--match', 'cluster=dev-euw1', '--include-pages', '--for', '5h');
+    const id = idOf(await add('--match', 'cluster=dev-euw1', '--include-pages', '--for', '3h'));
+    const beyond = await sentinel('silence', 'extend', id, '--for', '2h', '--table', TABLE);
+
+    expect([tooLong.code, tooLong.stderr, id === '', beyond.code, beyond.stderr]).toEqual([
+      2,
+      expect.stringContaining('--for 5h: expected at most 4h, got 5h for a silence that includes pages'),
+      false,
+      2,
+      expect.stringContaining('more than 4h from now, the most a silence that includes pages may have left'),
+    ]);
+  });
+
+  it('reads a silence stored before matchers, which names its cluster, and expires it', async () => {
+    arriveAt(Date.parse('2026-11-26T10:00:00Z'));
+    const from = Date.parse('2026-11-26T09:00:00Z');
+    const to = Date.parse('2026-11-26T12:00:00Z');
+    await documentClient().send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: {
+          pk: 'SILENCE',
+          sk: '2026-11-26T12:00:00.000Z#0ld5113n',
+          silence: { id: '0ld5113n', cluster: 'prod-euw5', from, to, reason: 'from the last release', author: ALICE },
+          expiresAt: Math.floor(to / 1000) + 35 * 86_400,
+        },
+      }),
+    );
+    const listed = await sentinel('silence', 'list', '--table', TABLE);
+    const expired = await sentinel('silence', 'expire', '0ld5113n', '--table', TABLE);
+
+    expect([listed.stdout, expired.code]).toEqual([
+      expect.stringMatching(/^0ld5113n {2}cluster=prod-euw5, 2026-11-26T09:00:00Z to 2026-11-26T12:00:00Z/m),
+      0,
+    ]);
   });
 });
 
@@ -245,14 +334,14 @@ describe('a silence added with the CLI, through the real poller', () => {
     const { config, ruleSet } = loadConfig({ clusters, poll: { every: '1m' } }, 'test config');
     unsilenced = (await replayScenario(scenario, { ruleSet, config })).notifications;
     harness.sns.published.length = 0;
-    // On-call silences both clusters for three hours, just before the first poll.
+    // On-call silences prod by its label, and dev-euw1 by name, for three hours, just before the first poll.
     arriveAt(scenario.start + 60_000);
-    for (const cluster of [TICKET_CLUSTER, PAGE_CLUSTER]) {
+    for (const match of ['environment=prod', `cluster=${PAGE_CLUSTER}`]) {
       const added = await sentinel(
         'silence',
         'add',
-        '--cluster',
-        cluster,
+        '--match',
+        match,
         '--for',
         '3h',
         '--reason',
@@ -275,14 +364,33 @@ describe('a silence added with the CLI, through the real poller', () => {
     notifications.filter((n) => n.clusters.includes(cluster)).map((n) => `${n.kind} ${n.rule}`);
 
   it('would ticket the fail-open webhook and page the control plane without the silences', () => {
-    expect([kinds(unsilenced, TICKET_CLUSTER), kinds(unsilenced, PAGE_CLUSTER)]).toEqual([
+    expect([
+      kinds(unsilenced, TICKET_CLUSTER),
+      kinds(unsilenced, PAGE_CLUSTER),
+      kinds(unsilenced, UNSILENCED_CLUSTER),
+    ]).toEqual([
       ['ticket webhook-failing-open', 'resolve webhook-failing-open'],
       ['page control-plane-degraded', 'resolve control-plane-degraded'],
+      ['ticket webhook-failing-open', 'resolve webhook-failing-open'],
     ]);
   });
 
-  it('holds back the ticket on the silenced cluster', () => {
-    expect(kinds(sent, TICKET_CLUSTER)).toEqual([]);
+  it("holds back the ticket of the cluster the label silence matches, and not another cluster's", () => {
+    expect([kinds(sent, TICKET_CLUSTER), kinds(sent, UNSILENCED_CLUSTER)]).toEqual([
+      [],
+      ['ticket webhook-failing-open', 'resolve webhook-failing-open'],
+    ]);
+  });
+
+  it('lists each silence with what it held back', async () => {
+    const listed = await sentinel('silence', 'list', '--stack', 'OpsStack');
+
+    expect(listed.stdout).toMatch(
+      /environment=prod, [^\n]*"node group rotation"\n {4}held back: ticket webhook-failing-open on prod-euw5 since \S+$/m,
+    );
+    expect(listed.stdout).toMatch(
+      /cluster=dev-euw1, [^\n]*\n {4}held back: page control-plane-degraded on dev-euw1 since \S+, shown \S+$/m,
+    );
   });
 
   it('still pages the severe control-plane outage on the silenced cluster, saying which silence it overrode', () => {
@@ -327,19 +435,19 @@ describe('a silence added with the CLI, through the real poller', () => {
       weekContaining(scenario.start, 'UTC'),
     );
 
-    // Both were added in the same second, which the digest's order (earliest first) cannot tell apart: by cluster.
+    // Both were added in the same second, which the digest's order (earliest first) cannot tell apart: by matcher.
     expect(
       digest.silences
         .map((s) => [
-          s.cluster,
+          s.matchers?.join(', '),
           s.author,
           s.heldBack.map((h) => `${h.severity} ${h.rule} on ${h.cluster}${h.shownAt ? ', shown' : ', never shown'}`),
         ])
         .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     ).toEqual([
       // Held while it could still be an upgrade's blip, then paged once half of all requests had failed for ten minutes.
-      [PAGE_CLUSTER, ALICE, ['page control-plane-degraded on dev-euw1, shown']],
-      [TICKET_CLUSTER, ALICE, ['ticket webhook-failing-open on prod-euw5, never shown']],
+      [`cluster=${PAGE_CLUSTER}`, ALICE, ['page control-plane-degraded on dev-euw1, shown']],
+      ['environment=prod', ALICE, ['ticket webhook-failing-open on prod-euw5, never shown']],
     ]);
   });
 });

@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../shared/config/deployment-config.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
-import type { Scenario } from '../../shared/scenario/scenario.ts';
-import { defaultRuleSet, loadScenario, replayShipped } from '../support/engine-fixtures.ts';
+import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
+import { defaultRuleSet, loadScenario, replayShipped, repoPath } from '../support/engine-fixtures.ts';
 
 const pages = (notifications: readonly Notification[]) => notifications.filter((n) => n.kind === 'page');
 
@@ -82,5 +83,37 @@ describe('grouping by label', () => {
 
       expect(pages(notifications).map((n) => n.clusters)).toEqual([['dev-01'], ['dev-02']]);
     });
+  });
+});
+
+describe('a silence by label in a scenario', () => {
+  const withSilence = (silence: Record<string, unknown>) => {
+    const file = 'scenarios/staging-then-prod-webhook-outages.json';
+    const raw = JSON.parse(readFileSync(repoPath(file), 'utf8')) as Record<string, unknown>;
+    return parseScenario({ ...raw, expect: [], silences: [silence] }, file);
+  };
+  const teardown = { from: '+0m', to: '+4h', reason: 'staging teardown', author: 'alice' };
+
+  it('holds back even the staging webhook page when it includes pages, and not prod', async () => {
+    const scenario = withSilence({ ...teardown, matchers: ['environment=staging'], includePages: true });
+    const { notifications } = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
+
+    expect(pages(notifications).map((n) => n.clusters)).toEqual([['prod-euw1']]);
+  });
+
+  it('pages staging through a silence that does not include pages, naming the silence', async () => {
+    const scenario = withSilence({ ...teardown, matchers: ['environment=staging'] });
+    const { notifications } = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
+    const staging = pages(notifications).find((n) => n.clusters.includes('staging-euw1'));
+
+    expect(staging?.changes).toEqual([
+      'staging-euw1: paging despite silence #1 "staging teardown" (alice, until 12:00Z): webhook-blackhole is never muted',
+    ]);
+  });
+
+  it('refuses a matcher that is not one, at its path', () => {
+    expect(() => withSilence({ ...teardown, matchers: ['environment'] })).toThrow(
+      /\$\.silences\[0\]\.matchers\[0\]: expected a matcher/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { isoSeconds } from '../../time.ts';
 import { type Incident, type MuteRecord, members } from '../incident.ts';
 import { activeMutes, type Mute, policyRelease } from '../maintenance.ts';
+import type { Labels } from '../matchers.ts';
 import type { MaintenancePolicy } from '../rule.ts';
 import type { ClusterReading } from './evaluate.ts';
 import type { FleetGroup } from './group.ts';
@@ -24,6 +25,8 @@ export interface MuteInput {
   readonly policyOf: (rule: string) => MaintenancePolicy | undefined;
   /** The clusters read at this step. A mute is let go only on fresh data: a cluster not read keeps what it had. */
   readonly readings: ReadonlyMap<string, ClusterReading>;
+  /** Each cluster's labels, for the matchers of silences; a cluster it does not name has only its name. */
+  readonly labels?: ReadonlyMap<string, Labels>;
 }
 
 export interface MuteOutput {
@@ -35,8 +38,11 @@ export interface MuteOutput {
 
 /**
  * Mute: a member that on-call has not been shown is held back while a mute covers its cluster and root rule, unless
- * a maintenance policy of one of its rules lets it through (see `policyRelease`). When the mute is over, or a policy
- * lets it through, it is shown only if it still fires: an incident that went quiet under a mute is not news.
+ * a maintenance policy of one of its rules lets it through (see `policyRelease`), or the rule is never muted. A
+ * silence that says it includes pages holds back everything it covers, whatever the policies say. A member shown
+ * despite a covering mute names it (`released`), so that the page says which silence it overrode. When the mute is
+ * over, or a policy lets it through, it is shown only if it still fires: an incident that went quiet under a mute is
+ * not news.
  * Members already shown keep their updates and their resolve, as Alertmanager keeps a group's notification log.
  */
 export function muteStage(input: MuteInput): MuteOutput {
@@ -56,11 +62,13 @@ function verdictOf(incident: Incident, input: MuteInput): MuteVerdict | undefine
   }
   const reading = input.readings.get(incident.cluster);
   const firing = reading !== undefined && members(incident).some((id) => reading.firing.has(id));
-  // A rule that is never muted is not covered by any mute; otherwise the one that ends last holds it longest.
-  const neverMuted = members(incident).some((id) => input.policyOf(id) === 'notify');
-  const covering = neverMuted
-    ? undefined
-    : activeMutes(input.mutes, incident.cluster, incident.rule, input.at).sort((a, b) => b.to - a.to)[0];
+  const covering = activeMutes(
+    input.mutes,
+    incident.cluster,
+    incident.rule,
+    input.at,
+    input.labels?.get(incident.cluster),
+  ).sort((a, b) => Number(b.includePages ?? false) - Number(a.includePages ?? false) || b.to - a.to)[0];
   if (!covering) {
     if (!incident.mutedBy) return { shown: true };
     return firing ? { shown: true, ended: incident.mutedBy } : { shown: false, mute: incident.mutedBy };
@@ -71,6 +79,10 @@ function verdictOf(incident: Incident, input: MuteInput): MuteVerdict | undefine
     author: covering.author,
     until: isoSeconds(covering.to),
   };
+  if (covering.includePages) return { shown: false, mute };
+  // A rule that is never muted goes through any other mute, and says which one it went through.
+  const neverMuted = members(incident).find((id) => input.policyOf(id) === 'notify');
+  if (neverMuted !== undefined) return { shown: true, released: { mute, why: `${neverMuted} is never muted` } };
   if (reading && firing) {
     const context = {
       firing: reading.firing,

@@ -79,10 +79,45 @@ describe('the mute stage', () => {
     expect(out.verdicts.get(other.id)).toEqual({ shown: true });
   });
 
-  it('never holds back a rule that is never muted', () => {
+  it('never holds back a rule that is never muted, and names the mute it goes through', () => {
     const incident = openIncident('dev-a', 'outage', 5);
 
-    expect(mute(5, [incident]).verdicts.get(incident.id)).toEqual({ shown: true });
+    expect(mute(5, [incident]).verdicts.get(incident.id)).toEqual({
+      shown: true,
+      released: { mute: HELD, why: 'outage is never muted' },
+    });
+  });
+
+  it('holds back even a rule that is never muted under a silence that includes pages', () => {
+    const incident = openIncident('dev-a', 'outage', 5);
+    const teardown: Mute = { ...UPGRADE, id: 's1', reason: 'teardown', includePages: true };
+
+    expect(mute(5, [incident], { mutes: [UPGRADE, teardown] }).verdicts.get(incident.id)).toEqual({
+      shown: false,
+      mute: { silence: 's1', reason: 'teardown', author: 'platform team', until: minuteIso(60) },
+    });
+  });
+
+  it("covers a cluster by its labels: a staging silence holds staging's ticket and not prod's", () => {
+    const staging = openIncident('dev-a', 'blip', 5);
+    const prod = openIncident('prod-a', 'blip', 5);
+    const bylabel: Mute = {
+      id: 's2',
+      matchers: [{ name: 'environment', op: '=', value: 'staging' }],
+      from: minuteMs(0),
+      to: minuteMs(60),
+      reason: 'staging load test',
+      author: 'alice',
+    };
+    const verdicts = mute(5, [staging, prod], {
+      mutes: [bylabel],
+      labels: new Map([
+        ['dev-a', { cluster: 'dev-a', environment: 'staging' }],
+        ['prod-a', { cluster: 'prod-a', environment: 'prod' }],
+      ]),
+    }).verdicts;
+
+    expect([verdicts.get(staging.id)?.shown, verdicts.get(prod.id)?.shown]).toEqual([false, true]);
   });
 
   it('lets a member through while a rule its policy names fires on the same cluster', () => {

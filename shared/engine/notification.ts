@@ -78,7 +78,8 @@ export function notificationTitle(
   rule: Pick<Rule, 'title'>,
   clusters: readonly string[],
 ) {
-  const where = clusters.length === 1 ? `on ${clusters[0]}` : `on ${clusters.length} clusters`;
+  // A fleet title names a cluster, so that a subject or an SMS cut short still says where to look first.
+  const where = clusters.length === 1 ? `on ${clusters[0]}` : `on ${clusters[0]} and ${clusters.length - 1} more`;
   const prefix: Partial<Record<NotificationReason, string>> = {
     resolved: 'Resolved: ',
     'resolved-by-hand': 'Resolved by hand: ',

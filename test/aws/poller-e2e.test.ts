@@ -87,7 +87,7 @@ afterAll(async () => {
 describe('the poller over the real wire', () => {
   const published = () =>
     harness.sns.published.map((p) => ({ ...p, body: JSON.parse(p.message) as Record<string, string> }));
-  const sent = () => published().map((p) => JSON.parse(p.body.sqs ?? '{}') as Notification);
+  const sent = () => published().map((p) => JSON.parse(p.body.default ?? '{}') as Notification);
 
   it('loads the scenario through PutMetricData', () => {
     expect(putCalls).toBeGreaterThan(0);
@@ -106,7 +106,7 @@ describe('the poller over the real wire', () => {
   });
 
   it('routes pages and their updates to the paging topic and tickets to the notice topic', () => {
-    const topics = published().map((p) => [JSON.parse(p.body.sqs ?? '{}').kind, p.topicArn]);
+    const topics = published().map((p) => [JSON.parse(p.body.default ?? '{}').kind, p.topicArn]);
     expect(topics).toEqual([
       ['ticket', harness.topics.notice],
       ['page', harness.topics.paging],
@@ -126,8 +126,11 @@ describe('the poller over the real wire', () => {
       const chatbot = JSON.parse(message.body.https ?? '{}');
       expect(chatbot).toMatchObject({ version: '1.0', source: 'custom', content: { textType: 'client-markdown' } });
       expect(chatbot.content.title).toEqual(expect.any(String));
-      expect(JSON.parse(message.body.lambda ?? '{}')).toEqual(JSON.parse(message.body.sqs ?? '{}'));
-      expect((message.subject ?? '').length).toBeLessThanOrEqual(100);
+      expect(JSON.parse(message.body.default ?? '{}')).toMatchObject({
+        id: expect.any(String),
+        kind: expect.any(String),
+      });
+      expect((message.subject ?? '').length).toBeLessThan(100);
     }
   });
 

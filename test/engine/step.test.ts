@@ -446,7 +446,7 @@ describe('step', () => {
       expect([said(page), page.changes]).toEqual([
         `${minuteIso(10)} page maintenance-override degraded`,
         [
-          `dev-a: paging despite maintenance "test maintenance" (engine fixtures, until ${minuteIso(60).slice(11, 16)}Z): degraded is severe: apiserver.5xx (latest sample) = 9 >= 5`,
+          `dev-a: paging despite maintenance "test maintenance" (engine fixtures, until ${minuteIso(60).slice(11, 16)}Z): degraded is severe: apiserver.5xx (latest sample) = 9, threshold >= 5`,
         ],
       ]);
     });
@@ -490,8 +490,8 @@ describe('step', () => {
       const run = runEngine({ rules: [flagRule('outage', 'webhook.p99')], clusters: staggered });
 
       expect(run.notifications.filter((n) => n.reason === 'joined').map((n) => n.title)).toEqual([
-        'Spreading: Rule outage fires on 3 clusters',
-        'Spreading: Rule outage fires on 4 clusters',
+        'Spreading: Rule outage fires on dev-a and 2 more',
+        'Spreading: Rule outage fires on dev-a and 3 more',
       ]);
     });
 
@@ -599,7 +599,7 @@ describe('step', () => {
       expect([page.clusters, page.incidents.length, page.title]).toEqual([
         ['dev-a', 'dev-b', 'dev-c'],
         3,
-        'Rule outage fires on 3 clusters',
+        'Rule outage fires on dev-a and 2 more',
       ]);
     });
 

@@ -42,6 +42,7 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   SendMessageBatchCommand: 'sqs:SendMessage',
   // @aws-lambda-powertools/parameters: SecretsProvider.get sends GetSecretValue
   SecretsProvider: 'secretsmanager:GetSecretValue',
+  GetSecretValueCommand: 'secretsmanager:GetSecretValue',
   // @aws-sdk/client-ec2
   DescribeInstancesCommand: 'ec2:DescribeInstances',
   AssumeRoleCommand: 'sts:AssumeRole',

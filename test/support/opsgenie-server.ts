@@ -7,8 +7,8 @@
  * alerts as Opsgenie would: a create with the alias of an open alert adds to its count (deduplication); a note or a
  * close finds the open alert by alias, and is recorded as a failed request when there is none.
  */
-import type { LoopbackServerOptions, ServiceCall } from './loopback-server.ts';
-import { type HttpReply, ServiceError } from './loopback-server.ts';
+import type { LoopbackServerOptions, ServiceCall } from '../../support/loopback-server.ts';
+import { type HttpReply, ServiceError } from '../../support/loopback-server.ts';
 import { jsonReply, type VendorInput, VendorServer } from './vendor-server.ts';
 
 export interface OpsgenieAlert {

@@ -6,8 +6,8 @@
  * 1024 characters, or an event over 512 KB; 429 and 5xx when a fault is injected. It keeps the incidents as PagerDuty
  * would: a trigger opens one, or adds an alert to the open one with the same `dedup_key`; a resolve closes it.
  */
-import type { LoopbackServerOptions, ServiceCall } from './loopback-server.ts';
-import { type HttpReply, ServiceError } from './loopback-server.ts';
+import type { LoopbackServerOptions, ServiceCall } from '../../support/loopback-server.ts';
+import { type HttpReply, ServiceError } from '../../support/loopback-server.ts';
 import { jsonReply, type VendorInput, VendorServer } from './vendor-server.ts';
 
 const MAX_EVENT_BYTES = 512 * 1024;

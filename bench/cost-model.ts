@@ -13,10 +13,10 @@ import {
 } from '../shared/pipeline/tripwire-alarm.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
+import { type CostLine, type FleetUsage, priceTemplate } from '../support/resource-pricing.ts';
 import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';
 import type { PollFootprint } from './poll-footprint.ts';
-import { type CostLine, type FleetUsage, priceTemplate } from './resource-pricing.ts';
 import { configuredSecrets, type SignalCosts, signalCosts, smsSubscribers } from './signal-costs.ts';
 
 /** Lambda's own START, END and REPORT lines per invocation (with the X-Ray trace id), which the poller never writes. */

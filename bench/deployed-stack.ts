@@ -1,8 +1,13 @@
 import * as path from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import type { SentinelFunction } from '../infra/sentinel-function.ts';
-import { EXAMPLE_CONFIG, synthSentinelApp } from '../test/infra/synth-sentinel-app.ts';
-import { alarmMetrics, isTripwireAlarm, type TemplateResource, templateResources } from './resource-pricing.ts';
+import {
+  alarmMetrics,
+  isTripwireAlarm,
+  type TemplateResource,
+  templateResources,
+} from '../support/resource-pricing.ts';
+import { EXAMPLE_CONFIG, synthSentinelApp } from '../support/synth-sentinel-app.ts';
 
 export interface DeployedFunction {
   /** The bundle as CDK staged it for upload: `index.mjs`, its source map and `sentinel.config.json`. */

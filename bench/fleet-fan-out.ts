@@ -11,7 +11,7 @@ import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { SHARD_SIZE, type ShardTask } from '../shared/pipeline/shards.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
-import { FLEET_STEP_AT, fleetPlan } from './fleet-generator.ts';
+import { FLEET_STEP_AT, fleetPlan } from '../support/fleet-generator.ts';
 import type { ShardFigures } from './fleet-shard.ts';
 
 export interface FanOutFigures {

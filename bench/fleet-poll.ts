@@ -10,7 +10,7 @@ import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
 import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
-import { FLEET_POLL_AT, FLEET_STEP_AT, fleetClusters, fleetPlan } from './fleet-generator.ts';
+import { FLEET_POLL_AT, FLEET_STEP_AT, fleetClusters, fleetPlan } from '../support/fleet-generator.ts';
 
 export interface FleetPollFigures {
   readonly clusters: number;

@@ -5,8 +5,8 @@
  * `{ kind: 'quota' }` answers what GetMetricData's quotas admitted and throttled since the last load;
  * `{ kind: 'reset' }` starts counting them afresh, for another poll of the same fleet; `{ kind: 'stop' }` ends it.
  */
-import { startCloudWatchServer } from '../test/support/cloudwatch-server.ts';
-import { FLEET_POLL_AT, FLEET_STEP_AT, fleetPlan, loadFleet, worstMinuteSamples } from './fleet-generator.ts';
+import { startCloudWatchServer } from '../support/cloudwatch-server.ts';
+import { FLEET_POLL_AT, FLEET_STEP_AT, fleetPlan, loadFleet, worstMinuteSamples } from '../support/fleet-generator.ts';
 
 export type FleetServerRequest =
   | { kind: 'load'; size: number }

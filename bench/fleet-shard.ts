@@ -8,7 +8,7 @@ import { cloudWatchClients } from '../aws/clients.ts';
 import { CloudWatchMetricSource, DATAPOINTS_PER_SECOND } from '../aws/cloudwatch-metric-source.ts';
 import { MemoryShardFindings } from '../shared/pipeline/memory-shard-findings.ts';
 import { evaluateShard, SHARD_WORKERS, type ShardReport, type ShardTask } from '../shared/pipeline/shards.ts';
-import { FLEET_POLL_AT, fleetClusters, fleetPlan } from './fleet-generator.ts';
+import { FLEET_POLL_AT, fleetClusters, fleetPlan } from '../support/fleet-generator.ts';
 
 export interface ShardFigures {
   readonly report: ShardReport;

@@ -7,9 +7,9 @@ import type { Context } from 'aws-lambda';
 import { documentClient } from '../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../aws/dynamodb-node-churn-reader.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
-import { startAwsHarness, TABLE, writeConfig } from '../test/support/aws-harness.ts';
-import { captureOutput } from '../test/support/captured-output.ts';
-import { startEc2Server } from '../test/support/ec2-server.ts';
+import { startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
+import { captureOutput } from '../support/captured-output.ts';
+import { startEc2Server } from '../support/ec2-server.ts';
 import {
   karpenterTags,
   lifecycleAction,
@@ -17,7 +17,7 @@ import {
   stateChange,
   terminateSuccessful,
   unhealthyCause,
-} from '../test/support/node-events.ts';
+} from '../support/node-events.ts';
 import { startDynamoMeter } from './dynamodb-meter.ts';
 import { median } from './statistics.ts';
 

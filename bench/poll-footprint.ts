@@ -1,9 +1,9 @@
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
-import { startAwsHarness } from '../test/support/aws-harness.ts';
-import { captureOutput } from '../test/support/captured-output.ts';
-import { loadPoller, loadTripwire, pollAt, tripwireAt } from '../test/support/poller-harness.ts';
+import { startAwsHarness } from '../support/aws-harness.ts';
+import { captureOutput } from '../support/captured-output.ts';
+import { FLEET_OUTAGE_STARTS, FLEET_STEP_AT, fleetClusters, loadFleet } from '../support/fleet-generator.ts';
+import { loadPoller, loadTripwire, pollAt, tripwireAt } from '../support/poller-harness.ts';
 import { type OperationUsage, startDynamoMeter } from './dynamodb-meter.ts';
-import { FLEET_OUTAGE_STARTS, FLEET_STEP_AT, fleetClusters, loadFleet } from './fleet-generator.ts';
 import { median } from './statistics.ts';
 
 /** A small deployment, so that each minute polls a couple of clusters on the slow cadence, as most minutes do. */

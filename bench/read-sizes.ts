@@ -1,5 +1,5 @@
 import { metricsPerPoll } from '../shared/pipeline/query-plan.ts';
-import { fleetClusters, fleetPlan } from './fleet-generator.ts';
+import { fleetClusters, fleetPlan } from '../support/fleet-generator.ts';
 
 /** Datapoints one GetMetricData read of one cluster could return: what the datapoints-per-second quota counts. */
 export interface ReadSizes {

@@ -17,9 +17,9 @@ import {
   SNSClient,
   SubscribeCommand,
 } from '@aws-sdk/client-sns';
-import { type CloudWatchServer, startCloudWatchServer } from './support/cloudwatch-server.ts';
-import { FaultPlan } from './support/faults.ts';
-import { type SnsServer, startSnsServer } from './support/sns-server.ts';
+import { type CloudWatchServer, startCloudWatchServer } from '../support/cloudwatch-server.ts';
+import { FaultPlan } from '../support/faults.ts';
+import { type SnsServer, startSnsServer } from '../support/sns-server.ts';
 
 const credentials = { accessKeyId: 'AKIDLOOPBACK', secretAccessKey: 'loopback-secret' };
 const T0 = Date.UTC(2024, 0, 1, 12, 0);

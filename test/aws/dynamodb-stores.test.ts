@@ -6,7 +6,7 @@ import { MalformedItemError } from '../../aws/table-items.ts';
 import { openIncidentKey } from '../../aws/table-keys.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
 import type { PipelineStores } from '../../shared/pipeline/ports.ts';
-import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 const DAY = 86_400_000;

@@ -6,14 +6,20 @@ import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
 import { DynamoDbShardFindings } from '../../aws/dynamodb-shard-findings.ts';
 import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { DynamoDbTable } from '../../aws/dynamodb-table.ts';
-import { FLEET_STEP_AT, fleetClusters, fleetPlan, loadFleet, worstMinuteSamples } from '../../bench/fleet-generator.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../../shared/pipeline/poll.ts';
 import type { ShardReport, ShardTask } from '../../shared/pipeline/shards.ts';
 import { CollectingNotifier } from '../../shared/scenario/replay.ts';
-import { type AwsHarness, startAwsHarness, TABLE } from '../support/aws-harness.ts';
-import { loadPoller, loadTripwire, type PollHandler, pollAt, tripwireAt } from '../support/poller-harness.ts';
+import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
+import {
+  FLEET_STEP_AT,
+  fleetClusters,
+  fleetPlan,
+  loadFleet,
+  worstMinuteSamples,
+} from '../../support/fleet-generator.ts';
+import { loadPoller, loadTripwire, type PollHandler, pollAt, tripwireAt } from '../../support/poller-harness.ts';
 import { type QueuedMessage, SqsServer } from '../support/sqs-server.ts';
 
 /*

@@ -3,9 +3,9 @@ import { loadConfig } from '../../shared/config/deployment-config.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
-import { type AwsHarness, putScenario, startAwsHarness } from '../support/aws-harness.ts';
-import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import { harnessClusters, loadPoller, pollAt, trimmedScenario } from '../support/poller-harness.ts';
+import { type AwsHarness, putScenario, startAwsHarness } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { harnessClusters, loadPoller, pollAt, trimmedScenario } from '../../support/poller-harness.ts';
 
 /*
  * Grouping by label on the wire: the real poller handler, DynamoDB on dynalite, loopback CloudWatch and SNS, with a

@@ -12,7 +12,7 @@ import { keptBlindTripwires, keptNearMisses, POLL_RECORD_LIST_MAX } from '../../
 import type { PipelineStores } from '../../shared/pipeline/ports.ts';
 import { StepQuarantinedError } from '../../shared/pipeline/step-claim.ts';
 import { isoSeconds } from '../../shared/time.ts';
-import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 const NOW = Date.parse('2026-11-20T10:00:00Z');

@@ -7,7 +7,7 @@ import { deploymentConfigSchema } from '../../shared/config/deployment-config.ts
 import { pagingIntegrations } from '../../shared/delivery/paging-integrations.ts';
 import { incidentKey } from '../../shared/delivery/vendor-messages.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { TABLE } from '../support/aws-harness.ts';
+import { TABLE } from '../../support/aws-harness.ts';
 import { type DeliveryHarness, sqsEvent, startDeliveryHarness } from '../support/delivery-harness.ts';
 import { replayShipped } from '../support/engine-fixtures.ts';
 import { type JsmServer, startJsmServer } from '../support/jsm-server.ts';

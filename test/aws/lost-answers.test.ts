@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { CURSOR_KEY } from '../../aws/table-keys.ts';
-import { type AwsHarness, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 
 /**
  * A client whose first update of the cursor lands but whose answer is lost: the SDK sends the request again, and it is

@@ -1,7 +1,7 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
 import { type ClusterConfig, clusterSchema } from '../../shared/config/deployment-config.ts';
-import { type CloudWatchServer, startCloudWatchServer } from '../support/cloudwatch-server.ts';
+import { type CloudWatchServer, startCloudWatchServer } from '../../support/cloudwatch-server.ts';
 
 const credentials = { accessKeyId: 'AKIDLOOPBACK', secretAccessKey: 'loopback-secret' };
 const END = Date.UTC(2024, 0, 1, 12, 0);

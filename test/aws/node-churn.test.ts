@@ -8,9 +8,9 @@ import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
 import { SeriesWindow } from '../../shared/engine/signal-window.ts';
 import type { SignalName } from '../../shared/engine/signals.ts';
 import type { MetricSource } from '../../shared/pipeline/ports.ts';
-import { type AwsHarness, clearTable, startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
-import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import { type Ec2Server, startEc2Server } from '../support/ec2-server.ts';
+import { type AwsHarness, clearTable, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { type Ec2Server, startEc2Server } from '../../support/ec2-server.ts';
 import {
   elbCause,
   karpenterTags,
@@ -22,7 +22,7 @@ import {
   stateChange,
   terminateSuccessful,
   unhealthyCause,
-} from '../support/node-events.ts';
+} from '../../support/node-events.ts';
 
 /**
  * Node events, in the JSON AWS documents for each source, through the real node-churn handler into dynalite, and

@@ -8,8 +8,8 @@ import { deliverBatch } from '../../functions/delivery/deliver-batch.ts';
 import { pagingIntegrations } from '../../shared/delivery/paging-integrations.ts';
 import { incidentKey } from '../../shared/delivery/vendor-messages.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { TABLE } from '../support/aws-harness.ts';
-import { captureOutput } from '../support/captured-output.ts';
+import { TABLE } from '../../support/aws-harness.ts';
+import { captureOutput } from '../../support/captured-output.ts';
 import {
   type DeliveryHandler,
   type DeliveryHarness,

@@ -7,10 +7,8 @@ import type { Digest } from '../../shared/digest/digest.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
-import { flowing, wideLines } from '../digest/digest-fixtures.ts';
-import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
-import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import { metricRows, parseJsurl } from '../support/jsurl.ts';
+import { type AwsHarness, putScenario, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
 import {
   arriveAt,
   contextFor,
@@ -19,7 +17,9 @@ import {
   type PollHandler,
   pollAt,
   trimmedScenario,
-} from '../support/poller-harness.ts';
+} from '../../support/poller-harness.ts';
+import { flowing, wideLines } from '../digest/digest-fixtures.ts';
+import { metricRows, parseJsurl } from '../support/jsurl.ts';
 
 /** A line in CloudWatch embedded metric format: metric definitions under `_aws`, dimensions and values beside them. */
 interface EmfLine {

@@ -5,8 +5,8 @@ import { CURSOR_KEY } from '../../aws/table-keys.ts';
 import type { PollEvent } from '../../functions/poller/poll-on-schedule.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
-import { type AwsHarness, clearTable, putScenario, startAwsHarness, TABLE } from '../support/aws-harness.ts';
-import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
+import { type AwsHarness, clearTable, putScenario, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
 import {
   alarmEventFor,
   arriveAt,
@@ -20,7 +20,7 @@ import {
   type TripwireHandler,
   trimmedScenario,
   tripwireAt,
-} from '../support/poller-harness.ts';
+} from '../../support/poller-harness.ts';
 
 /** The fleet outage from 40 minutes before onset: the page is due at step 36 (onset 35, 2 of 3 samples). */
 const FROM_STEP = 40;

@@ -13,10 +13,10 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
 import { parseJson } from '../../shared/schema-errors.ts';
-import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
-import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
+import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { arriveAt, harnessClusters, loadPoller, type PollHandler, pollAt } from '../../support/poller-harness.ts';
 import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
-import { arriveAt, harnessClusters, loadPoller, type PollHandler, pollAt } from '../support/poller-harness.ts';
 import { type StsServer, startStsServer } from '../support/sts-server.ts';
 
 const ALICE = 'arn:aws:sts::111122223333:assumed-role/Ops/alice';

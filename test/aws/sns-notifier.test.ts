@@ -5,9 +5,9 @@ import type { Digest } from '../../shared/digest/digest.ts';
 import { renderDigest } from '../../shared/digest/render-digest.ts';
 import { MESSAGE_LIMIT_BYTES } from '../../shared/notify/fit-message.ts';
 import { MORE_CLUSTERS, renderMessage } from '../../shared/notify/message-bodies.ts';
+import { type SnsServer, startSnsServer } from '../../support/sns-server.ts';
 import { digestOf, incidentOf, isoMinute, NO_ACTIVITY, openedWith } from '../digest/digest-fixtures.ts';
 import { fleetPage } from '../notify/fleet-page.ts';
-import { type SnsServer, startSnsServer } from '../support/sns-server.ts';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 

@@ -5,7 +5,7 @@ import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { PARTITION } from '../../aws/table-keys.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
-import { type AwsHarness, startAwsHarness, TABLE } from '../support/aws-harness.ts';
+import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 /** A client that dies (throws) at the first outbox write, as a Lambda killed in the middle of applying a step. */

@@ -5,9 +5,9 @@ import { main } from '../../cli/main.ts';
 import { testPageCommand } from '../../cli/test-page-command.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
-import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
+import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
+import { harnessClusters, trimmedScenario } from '../../support/poller-harness.ts';
 import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
-import { harnessClusters, trimmedScenario } from '../support/poller-harness.ts';
 
 const STACK_FRAME = /\n\s+at /;
 

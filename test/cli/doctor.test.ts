@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { doctorCommand } from '../../cli/doctor-command.ts';
 import { readConfigFile } from '../../io/input-files.ts';
 import { signalSources } from '../../shared/pipeline/query-plan.ts';
-import { type AwsHarness, startAwsHarness, writeConfig } from '../support/aws-harness.ts';
-import { DEFAULT_ACCOUNT_ID } from '../support/cloudwatch-server.ts';
+import { type AwsHarness, startAwsHarness, writeConfig } from '../../support/aws-harness.ts';
+import { DEFAULT_ACCOUNT_ID } from '../../support/cloudwatch-server.ts';
 import { CapturedCommandOutput } from '../support/command-output.ts';
 import { type OamServer, startOamServer } from '../support/oam-server.ts';
 

@@ -3,9 +3,8 @@ import { main } from '../../cli/main.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import type { IncidentExplanation } from '../../shared/incidents/explain-incident.ts';
 import type { FleetIncidentSummary } from '../../shared/incidents/fleet-incidents.ts';
-import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
-import { type CapturedOutput, captureOutput } from '../support/captured-output.ts';
-import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
+import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
 import {
   arriveAt,
   harnessClusters,
@@ -13,7 +12,8 @@ import {
   type PollHandler,
   pollAt,
   trimmedScenario,
-} from '../support/poller-harness.ts';
+} from '../../support/poller-harness.ts';
+import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
 import { type StsServer, startStsServer } from '../support/sts-server.ts';
 
 const ALICE = 'arn:aws:sts::111122223333:assumed-role/Ops/alice';

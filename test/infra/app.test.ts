@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
-import { cdkJsonContext, fixture } from './synth-sentinel-app.ts';
+import { cdkJsonContext, fixture } from '../../support/synth-sentinel-app.ts';
 
 /** Runs infra/app.ts the way `cdk synth` does: context and output directory in the environment. */
 function runApp(context: Record<string, unknown>, extraEnv: Record<string, string> = {}) {

@@ -4,7 +4,12 @@ import { Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
-import { EXAMPLE_CONFIG, fixture, type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
+import {
+  EXAMPLE_CONFIG,
+  fixture,
+  type SynthesizedSentinelApp,
+  synthSentinelApp,
+} from '../../support/synth-sentinel-app.ts';
 
 const DEPLOY_DOC = readFileSync(path.join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
 

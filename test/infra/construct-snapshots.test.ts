@@ -23,7 +23,7 @@ import { SourceAccountStack } from '../../infra/source-account-stack.ts';
 import { Tripwires } from '../../infra/tripwires.ts';
 import { readConfigFile } from '../../io/input-files.ts';
 import { pagingIntegrations } from '../../shared/delivery/paging-integrations.ts';
-import { newApp, SINK_ARN, TEST_CONFIG, TEST_ENV } from './synth-sentinel-app.ts';
+import { newApp, SINK_ARN, TEST_CONFIG, TEST_ENV } from '../../support/synth-sentinel-app.ts';
 
 /**
  * One snapshot per construct, each built alone in a bare stack (as cdk-monitoring-constructs tests its constructs), so

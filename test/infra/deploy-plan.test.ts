@@ -7,8 +7,8 @@ import { buildSentinelApp } from '../../infra/sentinel-app.ts';
 import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
 import { readConfigFile } from '../../io/input-files.ts';
 import { deployPlan, type PlanStep, teardownPlan } from '../../shared/config/deploy-plan.ts';
+import { EXAMPLE_CONFIG, fixture, newApp } from '../../support/synth-sentinel-app.ts';
 import { runSentinel } from '../support/command-output.ts';
-import { EXAMPLE_CONFIG, fixture, newApp } from './synth-sentinel-app.ts';
 
 /**
  * `sentinel deploy-plan` against what synth builds: every stack of the app is in the plan once, and no stack reads a

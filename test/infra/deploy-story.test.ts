@@ -5,7 +5,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { buildSentinelApp, type SentinelStacks } from '../../infra/sentinel-app.ts';
 import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
-import { EXAMPLE_CONFIG, fixture, newApp, TEST_CONFIG } from './synth-sentinel-app.ts';
+import { EXAMPLE_CONFIG, fixture, newApp, TEST_CONFIG } from '../../support/synth-sentinel-app.ts';
 
 /**
  * docs/deploy.md, followed by each account of a deployment in turn: the ops account runs cdk with its credentials,

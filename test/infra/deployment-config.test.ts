@@ -7,7 +7,7 @@ import { buildSentinelApp } from '../../infra/sentinel-app.ts';
 import { readConfigFile } from '../../io/input-files.ts';
 import { configVerdict } from '../../shared/config/config-verdict.ts';
 import { InputError } from '../../shared/errors.ts';
-import { fixture, newApp, TEST_ENV } from './synth-sentinel-app.ts';
+import { fixture, newApp, TEST_ENV } from '../../support/synth-sentinel-app.ts';
 
 let dir: string;
 

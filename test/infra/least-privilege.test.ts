@@ -5,7 +5,7 @@ import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { FUNCTION_ACCESS } from '../../infra/function-access.ts';
 import { DEAD_LETTER_ACTIONS, KEY_USE, PROJECT_ROOT, type SentinelFunction } from '../../infra/sentinel-function.ts';
-import { type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
+import { type SynthesizedSentinelApp, synthSentinelApp } from '../../support/synth-sentinel-app.ts';
 
 /**
  * Least privilege, kept: every aws/ adapter declares the IAM actions of the requests it sends (IAM_ACTIONS), each

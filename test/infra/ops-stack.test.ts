@@ -10,7 +10,7 @@ import {
   type SynthesizedSentinelApp,
   synthSentinelApp,
   TEST_CONFIG,
-} from './synth-sentinel-app.ts';
+} from '../../support/synth-sentinel-app.ts';
 
 interface Statement {
   readonly Effect: string;

@@ -8,8 +8,8 @@ import {
   type TemplateResource,
   templateResources,
   UnpricedResourceError,
-} from '../../bench/resource-pricing.ts';
-import { EXAMPLE_CONFIG, newApp, synthSentinelApp, TEST_CONFIG } from './synth-sentinel-app.ts';
+} from '../../support/resource-pricing.ts';
+import { EXAMPLE_CONFIG, newApp, synthSentinelApp, TEST_CONFIG } from '../../support/synth-sentinel-app.ts';
 
 const USAGE: FleetUsage = {
   clusterScale: 1,

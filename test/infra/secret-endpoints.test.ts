@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { buildSentinelApp } from '../../infra/sentinel-app.ts';
 import { InputError } from '../../shared/errors.ts';
-import { newApp, TEST_ENV } from './synth-sentinel-app.ts';
+import { newApp, TEST_ENV } from '../../support/synth-sentinel-app.ts';
 
 const KEY = 'R0utingKeyThatMustNeverLeak';
 

@@ -11,7 +11,7 @@ import { FUNCTION_ACCESS } from '../../infra/function-access.ts';
 import { SentinelFunction } from '../../infra/sentinel-function.ts';
 import { ShardWorkers } from '../../infra/shard-workers.ts';
 import { SHARD_SIZE, SHARD_WORKERS } from '../../shared/pipeline/shards.ts';
-import { newApp, TEST_CONFIG, TEST_ENV } from './synth-sentinel-app.ts';
+import { newApp, TEST_CONFIG, TEST_ENV } from '../../support/synth-sentinel-app.ts';
 
 /*
  * The shard queue and its workers, built beside a poller in a stack of their own: the test configurations are small

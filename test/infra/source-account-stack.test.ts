@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { SourceAccountStack } from '../../infra/source-account-stack.ts';
-import { fixture, SINK_ARN, type SynthesizedSentinelApp, synthSentinelApp } from './synth-sentinel-app.ts';
+import { fixture, SINK_ARN, type SynthesizedSentinelApp, synthSentinelApp } from '../../support/synth-sentinel-app.ts';
 
 let synth: SynthesizedSentinelApp;
 let template: Template;

@@ -6,8 +6,8 @@ import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { buildSentinelApp } from '../../infra/sentinel-app.ts';
 import { readConfigFile, readScenarioFile } from '../../io/input-files.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
+import { fixture, newApp } from '../../support/synth-sentinel-app.ts';
 import { scenarioFile } from '../support/engine-fixtures.ts';
-import { fixture, newApp } from './synth-sentinel-app.ts';
 
 /**
  * The OPA webhook outage on a workload account's cluster in eu-west-1, with the ops stack in us-east-1: replay with

@@ -2,9 +2,9 @@
  * A loopback fake of CloudFormation's DescribeStacks, enough for the commands that find a deployed stack's outputs
  * (`sentinel test-page --stack`, `sentinel poll --stack`) to run unmodified against it.
  */
-import { AwsQueryServer, element } from './aws-query-server.ts';
-import type { ErrorFaultKind } from './faults.ts';
-import { ServiceError } from './loopback-server.ts';
+import { AwsQueryServer, element } from '../../support/aws-query-server.ts';
+import type { ErrorFaultKind } from '../../support/faults.ts';
+import { ServiceError } from '../../support/loopback-server.ts';
 
 export async function startCloudFormationServer(): Promise<CloudFormationServer> {
   return new CloudFormationServer().listen();

@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { type AwsHarness, clearTable, startAwsHarness, TABLE, writeConfig } from './aws-harness.ts';
+import { type AwsHarness, clearTable, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
 import { type OpsgenieServer, startOpsgenieServer } from './opsgenie-server.ts';
 import { type PagerDutyServer, startPagerDutyServer } from './pagerduty-server.ts';
 import { type SecretsManagerServer, startSecretsManagerServer } from './secrets-manager-server.ts';

@@ -18,7 +18,7 @@ import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts'
 import { isoSeconds } from '../../shared/time.ts';
 
 /** The repository root, so that tests find scenarios and sources wherever jest is started from. */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export function repoPath(relative: string): string {
   return join(REPO_ROOT, relative);

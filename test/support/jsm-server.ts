@@ -4,8 +4,8 @@
  * requests and answers as the Opsgenie fake (GenieKey authorization, create, note and close by alias, 202 with a
  * request id, then the request's status), under `/jsm/ops/integration` on the Atlassian API host.
  */
-import type { LoopbackServerOptions, RawRequest, ServiceCall } from './loopback-server.ts';
-import { ServiceError } from './loopback-server.ts';
+import type { LoopbackServerOptions, RawRequest, ServiceCall } from '../../support/loopback-server.ts';
+import { ServiceError } from '../../support/loopback-server.ts';
 import { OpsgenieServer } from './opsgenie-server.ts';
 import type { VendorInput } from './vendor-server.ts';
 

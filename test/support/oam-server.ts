@@ -5,8 +5,14 @@
  * (https://docs.aws.amazon.com/OAM/latest/APIReference/API_ListAttachedLinks.html). It refuses a request that is not
  * SigV4-signed for the `oam` service, as OAM would.
  */
-import type { ErrorFaultKind } from './faults.ts';
-import { type HttpReply, LoopbackServer, type RawRequest, type ServiceCall, ServiceError } from './loopback-server.ts';
+import type { ErrorFaultKind } from '../../support/faults.ts';
+import {
+  type HttpReply,
+  LoopbackServer,
+  type RawRequest,
+  type ServiceCall,
+  ServiceError,
+} from '../../support/loopback-server.ts';
 
 interface Link {
   readonly account: string;

@@ -12,8 +12,8 @@
  * processedAt, integrationId, isSuccess, status, alertId, alias }`; `failNextRequests` makes the next requests fail
  * when processed, as Opsgenie fails a request it cannot carry out.
  */
-import type { LoopbackServerOptions, ServiceCall } from './loopback-server.ts';
-import { type HttpReply, ServiceError } from './loopback-server.ts';
+import type { LoopbackServerOptions, ServiceCall } from '../../support/loopback-server.ts';
+import { type HttpReply, ServiceError } from '../../support/loopback-server.ts';
 import { jsonReply, type VendorInput, VendorServer } from './vendor-server.ts';
 
 export interface OpsgenieAlert {

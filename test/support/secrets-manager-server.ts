@@ -4,7 +4,7 @@
  * JSON body `{ SecretId }`, errors as `{ __type, message }`
  * (https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_GetSecretValue.html).
  */
-import type { ErrorFaultKind } from './faults.ts';
+import type { ErrorFaultKind } from '../../support/faults.ts';
 import {
   type HttpReply,
   LoopbackServer,
@@ -12,7 +12,7 @@ import {
   type RawRequest,
   type ServiceCall,
   ServiceError,
-} from './loopback-server.ts';
+} from '../../support/loopback-server.ts';
 
 const TARGET_PREFIX = 'secretsmanager.';
 const CONTENT_TYPE = 'application/x-amz-json-1.1';

@@ -10,7 +10,7 @@
  * entries, distinct Ids of at most 80 alphanumerics, hyphens and underscores, and 1 MiB in all.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { ErrorFaultKind } from './faults.ts';
+import type { ErrorFaultKind } from '../../support/faults.ts';
 import {
   awsJsonErrorReply,
   type HttpReply,
@@ -18,7 +18,7 @@ import {
   type RawRequest,
   type ServiceCall,
   ServiceError,
-} from './loopback-server.ts';
+} from '../../support/loopback-server.ts';
 
 const TARGET_PREFIX = 'AmazonSQS.';
 const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';

@@ -4,9 +4,9 @@
  * credentials that signed it, and with InvalidClientTokenId (403) for a key it does not know
  * (https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html).
  */
-import { AwsQueryServer, element } from './aws-query-server.ts';
-import type { ErrorFaultKind } from './faults.ts';
-import { type RawRequest, type ServiceCall, ServiceError } from './loopback-server.ts';
+import { AwsQueryServer, element } from '../../support/aws-query-server.ts';
+import type { ErrorFaultKind } from '../../support/faults.ts';
+import { type RawRequest, type ServiceCall, ServiceError } from '../../support/loopback-server.ts';
 
 export async function startStsServer(): Promise<StsServer> {
   return new StsServer().listen();

@@ -3,8 +3,14 @@
  * (429, 5xx, dropped connections, answers slower than the client waits), and a fault on the first attempt of every
  * distinct request, which is how a wire test shows that each call is retried and nothing is lost or doubled.
  */
-import type { ErrorFaultKind } from './faults.ts';
-import { type HttpReply, LoopbackServer, type RawRequest, type ServiceCall, ServiceError } from './loopback-server.ts';
+import type { ErrorFaultKind } from '../../support/faults.ts';
+import {
+  type HttpReply,
+  LoopbackServer,
+  type RawRequest,
+  type ServiceCall,
+  ServiceError,
+} from '../../support/loopback-server.ts';
 
 export interface VendorInput {
   readonly path: string;

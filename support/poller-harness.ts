@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
-import type { PollEvent, PollSummary } from '../../functions/poller/poll-on-schedule.ts';
-import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
-import { durationMs } from '../../shared/engine/duration.ts';
-import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
-import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts';
-import { parseJson } from '../../shared/schema-errors.ts';
+import type { PollEvent, PollSummary } from '../functions/poller/poll-on-schedule.ts';
+import type { ClusterConfig } from '../shared/config/deployment-config.ts';
+import { durationMs } from '../shared/engine/duration.ts';
+import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
+import { parseScenario, type Scenario } from '../shared/scenario/scenario.ts';
+import { parseJson } from '../shared/schema-errors.ts';
 import { type AwsHarness, TABLE, writeConfig } from './aws-harness.ts';
 
 export type PollHandler = (
@@ -68,7 +68,7 @@ export async function loadPoller(
     SENTINEL_DIGEST_TOPIC_ARN: harness.topics.digest,
     SENTINEL_DEPLOYMENT: 'test',
   });
-  const { handler } = await import('../../functions/poller/handler.ts');
+  const { handler } = await import('../functions/poller/handler.ts');
   return handler as unknown as PollHandler;
 }
 
@@ -76,7 +76,7 @@ export type TripwireHandler = (event: ReturnType<typeof alarmEventFor>, context:
 
 /** The tripwire function, with the environment `loadPoller` set (the same configuration and table). */
 export async function loadTripwire(): Promise<TripwireHandler> {
-  const { handler } = await import('../../functions/tripwire/handler.ts');
+  const { handler } = await import('../functions/tripwire/handler.ts');
   return handler as unknown as TripwireHandler;
 }
 

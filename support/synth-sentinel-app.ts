@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, type Environment } from 'aws-cdk-lib';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
-import { buildSentinelApp, type SentinelAppOptions, type SentinelStacks } from '../../infra/sentinel-app.ts';
-import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
+import { buildSentinelApp, type SentinelAppOptions, type SentinelStacks } from '../infra/sentinel-app.ts';
+import { PROJECT_ROOT } from '../infra/sentinel-function.ts';
 
-/** A file under test/infra/fixtures. */
+/** A file under support/fixtures: configurations made for the tests and the benchmark. */
 export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
 /** A configuration made for these tests: linked accounts, cluster filters, a secret endpoint, a custom profile. */

@@ -5,7 +5,7 @@ import { buildPlan } from '../shared/pipeline/build-plan.ts';
 import { dueReads } from '../shared/pipeline/cadence.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
 import type { WatchPlan } from '../shared/pipeline/watch-plan.ts';
-import type { CloudWatchServer } from '../test/support/cloudwatch-server.ts';
+import type { CloudWatchServer } from './cloudwatch-server.ts';
 import { seededRandom } from './seeded-random.ts';
 
 /** One seed for the whole benchmark: change it and every generated fleet changes, keep it and they repeat. */

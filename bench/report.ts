@@ -3,6 +3,7 @@ import type { BundleFigures } from './bundles.ts';
 import type { CostModel } from './cost-model.ts';
 import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
+import { type FleetSynthRow, fleetSynthSection } from './fleet-synth.ts';
 import { type Goal, MAX_COST_PER_CLUSTER } from './goals.ts';
 import type { PollFootprint } from './poll-footprint.ts';
 import type { ReadSizes } from './read-sizes.ts';
@@ -21,6 +22,7 @@ export interface BenchResults {
   readonly cost: CostModel;
   readonly smallFleetCost: CostModel;
   readonly fleet: readonly FleetScaleRow[];
+  readonly fleetSynth: readonly FleetSynthRow[];
   readonly readSizes: ReadSizes;
   readonly bundles: readonly BundleFigures[];
 }
@@ -365,6 +367,7 @@ export function renderResults(results: BenchResults): string {
         ms(b.medianProcessMs),
       ]),
     ),
+    ...fleetSynthSection(results.fleetSynth, table),
     '',
   ].join('\n');
 }

@@ -2,6 +2,7 @@ import type { BundleFigures } from './bundles.ts';
 import type { CostModel } from './cost-model.ts';
 import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
+import { type FleetSynthRow, fleetSynthSection } from './fleet-synth.ts';
 import type { Goal } from './goals.ts';
 import type { NotificationSizeRow } from './notification-sizes.ts';
 import type { PollFootprint } from './poll-footprint.ts';
@@ -12,6 +13,7 @@ import { costSection } from './report/cost.ts';
 import { detectionSection } from './report/detection.ts';
 import { fleetSection } from './report/fleet.ts';
 import { goalsSection } from './report/goals.ts';
+import { table } from './report/markdown.ts';
 import { notificationSizesSection } from './report/notification-sizes.ts';
 
 export interface BenchResults {
@@ -24,6 +26,7 @@ export interface BenchResults {
   readonly cost: CostModel;
   readonly smallFleetCost: CostModel;
   readonly fleet: readonly FleetScaleRow[];
+  readonly fleetSynth: readonly FleetSynthRow[];
   readonly readSizes: ReadSizes;
   readonly bundles: readonly BundleFigures[];
   /** Each protocol's body of a one-cluster page and of the largest fleet page, beside its limit. */
@@ -43,6 +46,8 @@ export function renderResults(results: BenchResults): string {
     ...costSection(results),
     ...fleetSection(results),
     ...bundlesSection(results),
+    ...fleetSynthSection(results.fleetSynth, table),
+    '',
     ...notificationSizesSection(results),
   ].join('\n');
 }

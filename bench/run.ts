@@ -15,6 +15,7 @@ import { costModel, tripwireChangesPerMonth } from './cost-model.ts';
 import { synthesizeDeployedStack } from './deployed-stack.ts';
 import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
 import { measureFleetScale } from './fleet-scale.ts';
+import { measureFleetSynth } from './fleet-synth.ts';
 import { evaluateGoals } from './goals.ts';
 import { measureNotificationSizes } from './notification-sizes.ts';
 import { measurePollFootprint } from './poll-footprint.ts';
@@ -69,6 +70,8 @@ try {
     dashboard: config.dashboard.enabled,
   };
   const cost = costModel({ ...costInputs, stack });
+  step('synthesizing generated fleets of 1,000 and 10,000 clusters in 3 Regions and 20 accounts');
+  const fleetSynth = measureFleetSynth(costInputs.tripwireChangesPerClusterMonth);
   step('pricing the same fleets with the small-fleet settings');
   const smallFleetConfig = withSmallFleetSettings(stack.configFile);
   const smallFleetStack = synthesizeDeployedStack(smallFleetConfig.file);
@@ -90,6 +93,7 @@ try {
     cost,
     smallFleetCost,
     fleet,
+    fleetSynth,
     readSizes: measureReadSizes(),
     bundles,
     notificationSizes,

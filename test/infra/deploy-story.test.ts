@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { jest } from '@jest/globals';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { CLOUDFORMATION_QUOTAS } from '../../infra/deployment-quotas.ts';
 import { buildSentinelApp, type SentinelStacks } from '../../infra/sentinel-app.ts';
 import { PROJECT_ROOT } from '../../infra/sentinel-function.ts';
 import { EXAMPLE_CONFIG, fixture, newApp, TEST_CONFIG } from '../../support/synth-sentinel-app.ts';
@@ -244,6 +245,36 @@ describe('clusters in two Regions', () => {
     synth.template('SourceAccountStack-us-east-1').hasParameter('SinkArn', {
       AllowedPattern: '^arn:aws[a-z-]*:oam:us-east-1:111122223333:sink/[A-Za-z0-9-]+$',
     });
+  });
+});
+
+describe('stacks deployed without cdk bootstrap', () => {
+  it('ask CloudFormation for no bootstrap role or version, and fit in a request without the bootstrap bucket', () => {
+    const app = newApp({ bundle: false });
+    outdirs.push(app.outdir);
+    buildSentinelApp(app, { configFile: fixture('two-regions.json'), credentials: OPS });
+    const assembly = app.synth();
+    const bootstrapless = assembly.stacks.filter(
+      (artifact) => artifact.stackName !== 'OpsStack' && !artifact.stackName.startsWith('TripwireStack'),
+    );
+
+    expect(bootstrapless.map((artifact) => artifact.stackName).sort()).toEqual([
+      'ForwardingStack-us-east-1',
+      'MetricsSinkStack-us-east-1',
+      'SharingRoleStack',
+      'SourceAccountStack',
+      'SourceAccountStack-us-east-1',
+    ]);
+    expect(
+      bootstrapless.flatMap((artifact) => [
+        ...(artifact.assumeRoleArn ? [`${artifact.stackName} assumes ${artifact.assumeRoleArn}`] : []),
+        ...(artifact.cloudFormationExecutionRoleArn ? [`${artifact.stackName} passes an execution role`] : []),
+        ...(artifact.requiresBootstrapStackVersion ? [`${artifact.stackName} needs a bootstrap version`] : []),
+        ...(JSON.stringify(artifact.template, undefined, 1).length > CLOUDFORMATION_QUOTAS.templateBytesInRequest
+          ? [`${artifact.stackName} is too large for a request`]
+          : []),
+      ]),
+    ).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import type { Incident } from '../shared/engine/incident.ts';
 import type { IncidentRepository } from '../shared/pipeline/ports.ts';
 import { unlessConditionFails } from './dynamodb-conditions.ts';
 import { DynamoDbIncidentReader } from './dynamodb-incident-reader.ts';
+import { writeEach } from './dynamodb-table.ts';
 import { DAY_INDEX, dayIndexEntry, dayOf, openIncidentKey, resolvedIncidentKey } from './table-keys.ts';
 
 /** What this module sends: the incident writes of a step. */
@@ -21,7 +22,7 @@ export class DynamoDbIncidentRepository extends DynamoDbIncidentReader implement
       ConditionExpression: 'attribute_not_exists(appliedStep) OR appliedStep <= :at',
       ExpressionAttributeValues: { ':at': step },
     };
-    for (const incident of changed) {
+    await writeEach(changed, async (incident) => {
       if (incident.status === 'open') {
         await unlessConditionFails(
           this.table.db.send(
@@ -56,6 +57,6 @@ export class DynamoDbIncidentRepository extends DynamoDbIncidentReader implement
           this.table.db.send(new DeleteCommand({ ...fence, Key: openIncidentKey(incident.id) })),
         );
       }
-    }
+    });
   }
 }

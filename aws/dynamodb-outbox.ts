@@ -4,6 +4,7 @@ import type { Notification } from '../shared/engine/notification.ts';
 import type { Outbox } from '../shared/pipeline/ports.ts';
 import { isConditionFailure, unlessConditionFails } from './dynamodb-conditions.ts';
 import { DynamoDbOutboxReader } from './dynamodb-outbox-reader.ts';
+import { writeEach } from './dynamodb-table.ts';
 import { DAY_INDEX, dayIndexEntry, dayOf, outboxKey, outboxPartKey } from './table-keys.ts';
 import { byteParts, INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
@@ -18,7 +19,7 @@ export const IAM_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
  */
 export class DynamoDbOutbox extends DynamoDbOutboxReader implements Outbox {
   async enqueue(notifications: readonly Notification[]): Promise<void> {
-    for (const notification of notifications) {
+    await writeEach(notifications, async (notification) => {
       const stored = await this.storeNotification(notification);
       await unlessConditionFails(
         this.table.db.send(
@@ -37,7 +38,7 @@ export class DynamoDbOutbox extends DynamoDbOutboxReader implements Outbox {
           }),
         ),
       );
-    }
+    });
   }
 
   /**

@@ -2,10 +2,10 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import { DAY_MS } from '../shared/time.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
-/** What this module sends: the queries every store makes, on the table and on its `byDay` index. */
 /** How long an item is kept before its TTL deletes it, unless the caller says otherwise. */
 export const TABLE_RETENTION_DAYS = 35;
 
+/** What this module sends: the queries every store makes, on the table and on its `byDay` index. */
 export const IAM_ACTIONS = ['dynamodb:Query'] as const;
 
 export interface DynamoDbTableOptions {
@@ -14,6 +14,22 @@ export interface DynamoDbTableOptions {
   readonly now: () => number;
   /** How long resolved incidents, notifications and poll records are kept (the digest compares two weeks). */
   readonly retentionDays?: number;
+}
+
+/**
+ * How many writes of one batch a store keeps in flight. A step of a fleet-wide outage writes an incident per cluster:
+ * one at a time, at a few milliseconds each, 10,000 of them would take most of the poller's 50 s; DynamoDB takes
+ * thousands of writes a second on demand, so a few dozen at once cost nothing it would refuse.
+ */
+export const WRITES_IN_FLIGHT = 32;
+
+/** Run `write` over every item, at most `WRITES_IN_FLIGHT` at once; the first failure fails the whole. */
+export async function writeEach<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) await write(items[index] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, items.length) }, worker));
 }
 
 /** The one table the stores share: its client, name, clock and retention, and the queries every store makes. */

@@ -1,27 +1,11 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
-import { PARTITION } from '../../aws/table-keys.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
+import { dyingAtFirstOutboxWrite } from '../support/dying-client.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
-
-/** A client that dies (throws) at the first outbox write, as a Lambda killed in the middle of applying a step. */
-function dyingClient(): DynamoDBDocumentClient {
-  const client = documentClient();
-  const send = client.send.bind(client);
-  let died = false;
-  client.send = ((command: { input: { Item?: { pk?: string } } }) => {
-    if (!died && command.input.Item?.pk === PARTITION.outbox) {
-      died = true;
-      return Promise.reject(new Error('Task timed out after 50.00 seconds'));
-    }
-    return send(command as never);
-  }) as typeof client.send;
-  return client;
-}
 
 describe('a step whose writer dies after committing it', () => {
   let harness: AwsHarness;
@@ -43,7 +27,7 @@ describe('a step whose writer dies after committing it', () => {
       id: `${isoSeconds(at)}/page/webhook-blackhole/${i}`,
       summary: 'x'.repeat(1000),
     }));
-    const dying = dynamoDbStores({ client: dyingClient(), table: TABLE, now: () => now });
+    const dying = dynamoDbStores({ client: dyingAtFirstOutboxWrite()(), table: TABLE, now: () => now });
     expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
     await expect(dying.ledger.recordStep({ at, changed: [], notifications }, 'first')).rejects.toThrow(
       'Task timed out',

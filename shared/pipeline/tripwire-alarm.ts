@@ -115,6 +115,18 @@ const times = (value: number, id: TripwireMetricId): TripwireExpression => ({
   of: [constant(value), metric(id)],
 });
 
+/** `part` at least `share` of `whole`, judged only once `floorOf` reaches `floor`: a share of too little is noise. */
+const shareWithFloor = (
+  floorOf: TripwireMetricId,
+  floor: number,
+  part: TripwireExpression,
+  share: number,
+  whole: TripwireMetricId,
+): TripwireExpression => ({
+  op: 'AND',
+  of: [atLeast(metric(floorOf), constant(floor)), atLeast(part, times(share, whole))],
+});
+
 /**
  * The alarm for a cluster that provides the signals `provides` says it does (its source profile when deployed, the
  * scenario's series in replay), or none when it provides none of what a leg needs. An addend the cluster lacks is
@@ -135,37 +147,19 @@ export function tripwireDefinition(
     const failed = second ? { op: '+' as const, of: [first, second] as const } : first;
     legs.push({
       name: 'error share',
-      expression: {
-        op: 'AND',
-        of: [
-          atLeast(metric('requests'), constant(MIN_REQUESTS)),
-          atLeast(failed, times(settings.errorRatio, 'requests')),
-        ],
-      },
+      expression: shareWithFloor('requests', MIN_REQUESTS, failed, settings.errorRatio, 'requests'),
     });
   }
   if (has('rejections') && has('errors')) {
     legs.push({
       name: 'webhook calling errors',
-      expression: {
-        op: 'AND',
-        of: [
-          atLeast(metric('rejections'), constant(MIN_REJECTIONS)),
-          atLeast(metric('errors'), times(CLOSED_SHARE, 'rejections')),
-        ],
-      },
+      expression: shareWithFloor('rejections', MIN_REJECTIONS, metric('errors'), CLOSED_SHARE, 'rejections'),
     });
   }
   if (has('nodes') && has('notReady')) {
     legs.push({
       name: 'nodes NotReady',
-      expression: {
-        op: 'AND',
-        of: [
-          atLeast(metric('notReady'), constant(MIN_NOTREADY)),
-          atLeast(metric('notReady'), times(NOTREADY_SHARE, 'nodes')),
-        ],
-      },
+      expression: shareWithFloor('notReady', MIN_NOTREADY, metric('notReady'), NOTREADY_SHARE, 'nodes'),
     });
   }
   if (legs.length === 0) return undefined;

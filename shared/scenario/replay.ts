@@ -48,7 +48,7 @@ export class ScenarioMetricSource implements MetricSource {
  * scenario's signals. A breach (or no datapoint at all: missing data is breaching) at step t arms the poll of step
  * t + 1, as the alarm's state change reaches the poller the minute after. A cluster that provides none of what a leg
  * needs has no tripwire, as it has no alarm when deployed. A termination that could be a repair arms its cluster for
- * a while after it, as the node-churn function does when deployed.
+ * a while after it, from the poll of its own step, as the node-churn function does when deployed.
  */
 export class ScenarioTripwires implements Tripwires {
   private readonly definitions: ReadonlyMap<string, TripwireDefinition>;
@@ -88,7 +88,10 @@ export class ScenarioTripwires implements Tripwires {
   }
 
   async armedByNodeChurn(at: number): Promise<ReadonlySet<string>> {
-    const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
+    // Unlike an alarm on CloudWatch data, a termination reaches the node-churn function as an event within seconds,
+    // while the poll that evaluates its minute runs the ingestion lag and a minute later: the repairs of the step
+    // being read have already armed it, so that step's own repairs count, not only the ones before it.
+    const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000));
     const stepMs = this.scenario.stepSeconds * 1000;
     const recent = Math.round(REPAIR_ARMS_POLLING_MS / stepMs);
     const armed = new Set<string>();

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { loadConfig } from '../../shared/config/deployment-config.ts';
 import { InputError } from '../../shared/errors.ts';
-import { replayScenario } from '../../shared/scenario/replay.ts';
+import { replayScenario, ScenarioTripwires } from '../../shared/scenario/replay.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
 import {
   defaultRuleSet,
@@ -130,5 +130,27 @@ describe('replayScenario', () => {
     const result = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
 
     expect(result.checks.map((c) => [c.passed, c.detail])).toEqual([[false, 'expected 2, got 1']]);
+  });
+});
+
+describe('ScenarioTripwires.armedByNodeChurn', () => {
+  const scenario = parseScenario(
+    {
+      format: 'sentinel.scenario/v1',
+      name: 'three-repairs',
+      start: '2026-03-10T06:00:00Z',
+      clusters: { 'ml-euc1': { signals: { 'nodes.replaced': '0*5 1*3 0*12', 'nodes.total': '12*20' } } },
+    },
+    'three-repairs.json',
+  );
+  const at = (step: number) => scenario.start + step * 60_000;
+
+  it('arms the read of the step of the third possible repair: its event is counted before that step is polled', async () => {
+    const tripwires = new ScenarioTripwires(scenario, undefined);
+
+    expect([[...(await tripwires.armedByNodeChurn(at(6)))], [...(await tripwires.armedByNodeChurn(at(7)))]]).toEqual([
+      [],
+      ['ml-euc1'],
+    ]);
   });
 });

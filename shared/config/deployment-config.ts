@@ -325,6 +325,22 @@ export const deploymentConfigSchema = z.strictObject({
        * gets slow pages once its polls fail (PollerErrors), stop (PollerHeartbeat) or are dead-lettered.
        */
       earlyWarnings: z.boolean().default(true),
+      externalHeartbeat: z
+        .strictObject({
+          urlSecret: secretReferenceSchema.meta({
+            description:
+              'The Secrets Manager secret (or its JSON field) that holds the URL to ping, which often carries a token: an Opsgenie or Jira Service Management heartbeat ping URL, a healthchecks-style check URL. Read by the poller at run time, never put in the template.',
+          }),
+          authorizationSecret: secretReferenceSchema.optional().meta({
+            description:
+              'A secret whose value is sent as the Authorization header of each ping, where the service wants one: "GenieKey <API key>" for an Opsgenie heartbeat.',
+          }),
+        })
+        .optional()
+        .meta({
+          description:
+            'A heartbeat outside AWS: every poll that did its job sends a GET to this URL, so that a service in another place pages when the pipeline, its account or its Region goes dark (docs/operating.md). A ping that fails is logged and never fails the poll.',
+        }),
     })
     .prefault({}),
   encryption: z

@@ -6,7 +6,7 @@ import { DEFAULT_RULES } from '../../shared/engine/default-rules.ts';
 import { runSentinel as run } from '../support/command-output.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
-const oncall = { protocol: 'email', endpoint: 'oncall@example.com' };
+const oncall = { protocol: 'sms', endpoint: '+4915112345678' };
 const team = { protocol: 'email', endpoint: 'team@example.com' };
 const EXAMPLE = repoPath('config/sentinel.example.json');
 
@@ -112,6 +112,25 @@ describe('sentinel validate-config', () => {
       '',
       `sentinel: ${file} has 1 warning(s):\n  - $.subscriptions: no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".\nsentinel: --strict fails on the warnings of ${file}: fix them, or leave --strict out`,
     ]);
+  });
+
+  it('warns when only email would hear the pipeline alarms, until a heartbeat outside AWS is named', async () => {
+    const emailOnly = heard({
+      subscriptions: { paging: [{ subscribers: [team] }], notice: [{ subscribers: [team] }] },
+    });
+    const outside = {
+      ...emailOnly,
+      selfMonitoring: { externalHeartbeat: { urlSecret: { secretName: 'sentinel/heartbeat' } } },
+    };
+
+    const warned = await run('validate-config', '--strict', write('email-only.json', emailOnly));
+    const quiet = await run('validate-config', '--strict', write('outside.json', outside));
+
+    expect([warned.code, warned.output.stderrText]).toEqual([
+      1,
+      expect.stringContaining('$.subscriptions.paging: only email hears the pipeline alarms'),
+    ]);
+    expect([quiet.code, quiet.output.stderrText]).toEqual([0, '']);
   });
 
   it('warns about a cluster outside the region given with --region', async () => {

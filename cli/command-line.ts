@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { editDistance } from '../shared/naming.ts';
 import type { CommandOutput } from './command.ts';
 import { UsageError } from './command.ts';
 
@@ -147,20 +148,6 @@ function unknownOption(rawName: string, command: CommandSpec): string {
   return known.length > 0
     ? `unknown option ${rawName} for ${command.name}, which takes ${known.join(', ')}`
     : `unknown option ${rawName}: ${command.name} takes no options`;
-}
-
-/** Levenshtein distance, for suggesting the option that was meant. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** The lines a usage error ends with: how to call the command, and where its options are. */

@@ -7,6 +7,7 @@ import { type Rule, ruleOverridesSchema, ruleSchema } from '../engine/rule.ts';
 import { RuleSet } from '../engine/rule-set.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
+import { didYouMean } from '../naming.ts';
 import { jsonPath, parseJson, parseWith, stringsIn } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
 import {
@@ -35,7 +36,8 @@ const wholeMinutesSchema = ({ minSeconds, maxSeconds }: { minSeconds: number; ma
   z
     .string()
     .refine((text) => isDuration(text) && durationSeconds(text) % 60 === 0, {
-      error: `expected a whole number of minutes, like ${describeSeconds(Math.max(60, minSeconds))} or ${describeSeconds(maxSeconds)}`,
+      error: (issue) =>
+        `${JSON.stringify(issue.input)}: expected a whole number of minutes, like ${describeSeconds(Math.max(60, minSeconds))} or ${describeSeconds(maxSeconds)}`,
     })
     .superRefine((text, context) => {
       const problem = durationOutOfRange(text, minSeconds, maxSeconds);
@@ -410,7 +412,7 @@ export function loadConfig(value: unknown, file: string): LoadedConfig {
         if (!names.has(name)) {
           problems.push({
             path: jsonPath(['subscriptions', topic, index, 'clusters', at]),
-            message: `unknown cluster "${name}"`,
+            message: `unknown cluster "${name}"${didYouMean(name, names)}`,
           });
         }
       });
@@ -419,7 +421,10 @@ export function loadConfig(value: unknown, file: string): LoadedConfig {
   config.maintenance.forEach((window, index) => {
     window.clusters?.forEach((name, at) => {
       if (!names.has(name)) {
-        problems.push({ path: jsonPath(['maintenance', index, 'clusters', at]), message: `unknown cluster "${name}"` });
+        problems.push({
+          path: jsonPath(['maintenance', index, 'clusters', at]),
+          message: `unknown cluster "${name}"${didYouMean(name, names)}`,
+        });
       }
     });
     if (Date.parse(window.to) <= Date.parse(window.from)) {

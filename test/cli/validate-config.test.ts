@@ -133,6 +133,37 @@ describe('sentinel validate-config', () => {
     expect([quiet.code, quiet.output.stderrText]).toEqual([0, '']);
   });
 
+  it('suggests the nearest cluster and rule id for a misspelt one, and echoes a bad duration with the accepted forms', async () => {
+    const file = write(
+      'typos.json',
+      heard({
+        rules: { overrides: { 'webhook-blackhol': { severity: 'ticket' } } },
+        maintenance: [{ clusters: ['b2'], from: '2026-12-01T22:00:00Z', to: '2026-12-02T02:00:00Z', reason: 'x' }],
+        poll: { every: '5 minutes' },
+      }),
+    );
+
+    const { code, output } = await run('validate-config', file);
+
+    expect(code).toBe(2);
+    expect(output.stderrText).toContain('"5 minutes": expected a whole number of minutes');
+    const loaded = await run(
+      'validate-config',
+      write('typos-loaded.json', heard({ rules: { overrides: { 'webhook-blackhol': { severity: 'ticket' } } } })),
+    );
+    expect(loaded.output.stderrText).toContain('unknown rule "webhook-blackhol": did you mean "webhook-blackhole"?');
+    const maintenance = await run(
+      'validate-config',
+      write(
+        'typos-maintenance.json',
+        heard({
+          maintenance: [{ clusters: ['b2'], from: '2026-12-01T22:00:00Z', to: '2026-12-02T02:00:00Z', reason: 'x' }],
+        }),
+      ),
+    );
+    expect(maintenance.output.stderrText).toContain('unknown cluster "b2": did you mean "b"?');
+  });
+
   it('warns about a cluster outside the region given with --region', async () => {
     const file = write('elsewhere.json', heard({ clusters: [{ name: 'a', region: 'us-east-1' }] }));
 

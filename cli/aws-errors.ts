@@ -90,11 +90,11 @@ function networkCode(error: Error): string | undefined {
 }
 
 function hintFor(name: string, status: number | undefined): string {
-  if (/AccessDenied|UnauthorizedOperation|AuthorizationError/.test(name) || status === 403) {
-    return 'The caller lacks a permission: see what the command needs with --help.';
-  }
   if (/ExpiredToken|InvalidClientTokenId|UnrecognizedClient|InvalidSignature|SignatureDoesNotMatch/.test(name)) {
     return 'The credentials are not valid or have expired: renew them (aws sso login, AWS_PROFILE).';
+  }
+  if (/AccessDenied|UnauthorizedOperation|AuthorizationError/.test(name) || status === 403) {
+    return 'The caller lacks a permission: see what the command needs with --help.';
   }
   if (/Throttl|TooManyRequests|LimitExceeded|RequestLimit/.test(name) || status === 429) {
     return 'AWS is throttling the caller: try again in a minute.';

@@ -223,9 +223,27 @@ describe('sentinel silence against the deployed table', () => {
     const accessKey = process.env.AWS_ACCESS_KEY_ID;
     process.env.AWS_ACCESS_KEY_ID = 'AKIAUNKNOWN';
     try {
-      await expect(
-        sentinel('silence', 'add', '--cluster', 'prod-euw1', '--for', '1h', '--reason', 'x', '--table', TABLE),
-      ).rejects.toThrow(/security token included in the request is invalid/);
+      const refused = await sentinel(
+        'silence',
+        'add',
+        '--cluster',
+        'prod-euw1',
+        '--for',
+        '1h',
+        '--reason',
+        'x',
+        '--table',
+        TABLE,
+      );
+
+      expect([refused.code, refused.stderr]).toEqual([
+        3,
+        expect.stringMatching(
+          /^sentinel: AwsRequestError: AWS refused the request: InvalidClientTokenId \(HTTP 403\): .*security token included in the request is invalid/,
+        ),
+      ]);
+      expect(refused.stderr).toMatch(/credentials are not valid or have expired/);
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
     } finally {
       process.env.AWS_ACCESS_KEY_ID = accessKey;
     }

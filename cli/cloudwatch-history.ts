@@ -7,12 +7,14 @@ import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SeriesBySignal } from '../shared/engine/signal-window.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { DAY_MS } from '../shared/time.ts';
-import type { CommandOutput } from './command.ts';
+import { AwsRequestError } from './aws-errors.ts';
+import { type CommandOutput, progress } from './command.ts';
 
 /** CloudWatch keeps one-minute datapoints for 15 days; older history is only there at coarser periods. */
 const ONE_MINUTE_RETENTION_MS = 15 * DAY_MS;
 
-export class CloudWatchUnreachableError extends SentinelError {}
+/** CloudWatch could not be read for some clusters: exit 3, as AWS could not be asked. */
+export class CloudWatchUnreachableError extends AwsRequestError {}
 
 export function metricSourceFor(clusters: readonly ClusterConfig[]): CloudWatchMetricSource {
   return new CloudWatchMetricSource({ clientFor: cloudWatchClients(process.env.AWS_REGION), clusters });
@@ -40,10 +42,10 @@ export async function fetchHistory(
     );
   }
   const samples = Math.floor((to - from) / 60_000) + 1;
-  out.stderr(`Fetching ${samples} minutes of ${clusters.length} cluster(s) from CloudWatch...`);
+  progress(out, `Fetching ${samples} minutes of ${clusters.length} cluster(s) from CloudWatch...`);
   const { series, unreadable } = await metricSourceFor(clusters).readSeries(
     { clusters: clusters.map((c) => c.name), end: to, samples, stepSeconds: 60 },
-    (done, total) => out.stderr(`  fetched ${done}/${total} batches`),
+    (done, total) => progress(out, `  fetched ${done}/${total} batches`),
   );
   const counted = clusters.filter(countsNodeChurn);
   if (churn) {

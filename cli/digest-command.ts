@@ -10,7 +10,8 @@ import { renderDigest } from '../shared/digest/render-digest.ts';
 import { replayDigest } from '../shared/digest/replay-digest.ts';
 import { SentinelError } from '../shared/errors.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
-import { type CommandOutput, UsageError } from './command.ts';
+import { AwsRequestError } from './aws-errors.ts';
+import { type CommandOutput, progress, UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';
 
 export const DIGEST_COMMAND = defineCommand({
@@ -41,14 +42,14 @@ export interface DigestOptions {
 }
 
 /** The deployed store could not be read: no credentials, no such table, no network. */
-export class StoreReadError extends SentinelError {}
+export class StoreReadError extends AwsRequestError {}
 
 /**
  * Prints the weekly digest as its email would read (or its JSON): from a replayed scenario, to preview it without
  * AWS, or from a deployed store, for any week it still holds.
  */
 export async function digestCommand(options: DigestOptions, out: CommandOutput): Promise<number> {
-  const digest = options.fromReplay ? await fromReplay(options.fromReplay, options) : await fromStore(options);
+  const digest = options.fromReplay ? await fromReplay(options.fromReplay, options) : await fromStore(options, out);
   if (options.json) {
     out.stdout(JSON.stringify(digest, null, 2));
   } else {
@@ -75,7 +76,7 @@ async function fromReplay(file: string, options: DigestOptions): Promise<Digest>
   });
 }
 
-async function fromStore(options: DigestOptions): Promise<Digest> {
+async function fromStore(options: DigestOptions, out: CommandOutput): Promise<Digest> {
   if (options.config === undefined || options.week === undefined) {
     throw new UsageError('digest needs --from-replay SCENARIO, or --config CONFIG with --week YYYY-Www');
   }
@@ -87,6 +88,7 @@ async function fromStore(options: DigestOptions): Promise<Digest> {
   const week = weekOf(options.week, config.digest.timeZone);
   const client = documentClient();
   const { activityLog } = dynamoDbStores({ client, table, now: Date.now });
+  progress(out, `Reading the week ${options.week} from table ${table}: incidents, notifications, polls, silences...`);
   try {
     return await digestOfWeek(
       {

@@ -16,7 +16,7 @@ import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
 import { DAY_MS } from '../shared/time.ts';
-import { type CommandOutput, UsageError } from './command.ts';
+import { type CommandOutput, progress, UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';
 import { stackOutput } from './stack-outputs.ts';
 
@@ -44,7 +44,8 @@ export const DOCTOR_COMMAND = defineCommand({
   notes: [
     'Read-only, with the default AWS credential chain of the ops account (AWS_PROFILE, AWS_REGION, ...): it needs',
     'cloudwatch:ListMetrics, GetMetricData and DescribeAlarms, oam:ListAttachedLinks and cloudformation:DescribeStacks.',
-    'Exit codes: 0 every page-level rule runs with all its signals on every cluster, 1 some do not (the fixes follow).',
+    'Exit codes: 0 every page-level rule runs with all its signals on every cluster, 1 some do not (the fixes follow),',
+    '3 AWS could not be asked (credentials, permissions, network): then nothing is known about the coverage.',
   ],
   run: (values, _, out) => doctorCommand(values, out),
 });
@@ -87,7 +88,8 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
       )
     ).map((alarm) => [alarm.name, alarm]),
   );
-  out.stderr(
+  progress(
+    out,
     `Checking ${config.clusters.length} cluster(s) in CloudWatch${ops.account ? ` (ops account ${ops.account})` : ''}...`,
   );
   const observations = await Promise.all(

@@ -5,7 +5,7 @@ import { recordedScenario, scenarioFileOf } from '../shared/scenario/recorded-sc
 import { replayScenario } from '../shared/scenario/replay.ts';
 import { renderTimeline, replayJsonLines } from '../shared/scenario/timeline.ts';
 import { fetchHistory } from './cloudwatch-history.ts';
-import { type CommandOutput, UsageError } from './command.ts';
+import { type CommandOutput, progress, UsageError } from './command.ts';
 import { defineCommand, type OptionSpecs } from './command-line.ts';
 import { stackOutputs } from './stack-outputs.ts';
 import { alignToStep, parseTimeArgument, TIME_FORMATS } from './time-argument.ts';
@@ -96,6 +96,7 @@ export async function backtestCommand(options: HistoryOptions, out: CommandOutpu
     stepSeconds: 60,
     clusters: series,
   });
+  progress(out, `Replaying ${scenario.steps} minutes through the rules...`);
   const result = await replayScenario(scenario, { ruleSet: loaded.ruleSet, config: loaded.config });
   if (options.json) for (const line of replayJsonLines(result)) out.stdout(line);
   else out.stdout(renderTimeline(result));

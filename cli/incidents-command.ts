@@ -24,7 +24,7 @@ import { deliverPending } from '../shared/pipeline/poll.ts';
 import type { NotificationRecord, PipelineStores } from '../shared/pipeline/ports.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
 import { isoSeconds } from '../shared/time.ts';
-import { type CommandOutput, UsageError } from './command.ts';
+import { type CommandOutput, progress, UsageError } from './command.ts';
 import { defineCommand, type OptionSpecs, type OptionValues } from './command-line.ts';
 import { type StackOutputs, stackOutputs } from './stack-outputs.ts';
 
@@ -182,6 +182,7 @@ async function showReplayed(
   out: CommandOutput,
 ): Promise<number> {
   const scenario = readScenarioFile(file);
+  progress(out, `Replaying ${file} (${scenario.steps} steps)...`);
   const result = await replayScenario(scenario, {
     ruleSet: loaded?.ruleSet ?? compileRuleSet([], 'rules'),
     ...(loaded && { config: loaded.config }),

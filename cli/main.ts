@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { configJsonSchema } from '../shared/config/config-json-schema.ts';
 import { SentinelError } from '../shared/errors.ts';
+import { awsFailure, EXIT_CODES } from './aws-errors.ts';
 import { type CommandOutput, processOutput, UsageError } from './command.ts';
 import { type Command, defineCommand, helpOf, type OptionValues, parseCommandLine, usageOf } from './command-line.ts';
 import { DEPLOY_PLAN_COMMAND } from './deploy-plan-command.ts';
@@ -56,7 +57,8 @@ const OVERVIEW = [
   'commands:',
   ...COMMANDS.map((command) => `  ${command.name.padEnd(17)}${command.summary}`),
   '',
-  'Exit codes: 0 done, 1 a check, an expectation or a publish failed, 2 the command line or an input file is wrong.',
+  'Exit codes: 0 done, 1 a check, an expectation or a publish failed, 2 the command line or an input file is wrong,',
+  '3 AWS or the network could not be asked (credentials, permissions, throttling, an endpoint out of reach).',
 ].join('\n');
 
 function packageVersion(): string {
@@ -64,7 +66,10 @@ function packageVersion(): string {
   return String((manifest as { version?: unknown }).version);
 }
 
-/** Runs one `sentinel` command and returns its exit code: 0 ok, 1 a check or a publish failed, 2 bad input. */
+/**
+ * Runs one `sentinel` command and returns its exit code (EXIT_CODES): 0 ok, 1 a check or a publish failed, 2 bad
+ * input, 3 AWS or the network could not be asked. Only a bug prints a stack.
+ */
 export async function main(argv: readonly string[], out: CommandOutput = processOutput): Promise<number> {
   const [name, ...args] = argv;
   switch (name) {
@@ -95,11 +100,16 @@ export async function main(argv: readonly string[], out: CommandOutput = process
   } catch (error) {
     if (error instanceof UsageError) {
       out.stderr(`sentinel: ${error.message}\n${usageOf(command)}`);
-      return 2;
+      return EXIT_CODES.usage;
+    }
+    const failure = awsFailure(error);
+    if (failure) {
+      out.stderr(`sentinel: ${failure.name}: ${failure.message}`);
+      return EXIT_CODES.unreachable;
     }
     if (error instanceof SentinelError) {
       out.stderr(`sentinel: ${error.message}`);
-      return 2;
+      return EXIT_CODES.usage;
     }
     throw error;
   }

@@ -1,5 +1,6 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { SentinelError } from '../shared/errors.ts';
+import { AwsRequestError } from './aws-errors.ts';
 
 /** The outputs the OpsStack declares, which the commands use to find the deployed topics and table. */
 export interface StackOutputs {
@@ -25,7 +26,9 @@ export async function stackOutputs(stackName: string): Promise<StackOutputs> {
     return outputs as unknown as StackOutputs;
   } catch (error) {
     if (error instanceof SentinelError) throw error;
-    throw new SentinelError(`cannot read stack ${stackName}: ${(error as Error).name}: ${(error as Error).message}`, {
+    // CloudFormation answers ValidationError for a stack that does not exist: the name given is wrong (exit 2).
+    const Named = (error as Error).name === 'ValidationError' ? SentinelError : AwsRequestError;
+    throw new Named(`cannot read stack ${stackName}: ${(error as Error).name}: ${(error as Error).message}`, {
       cause: error,
     });
   } finally {
@@ -41,7 +44,7 @@ export async function stackOutput(stackName: string, key: string, region?: strin
     return Stacks?.[0]?.Outputs?.find((output) => output.OutputKey === key)?.OutputValue;
   } catch (error) {
     if ((error as Error).name === 'ValidationError') return undefined;
-    throw new SentinelError(`cannot read stack ${stackName}: ${(error as Error).name}: ${(error as Error).message}`, {
+    throw new AwsRequestError(`cannot read stack ${stackName}: ${(error as Error).name}: ${(error as Error).message}`, {
       cause: error,
     });
   } finally {

@@ -61,13 +61,17 @@ export async function validateConfigCommand(
   } catch (error) {
     if (!(options.json && error instanceof InputError && error.file === file)) throw error;
     out.stdout(JSON.stringify({ file, valid: false, errors: error.problems, warnings: [] }, null, 2));
+    out.stderr(`sentinel: ${file} is not valid: ${error.problems.length} error(s), listed in the JSON on stdout`);
     return 2;
   }
   const { config, ruleSet } = loaded;
   const { errors, warnings } = configVerdict(config);
   if (options.json) {
     out.stdout(JSON.stringify({ file, valid: errors.length === 0, errors, warnings }, null, 2));
-    if (errors.length > 0) return 2;
+    if (errors.length > 0) {
+      out.stderr(`sentinel: ${file} is not valid: ${errors.length} error(s), listed in the JSON on stdout`);
+      return 2;
+    }
     return options.strict && warnings.length > 0 ? 1 : 0;
   }
   if (errors.length > 0) throw new InputError(file, errors);

@@ -56,7 +56,8 @@ export const FUNCTION_ACCESS = {
     ),
     topics: union(NOTIFIER),
     metrics: union(METRIC_SOURCE),
-    secrets: [],
+    // The external heartbeat's URL, when the configuration names one (infra/self-monitoring.ts grants it).
+    secrets: union(SECRET_VALUES),
     instances: [],
     queues: union(SHARD_QUEUE),
   },

@@ -285,6 +285,7 @@ export class OpsStack extends Stack {
       deadLetterQueue,
       earlyWarnings: config.selfMonitoring.earlyWarnings,
       topic: this.topics.paging,
+      ...(config.selfMonitoring.externalHeartbeat && { externalHeartbeat: config.selfMonitoring.externalHeartbeat }),
     });
 
     // Optional (`dashboard.enabled`): $3.00 a month beyond the account's 3 free dashboards (docs/deploy.md).

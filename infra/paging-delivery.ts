@@ -1,14 +1,13 @@
-import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { SecretReference } from '../shared/config/deployment-config.ts';
 import { keySecretOf, type PagingIntegration } from '../shared/delivery/paging-integrations.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
-import { bindTable, SentinelFunction } from './sentinel-function.ts';
+import { bindSecretReads, bindTable, SentinelFunction } from './sentinel-function.ts';
 import { workOff, workQueue } from './work-queue.ts';
 
 export interface PagingDeliveryProps {
@@ -87,31 +86,11 @@ export class PagingDelivery extends Construct {
     });
     workOff(this.function, this.queue, { batchSize: 10, reportBatchItemFailures: true });
     bindTable(this.function, props.table, FUNCTION_ACCESS.delivery.table);
-    this.readSecrets(props.integrations.map(({ subscriber }) => keySecretOf(subscriber)));
-  }
-
-  /**
-   * GetSecretValue on the named secrets and no other. A secret's ARN ends in a hyphen and six random characters that
-   * its name does not give, hence the `-??????` (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_examples.html).
-   */
-  private readSecrets(secrets: readonly SecretReference[]): void {
-    const stack = Stack.of(this);
-    const arns = [...new Set(secrets.map((s) => s.secretName))].map((name) =>
-      stack.formatArn({
-        service: 'secretsmanager',
-        resource: 'secret',
-        resourceName: `${name}-??????`,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      }),
+    bindSecretReads(
+      this.function,
+      'ReadVendorKeys',
+      props.integrations.map(({ subscriber }) => keySecretOf(subscriber)),
+      FUNCTION_ACCESS.delivery.secrets,
     );
-    const policy = new iam.Policy(this.function, 'ReadVendorKeys', {
-      statements: [new iam.PolicyStatement({ actions: [...FUNCTION_ACCESS.delivery.secrets], resources: arns })],
-    });
-    this.function.role.attachInlinePolicy(policy);
-    Validations.of(policy).acknowledge({
-      id: 'AwsSolutions-IAM5',
-      reason:
-        "The wildcard is the six random characters Secrets Manager appends to a secret's ARN; each resource names one secret of the configuration.",
-    });
   }
 }

@@ -4,8 +4,10 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { SecretReference } from '../shared/config/deployment-config.ts';
+import { FUNCTION_ACCESS } from './function-access.ts';
 import { pipelineMetric } from './pipeline-metrics.ts';
-import type { SentinelFunction } from './sentinel-function.ts';
+import { bindSecretReads, type SentinelFunction } from './sentinel-function.ts';
 
 export interface SelfMonitoringProps {
   /** The stack name: the `Deployment` dimension of the poller's metrics. */
@@ -23,6 +25,11 @@ export interface SelfMonitoringProps {
   readonly earlyWarnings: boolean;
   /** Where the alarms page: the paging topic. */
   readonly topic: sns.ITopic;
+  /** The heartbeat outside AWS the poller pings (`selfMonitoring.externalHeartbeat`): the poller reads its secrets. */
+  readonly externalHeartbeat?: {
+    readonly urlSecret: SecretReference;
+    readonly authorizationSecret?: SecretReference;
+  };
 }
 
 const PER_MINUTE = { period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM };
@@ -60,6 +67,12 @@ export class SelfMonitoring extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     if (props.earlyWarnings) this.earlyWarnings(props);
+    // The dead man's switch outside AWS: the poller reads the ping URL (and its Authorization) at run time.
+    const heartbeat = props.externalHeartbeat;
+    if (heartbeat) {
+      const secrets = [heartbeat.urlSecret, ...(heartbeat.authorizationSecret ? [heartbeat.authorizationSecret] : [])];
+      bindSecretReads(props.poller, 'ReadHeartbeatSecrets', secrets, FUNCTION_ACCESS.poller.secrets);
+    }
     this.alarm('NotificationFailures', props, {
       alarmDescription:
         'Publishing notifications to SNS failed in 3 of the last 5 minutes. They stay in the outbox and are retried every poll; check the poller log for the SNS error.',

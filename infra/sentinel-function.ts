@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CfnElement, type Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, type CfnElement, type Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -236,6 +236,37 @@ export function bindMetricReads(fn: SentinelFunction, actions: readonly string[]
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason:
       'cloudwatch:GetMetricData does not support resource-level permissions: AWS requires Resource "*". The policy allows this one read-only action.',
+  });
+}
+
+/**
+ * Grant the function `actions` (secretsmanager:GetSecretValue) on the named secrets and no other, in a policy of its
+ * own called `id`. A secret's ARN ends in a hyphen and six random characters that its name does not give, hence the
+ * `-??????` (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_examples.html).
+ */
+export function bindSecretReads(
+  fn: SentinelFunction,
+  id: string,
+  secrets: readonly { readonly secretName: string }[],
+  actions: readonly string[],
+): void {
+  const stack = Stack.of(fn);
+  const arns = [...new Set(secrets.map((s) => s.secretName))].map((name) =>
+    stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${name}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    }),
+  );
+  const policy = new iam.Policy(fn, id, {
+    statements: [new iam.PolicyStatement({ actions: [...actions], resources: arns })],
+  });
+  fn.role.attachInlinePolicy(policy);
+  Validations.of(policy).acknowledge({
+    id: 'AwsSolutions-IAM5',
+    reason:
+      "The wildcard is the six random characters Secrets Manager appends to a secret's ARN; each resource names one secret of the configuration.",
   });
 }
 

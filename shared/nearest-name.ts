@@ -23,6 +23,20 @@ export function suggestion(name: string, known: readonly string[]): string {
     : `known: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}`;
 }
 
+/**
+ * `: did you mean "prod-euw1"?` for the known name nearest to a misspelt one (a third of its letters or fewer
+ * differ, at most 3), or nothing when none is that near: a suggestion that far off would mislead.
+ */
+export function didYouMean(name: string, known: Iterable<string>): string {
+  const limit = Math.min(3, Math.max(1, Math.floor(name.length / 3)));
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best ? `: did you mean "${best.name}"?` : '';
+}
+
 /** Levenshtein distance: the fewest insertions, deletions and substitutions that turn one text into the other. */
 export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);

@@ -3,7 +3,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { cloudWatchClients, documentClient, snsClient, sqsClient } from '../../aws/clients.ts';
+import { cloudWatchClients, documentClient, secretsManagerClient, snsClient, sqsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
 import { DynamoDbNodeChurnReader } from '../../aws/dynamodb-node-churn-reader.ts';
 import { DynamoDbShardFindings } from '../../aws/dynamodb-shard-findings.ts';
@@ -11,6 +11,8 @@ import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
 import { DynamoDbTable } from '../../aws/dynamodb-table.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
 import { positiveIntegerEnv, requiredEnv } from '../../aws/environment.ts';
+import { HttpHeartbeat } from '../../aws/http-heartbeat.ts';
+import { secretValues } from '../../aws/secret-values.ts';
 import { SnsNotifier } from '../../aws/sns-notifier.ts';
 import { SqsShardQueue } from '../../aws/sqs-shard-queue.ts';
 import { NodeChurnMetricSource } from '../../shared/churn/churn-metric-source.ts';
@@ -50,6 +52,9 @@ const shardQueueUrl = process.env.SENTINEL_SHARD_QUEUE_URL;
 const shardQueue = shardQueueUrl ? new SqsShardQueue(sqsClient(), shardQueueUrl) : undefined;
 const shardSize = shardQueue ? positiveIntegerEnv('SENTINEL_SHARD_SIZE') : 0;
 const shardTable = new DynamoDbTable({ client: db, table, now: Date.now });
+const heartbeat = config.selfMonitoring.externalHeartbeat;
+const externalHeartbeat =
+  heartbeat && new HttpHeartbeat({ ...heartbeat, secrets: secretValues(secretsManagerClient()) });
 /** What the poll keeps of its time, after waiting for the shards, to run the step, commit it and deliver. */
 const JOIN_RESERVE_MS = 10_000;
 
@@ -86,6 +91,7 @@ export const handler = middy<PollEvent, PollSummary, Error, Context>()
         logger,
         pipelineMetrics: metrics,
         dashboard: config.dashboard.enabled,
+        ...(externalHeartbeat && { externalHeartbeat }),
       },
       event,
     ),

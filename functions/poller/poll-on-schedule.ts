@@ -9,6 +9,7 @@ import {
 } from '../../shared/pipeline/pipeline-metrics.ts';
 import { type PollDependencies, type PollReport, runPoll } from '../../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../../shared/pipeline/poll-time.ts';
+import type { ExternalHeartbeat } from '../../shared/pipeline/ports.ts';
 
 export const pollEventSchema = z.object({
   kind: z.literal('poll'),
@@ -45,6 +46,8 @@ export interface ScheduledPollDependencies extends PollDependencies {
   readonly pipelineMetrics: PipelineMetricsRecorder;
   /** The deployment has the dashboard: emit every pipeline metric, not only those an alarm reads. */
   readonly dashboard: boolean;
+  /** Pinged after every poll that did its job, when `selfMonitoring.externalHeartbeat` names one. */
+  readonly externalHeartbeat?: ExternalHeartbeat;
 }
 
 /**
@@ -85,6 +88,18 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('StepsQuarantined', report.quarantined.length);
   record('PollDurationMs', deps.now() - startedAt);
   record('Heartbeat', didItsJob(report) ? 1 : 0);
+  // The heartbeat outside AWS beats when the one inside does. A ping that fails is the external service's to notice
+  // (it pages once pings stop); it must never fail a poll that did its job.
+  if (deps.externalHeartbeat && didItsJob(report)) {
+    try {
+      await deps.externalHeartbeat.ping();
+    } catch (error) {
+      deps.logger.warn('external heartbeat ping failed; the poll carries on', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      record('ExternalHeartbeatFailures', 1);
+    }
+  }
   return {
     at: new Date(at).toISOString(),
     claim: report.claim,

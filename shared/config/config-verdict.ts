@@ -149,6 +149,23 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
       message: `every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). ${ADD_UNFILTERED_PAGING}`,
     });
   }
+  // The pipeline alarms reach the paging topic's subscribers without a cluster filter, but for PagerDuty and Opsgenie,
+  // whose delivery reads only notifications (infra/paging-delivery.ts).
+  const unfiltered = paging.filter((subscription) => subscription.clusters === undefined);
+  const alarmHearers = unfiltered.flatMap((s) => s.subscribers).filter((s) => !isVendorSubscriber(s));
+  if (
+    unfiltered.length > 0 &&
+    alarmHearers.every((subscriber) => subscriber.protocol === 'email') &&
+    config.selfMonitoring.externalHeartbeat === undefined
+  ) {
+    // Email is read when someone looks; and an alarm in the Region it watches says nothing when the Region is down.
+    const who = alarmHearers.length === 0 ? 'no one hears' : 'only email hears';
+    warnings.push({
+      code: 'sentinel:selfMonitoringEmailOnly',
+      path: '$.subscriptions.paging',
+      message: `${who} the pipeline alarms (heartbeat, errors, dead letters; PagerDuty and Opsgenie are sent only incidents), and nothing outside this account and Region hears it go dark. Add selfMonitoring.externalHeartbeat, a heartbeat that pages from outside AWS (docs/operating.md), or an SMS or https subscriber without "clusters".`,
+    });
+  }
   if (notice.length === 0) {
     warnings.push({
       code: 'sentinel:noNoticeSubscriber',

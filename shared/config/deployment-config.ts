@@ -13,7 +13,7 @@ import { RuleSet } from '../engine/rule-set.ts';
 import { DEFAULT_RULES } from '../engine/rules/index.ts';
 import { signalRecord } from '../engine/signal-schema.ts';
 import { InputError, type InputProblem } from '../errors.ts';
-import { suggestion } from '../nearest-name.ts';
+import { didYouMean, suggestion } from '../nearest-name.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
 import { BUILT_IN_LABELS, clusterLabels, LABEL_NAME, subscribedClusters } from './cluster-labels.ts';
@@ -49,7 +49,8 @@ const wholeMinutesSchema = (
   z
     .string()
     .refine((text) => isDuration(text) && durationSeconds(text) % 60 === 0, {
-      error: `expected a whole number of minutes, like ${describeSeconds(Math.max(60, minSeconds))} or ${describeSeconds(maxSeconds)}`,
+      error: (issue) =>
+        `${JSON.stringify(issue.input)}: expected a whole number of minutes, like ${describeSeconds(Math.max(60, minSeconds))} or ${describeSeconds(maxSeconds)}`,
     })
     .superRefine((text, context) => {
       const problem = durationOutOfRange(text, minSeconds, maxSeconds);
@@ -464,6 +465,22 @@ export const deploymentConfigSchema = z.strictObject({
         description:
           'Page on throttled poller runs and on polls near the timeout, before polls fail. Without them, a poller that gets slow pages once its polls fail (PollerErrors), stop (PollerHeartbeat) or are dead-lettered. $0.20 a month.',
       }),
+      externalHeartbeat: z
+        .strictObject({
+          urlSecret: secretReferenceSchema.meta({
+            description:
+              'The Secrets Manager secret (or its JSON field) that holds the URL to ping, which often carries a token: an Opsgenie or Jira Service Management heartbeat ping URL, a healthchecks-style check URL. Read by the poller at run time, never put in the template.',
+          }),
+          authorizationSecret: secretReferenceSchema.optional().meta({
+            description:
+              'A secret whose value is sent as the Authorization header of each ping, where the service wants one: "GenieKey <API key>" for an Opsgenie heartbeat.',
+          }),
+        })
+        .optional()
+        .meta({
+          description:
+            'A heartbeat outside AWS: every poll that did its job sends a GET to this URL, so that a service in another place pages when the pipeline, its account or its Region goes dark (docs/operating.md). A ping that fails is logged and never fails the poll.',
+        }),
     })
     .prefault({})
     .meta({ description: 'The alarms on the pipeline itself (docs/deploy.md, Self-monitoring), each $0.10 a month.' }),
@@ -544,7 +561,7 @@ export function loadConfig(value: unknown, file: string): LoadedConfig {
         if (!names.has(name)) {
           problems.push({
             path: jsonPath(['subscriptions', topic, index, 'clusters', at]),
-            message: `unknown cluster "${name}"`,
+            message: `unknown cluster "${name}"${didYouMean(name, names)}`,
           });
         }
       });
@@ -554,7 +571,10 @@ export function loadConfig(value: unknown, file: string): LoadedConfig {
   config.maintenance.forEach((window, index) => {
     window.clusters?.forEach((name, at) => {
       if (!names.has(name)) {
-        problems.push({ path: jsonPath(['maintenance', index, 'clusters', at]), message: `unknown cluster "${name}"` });
+        problems.push({
+          path: jsonPath(['maintenance', index, 'clusters', at]),
+          message: `unknown cluster "${name}"${didYouMean(name, names)}`,
+        });
       }
     });
     if (Date.parse(window.to) <= Date.parse(window.from)) {

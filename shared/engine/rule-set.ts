@@ -1,4 +1,5 @@
 import { InputError, type InputProblem } from '../errors.ts';
+import { didYouMean } from '../nearest-name.ts';
 import { jsonPath } from '../schema-errors.ts';
 import { MAX_DATAPOINTS_PER_CLUSTER_READ, outOfRange, rangeOfUnit } from './bounds.ts';
 import { type Condition, conditionParams, conditionSignals } from './condition.ts';
@@ -70,11 +71,18 @@ export class RuleSet {
     rules.forEach((rule, index) => {
       rule.explains.forEach((target, at) => {
         if (target === rule.id) report(index, ['explains', at], 'a rule cannot explain itself');
-        else if (!ids.has(target)) report(index, ['explains', at], `unknown rule "${target}"`);
+        else if (!ids.has(target))
+          report(index, ['explains', at], `unknown rule "${target}"${didYouMean(target, ids)}`);
       });
       if (typeof rule.maintenance === 'object') {
         rule.maintenance.notifyWhenFiring?.forEach((target, at) => {
-          if (!ids.has(target)) report(index, ['maintenance', 'notifyWhenFiring', at], `unknown rule "${target}"`);
+          if (!ids.has(target)) {
+            report(
+              index,
+              ['maintenance', 'notifyWhenFiring', at],
+              `unknown rule "${target}"${didYouMean(target, ids)}`,
+            );
+          }
         });
       }
       for (const [condition, path] of conditionsOf(rule)) {
@@ -188,7 +196,10 @@ export class RuleSet {
   checkOverrides(overrides: RuleOverrides, path: readonly PropertyKey[]): InputProblem[] {
     return Object.entries(overrides).flatMap(([id, override]) => {
       const rule = this.byId.get(id);
-      if (!rule) return [{ path: jsonPath([...path, id]), message: `unknown rule "${id}"` }];
+      if (!rule) {
+        const known = this.rules.map((r) => r.id);
+        return [{ path: jsonPath([...path, id]), message: `unknown rule "${id}"${didYouMean(id, known)}` }];
+      }
       return Object.entries(override.params ?? {}).flatMap(([param, value]) => {
         const declared = rule.params[param];
         const where = jsonPath([...path, id, 'params', param]);

@@ -71,7 +71,10 @@ export interface Rule {
 const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const PARAM_REF = /^\$[A-Za-z][A-Za-z0-9]*$/;
 
-const durationSchema = z.string().refine(isDuration, { error: 'expected a duration like 90s, 15m, 4h or 2d' });
+const durationSchema = z.string().refine(isDuration, {
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not a duration: write a number and a unit, s, m, h or d, like 90s, 15m, 4h or 2d`,
+});
 /** A duration from `min` to `max` seconds; the message says which end it missed. */
 const boundedDuration = (minSeconds: number, maxSeconds: number) =>
   durationSchema

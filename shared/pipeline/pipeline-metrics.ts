@@ -39,6 +39,11 @@ export const PIPELINE_METRICS = {
   StepsQuarantined: { unit: 'Count', failure: true, alarmed: true },
   PollDurationMs: { unit: 'Milliseconds', failure: false, alarmed: false },
   Heartbeat: { unit: 'Count', failure: false, alarmed: true },
+  /**
+   * Pings of the heartbeat outside AWS that failed. Not alarmed here: the external service pages when pings stop,
+   * which is the alarm that still works when this Region or account does not; the poller log says why.
+   */
+  ExternalHeartbeatFailures: { unit: 'Count', failure: false, alarmed: false },
 } as const satisfies Record<string, PipelineMetricSpec>;
 
 export type PipelineMetricName = keyof typeof PIPELINE_METRICS;

@@ -237,3 +237,11 @@ export interface TripwireRecorder {
 export interface Notifier {
   publish(notification: Notification): Promise<{ messageId: string }>;
 }
+
+/**
+ * A heartbeat outside AWS (an Opsgenie heartbeat, a healthchecks-style URL): told of every poll that did its job, so
+ * that the service pages when the pings stop. Throws when the ping did not get through; the poller logs it and carries on.
+ */
+export interface ExternalHeartbeat {
+  ping(): Promise<void>;
+}

@@ -245,7 +245,16 @@ describe('sentinel silence against the deployed table', () => {
     const accessKey = process.env.AWS_ACCESS_KEY_ID;
     process.env.AWS_ACCESS_KEY_ID = 'AKIAUNKNOWN';
     try {
-      await expect(addProdSilence()).rejects.toThrow(/security token included in the request is invalid/);
+      const refused = await addProdSilence();
+
+      expect([refused.code, refused.stderr]).toEqual([
+        3,
+        expect.stringMatching(
+          /^sentinel: AwsRequestError: AWS refused the request: InvalidClientTokenId \(HTTP 403\): .*security token included in the request is invalid/,
+        ),
+      ]);
+      expect(refused.stderr).toMatch(/credentials are not valid or have expired/);
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
     } finally {
       process.env.AWS_ACCESS_KEY_ID = accessKey;
     }

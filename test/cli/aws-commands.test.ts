@@ -11,12 +11,14 @@ import { type CloudFormationServer, startCloudFormationServer } from '../support
 
 const STACK_FRAME = /\n\s+at /;
 
+/** What a user at a terminal sees: progress goes to stderr. */
 function capture(): CommandOutput & { stdoutText: () => string; stderrText: () => string } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   return {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
+    progress: (line) => stderr.push(line),
     stdoutText: () => stdout.join('\n'),
     stderrText: () => stderr.join('\n'),
   };
@@ -144,7 +146,7 @@ describe('commands for real accounts, against loopback AWS', () => {
       const code = await main(['poll', '--once', '--dry-run', '--config', config], out);
 
       expect([code, out.stderrText(), STACK_FRAME.test(out.stderrText())]).toEqual([
-        2,
+        3,
         expect.stringMatching(
           /could not read CloudWatch for 3 cluster\(s\):\n {2}- dev-a, dev-b, dev-c: .*ECONNREFUSED/,
         ),
@@ -173,6 +175,50 @@ describe('commands for real accounts, against loopback AWS', () => {
       expect.stringMatching(/^\[PAGE\] TEST - k8s-incident-sentinel test page from OpsStack, no action needed$/),
       expect.stringContaining('no action needed'),
     ]);
+  });
+
+  it('names the AWS error and exits 3, without a stack, apart from a check that failed', async () => {
+    const listed = capture();
+    const silences = capture();
+    const listCode = await main(['incidents', 'list', '--table', 'NoSuchTable'], listed);
+    const silenceCode = await main(['silence', 'list', '--table', 'NoSuchTable'], silences);
+
+    expect([listCode, silenceCode]).toEqual([3, 3]);
+    for (const out of [listed, silences]) {
+      expect(out.stderrText()).toMatch(
+        /^sentinel: AwsRequestError: AWS refused the request: ResourceNotFoundException \(HTTP 400\): .*Check the name given/,
+      );
+      expect(STACK_FRAME.test(out.stderrText())).toBe(false);
+    }
+  });
+
+  it('says it could not reach AWS, and exits 3, when the endpoint is out of reach', async () => {
+    const reachable = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = 'http://127.0.0.1:9';
+    const out = capture();
+    try {
+      const code = await main(['incidents', 'list', '--table', 'sentinel-test'], out);
+
+      expect([code, out.stderrText(), STACK_FRAME.test(out.stderrText())]).toEqual([
+        3,
+        expect.stringMatching(/^sentinel: AwsRequestError: could not reach AWS \(ECONNREFUSED\)/),
+        false,
+      ]);
+    } finally {
+      process.env.AWS_ENDPOINT_URL_DYNAMODB = reachable;
+    }
+  }, 60_000);
+
+  it('shows no progress where the output takes none, as when stderr is not a terminal', async () => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await backtestCommand(
+      { config, from: iso(0), to: iso(60) },
+      { stdout: (line) => stdout.push(line), stderr: (line) => stderr.push(line) },
+      now,
+    );
+
+    expect([code, stderr, stdout.length > 0]).toEqual([0, [], true]);
   });
 
   it('names a stack that does not exist', async () => {

@@ -1,6 +1,7 @@
 import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { doctorCommand } from '../../cli/doctor-command.ts';
+import { main } from '../../cli/main.ts';
 import { readConfigFile } from '../../io/input-files.ts';
 import { signalSources } from '../../shared/pipeline/query-plan.ts';
 import { type AwsHarness, startAwsHarness, writeConfig } from '../../support/aws-harness.ts';
@@ -143,6 +144,23 @@ describe('sentinel doctor', () => {
       ['prod-use1', 'dev-use1'],
     ]);
   });
+
+  it('exits 3, apart from an incomplete coverage (1), when CloudWatch cannot be asked', async () => {
+    const reachable = process.env.AWS_ENDPOINT_URL_CLOUDWATCH;
+    process.env.AWS_ENDPOINT_URL_CLOUDWATCH = 'http://127.0.0.1:9';
+    const output = new CapturedCommandOutput();
+    try {
+      const unreachable = await main(['doctor', '--config', file], output);
+
+      expect([unreachable, output.stderrText]).toEqual([
+        3,
+        expect.stringMatching(/^sentinel: AwsRequestError: could not reach AWS \(ECONNREFUSED\)/),
+      ]);
+      expect(output.stderrText).not.toMatch(/\n\s+at /);
+    } finally {
+      process.env.AWS_ENDPOINT_URL_CLOUDWATCH = reachable;
+    }
+  }, 60_000);
 
   it('reports a workload account whose link to the sink is missing, and the stack that creates it', async () => {
     oam.addSink(SINK, []);

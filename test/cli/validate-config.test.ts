@@ -6,7 +6,7 @@ import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { runSentinel as run } from '../support/command-output.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
-const oncall = { protocol: 'email', endpoint: 'oncall@example.com' };
+const oncall = { protocol: 'sms', endpoint: '+4915112345678' };
 const team = { protocol: 'email', endpoint: 'team@example.com' };
 const EXAMPLE = repoPath('config/sentinel.example.json');
 
@@ -112,6 +112,56 @@ describe('sentinel validate-config', () => {
       '',
       `sentinel: ${file} has 1 warning(s):\n  - $.subscriptions: no subscribers and no digest recipients: no page, ticket or digest reaches anyone. Add a paging subscription without "clusters".\nsentinel: --strict fails on the warnings of ${file}: fix them, or leave --strict out`,
     ]);
+  });
+
+  it('warns when only email would hear the pipeline alarms, until a heartbeat outside AWS is named', async () => {
+    const emailOnly = heard({
+      subscriptions: { paging: [{ subscribers: [team] }], notice: [{ subscribers: [team] }] },
+    });
+    const outside = {
+      ...emailOnly,
+      selfMonitoring: { externalHeartbeat: { urlSecret: { secretName: 'sentinel/heartbeat' } } },
+    };
+
+    const warned = await run('validate-config', '--strict', write('email-only.json', emailOnly));
+    const quiet = await run('validate-config', '--strict', write('outside.json', outside));
+
+    expect([warned.code, warned.output.stderrText]).toEqual([
+      1,
+      expect.stringContaining('$.subscriptions.paging: only email hears the pipeline alarms'),
+    ]);
+    expect([quiet.code, quiet.output.stderrText]).toEqual([0, '']);
+  });
+
+  it('suggests the nearest cluster and rule id for a misspelt one, and echoes a bad duration with the accepted forms', async () => {
+    const file = write(
+      'typos.json',
+      heard({
+        rules: { overrides: { 'webhook-blackhol': { severity: 'ticket' } } },
+        maintenance: [{ clusters: ['b2'], from: '2026-12-01T22:00:00Z', to: '2026-12-02T02:00:00Z', reason: 'x' }],
+        poll: { every: '5 minutes' },
+      }),
+    );
+
+    const { code, output } = await run('validate-config', file);
+
+    expect(code).toBe(2);
+    expect(output.stderrText).toContain('"5 minutes": expected a whole number of minutes');
+    const loaded = await run(
+      'validate-config',
+      write('typos-loaded.json', heard({ rules: { overrides: { 'webhook-blackhol': { severity: 'ticket' } } } })),
+    );
+    expect(loaded.output.stderrText).toContain('unknown rule "webhook-blackhol": did you mean "webhook-blackhole"?');
+    const maintenance = await run(
+      'validate-config',
+      write(
+        'typos-maintenance.json',
+        heard({
+          maintenance: [{ clusters: ['b2'], from: '2026-12-01T22:00:00Z', to: '2026-12-02T02:00:00Z', reason: 'x' }],
+        }),
+      ),
+    );
+    expect(maintenance.output.stderrText).toContain('unknown cluster "b2": did you mean "b"?');
   });
 
   it('passes --strict on a fleet in several Regions, since every cluster has a tripwire in its own', async () => {

@@ -6,7 +6,7 @@ import { InputError } from '../../shared/errors.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
 const FILE = 'config/sentinel.json';
-const oncall = { protocol: 'email', endpoint: 'oncall@example.com' };
+const oncall = { protocol: 'sms', endpoint: '+4915112345678' };
 const team = { protocol: 'email', endpoint: 'team@example.com' };
 
 /** A configuration that deploys without a warning, with the given sections replaced. */

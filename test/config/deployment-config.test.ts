@@ -95,7 +95,10 @@ describe('loadConfig', () => {
     const config = exampleWith([['subscriptions', 'notice', 0, 'clusters'], ['prod-euw2']]);
 
     expect(problemsOf(config)).toEqual([
-      { path: '$.subscriptions.notice[0].clusters[0]', message: 'unknown cluster "prod-euw2"' },
+      {
+        path: '$.subscriptions.notice[0].clusters[0]',
+        message: 'unknown cluster "prod-euw2": did you mean "prod-euw1"?',
+      },
     ]);
   });
 

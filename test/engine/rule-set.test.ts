@@ -166,7 +166,12 @@ describe('RuleSet', () => {
     it('reports an override of an unknown rule at its path', () => {
       expect(
         defaultRuleSet().checkOverrides({ 'webhook-blackhol': { enabled: false } }, ['rules', 'overrides']),
-      ).toEqual([{ path: '$.rules.overrides["webhook-blackhol"]', message: 'unknown rule "webhook-blackhol"' }]);
+      ).toEqual([
+        {
+          path: '$.rules.overrides["webhook-blackhol"]',
+          message: 'unknown rule "webhook-blackhol": did you mean "webhook-blackhole"?',
+        },
+      ]);
     });
 
     it('reports an unknown parameter at its path, listing the parameters the rule has', () => {

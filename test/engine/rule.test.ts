@@ -88,7 +88,10 @@ describe('ruleSchema', () => {
     const when = { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30 minutes', op: '>=', value: 3 };
 
     expect(problemsOf(ruleJson({ when }))).toEqual([
-      { path: '$.when.window', message: 'expected a duration like 90s, 15m, 4h or 2d' },
+      {
+        path: '$.when.window',
+        message: '"30 minutes" is not a duration: write a number and a unit, s, m, h or d, like 90s, 15m, 4h or 2d',
+      },
     ]);
   });
 

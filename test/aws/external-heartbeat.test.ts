@@ -1,0 +1,111 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type AwsHarness, putScenario, startAwsHarness } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import {
+  harnessClusters,
+  loadPoller,
+  type PollHandler,
+  pollAt,
+  trimmedScenario,
+} from '../../support/poller-harness.ts';
+import { type SecretsManagerServer, startSecretsManagerServer } from '../support/secrets-manager-server.ts';
+
+/** A heartbeat service on loopback: it records each ping, when it came and what it carried, and answers as told. */
+interface HeartbeatService {
+  readonly pings: { readonly at: number; readonly url: string; readonly headers: IncomingHttpHeaders }[];
+  status: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+async function startHeartbeatService(): Promise<HeartbeatService> {
+  const pings: HeartbeatService['pings'] = [];
+  const service = { pings, status: 200 };
+  const server: Server = createServer((request, response) => {
+    pings.push({ at: performance.now(), url: request.url ?? '', headers: request.headers });
+    // As Opsgenie answers a ping (https://docs.opsgenie.com/docs/heartbeat-api).
+    response.writeHead(service.status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ result: 'PONG - Heartbeat received' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(service, {
+    url: `http://127.0.0.1:${port}/v2/heartbeats/sentinel-prod/ping`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
+/** A quiet stretch of scenarios/fleet-webhook-outage.json: every poll reads fresh data and does its job. */
+const scenario = trimmedScenario('scenarios/fleet-webhook-outage.json', 0);
+const stepAt = (step: number) => scenario.start + step * 60_000;
+const GENIE_KEY = 'GenieKey 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
+
+let harness: AwsHarness;
+let secrets: SecretsManagerServer;
+let service: HeartbeatService;
+let poll: PollHandler;
+let output: CapturedOutput;
+
+beforeAll(async () => {
+  output = captureOutput();
+  harness = await startAwsHarness();
+  [secrets, service] = await Promise.all([startSecretsManagerServer(), startHeartbeatService()]);
+  process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.endpoint;
+  secrets.putSecret('sentinel/heartbeat', JSON.stringify({ url: service.url }));
+  secrets.putSecret('sentinel/heartbeat-key', GENIE_KEY);
+  const clusters = harnessClusters(['dev-a', 'dev-b', 'dev-c']);
+  await putScenario(scenario, clusters);
+  poll = await loadPoller(harness, clusters, {
+    poll: { every: '1m' },
+    selfMonitoring: {
+      externalHeartbeat: {
+        urlSecret: { secretName: 'sentinel/heartbeat', jsonField: 'url' },
+        authorizationSecret: { secretName: 'sentinel/heartbeat-key' },
+      },
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  output.restore();
+  await Promise.all([harness.close(), secrets.close(), service.close()]);
+});
+
+describe('the heartbeat outside AWS', () => {
+  it('is pinged once by every poll, during the poll, and stops the moment the polls stop', async () => {
+    const polls: { start: number; end: number }[] = [];
+    for (let step = 20; step < 30; step++) {
+      const start = performance.now();
+      await pollAt(poll, stepAt(step));
+      polls.push({ start, end: performance.now() });
+    }
+    const lastPoll = polls.at(-1)?.end ?? 0;
+    // The poller stops. docs/operating.md promises the pings stop with the last poll: nothing arrives after it.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+    expect(service.pings.length).toBe(polls.length);
+    expect(
+      polls.every((p, i) => (service.pings[i]?.at ?? -1) >= p.start && (service.pings[i]?.at ?? -1) <= p.end),
+    ).toBe(true);
+    expect(service.pings.filter((ping) => ping.at > lastPoll)).toEqual([]);
+    expect(new Set(service.pings.map((ping) => `${ping.url} ${ping.headers.authorization}`))).toEqual(
+      new Set([`/v2/heartbeats/sentinel-prod/ping ${GENIE_KEY}`]),
+    );
+  }, 60_000);
+
+  it('never fails a poll when the ping fails, and logs why without the URL', async () => {
+    service.status = 503;
+    const before = service.pings.length;
+    const summary = await pollAt(poll, stepAt(30));
+    service.status = 200;
+    const warning = output
+      .json()
+      .find((line) => line.message === 'external heartbeat ping failed; the poll carries on');
+
+    expect([summary.claim, service.pings.length - before]).toEqual(['claimed', 1]);
+    expect(warning?.error).toBe('the heartbeat URL of secret sentinel/heartbeat answered HTTP 503');
+    expect(JSON.stringify(output.json())).not.toContain('sentinel-prod/ping');
+  }, 60_000);
+});

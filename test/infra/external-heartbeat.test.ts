@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Template } from 'aws-cdk-lib/assertions';
+import { writeConfig } from '../../support/aws-harness.ts';
+import { type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from '../../support/synth-sentinel-app.ts';
+
+/** The test configuration with a heartbeat outside AWS: an Opsgenie ping URL and its key, both in Secrets Manager. */
+const HEARTBEAT = {
+  urlSecret: { secretName: 'sentinel/heartbeat', jsonField: 'url' },
+  authorizationSecret: { secretName: 'sentinel/opsgenie-heartbeat-key' },
+};
+
+describe('the heartbeat outside AWS, deployed', () => {
+  let synth: SynthesizedSentinelApp;
+  let template: Template;
+
+  beforeAll(() => {
+    const config = JSON.parse(readFileSync(TEST_CONFIG, 'utf8')) as { selfMonitoring?: object };
+    const configFile = writeConfig({
+      ...config,
+      selfMonitoring: { ...config.selfMonitoring, externalHeartbeat: HEARTBEAT },
+    });
+    synth = synthSentinelApp({ configFile, bundle: false });
+    template = Template.fromStack(synth.ops);
+  });
+
+  afterAll(() => synth.dispose());
+
+  it('lets the poller read the two secrets it names, and no other, at run time', () => {
+    const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy).includes('ReadHeartbeatSecrets'))
+      .flatMap(
+        (policy) =>
+          (policy as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement,
+      );
+    const text = JSON.stringify(statements);
+
+    expect(JSON.stringify(statements.map((s) => (s as { Action: unknown }).Action))).toBe(
+      '["secretsmanager:GetSecretValue"]',
+    );
+    expect(text).toMatch(/secret:sentinel\/heartbeat-\?{6}/);
+    expect(text).toMatch(/secret:sentinel\/opsgenie-heartbeat-key-\?{6}/);
+    expect(JSON.stringify(template.toJSON())).not.toMatch(
+      /resolve:secretsmanager:sentinel\/(heartbeat|opsgenie-heartbeat)/,
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import { CLOUDFORMATION_QUOTAS } from '../infra/deployment-quotas.ts';
 import { AWS_PRICES } from '../shared/pricing/aws-prices.ts';
-import { FLEET_ACCOUNTS, FLEET_REGIONS, synthesizeFleet } from '../test/infra/generated-fleet.ts';
+import { FLEET_ACCOUNTS, FLEET_REGIONS, synthesizeFleet } from '../support/generated-fleet.ts';
 
 /** The generated fleets synthesized whole: how long synth takes, and how close the largest stack comes to the quotas. */
 export const SYNTH_FLEET_SIZES = [1_000, 10_000] as const;
@@ -22,7 +22,7 @@ export interface FleetSynthRow {
 }
 
 /**
- * Synthesize each generated fleet (test/infra/generated-fleet.ts: three Regions, twenty accounts) as `cdk synth`
+ * Synthesize each generated fleet (support/generated-fleet.ts: three Regions, twenty accounts) as `cdk synth`
  * would, without bundling, and price the tripwire design per cluster-month: its alarm metrics at the standard alarm
  * price, and, for the two thirds of the clusters outside the ops Region, each state change as an event forwarded
  * across Regions (`tripwireChangesPerClusterMonth`, from the quiet week).

@@ -72,8 +72,8 @@ describe('the layers', () => {
       { file: 'shared/engine/rule.ts', text: "const y = await import('../../functions/poller/handler.ts');" },
       { file: 'infra/tripwires.ts', text: "import { z } from '../functions/tripwire/tripwire-event.ts';" },
       { file: 'shared/engine/ok.ts', text: "import { w } from '../time.ts';" },
-      { file: 'test/aws/fan-out-wire.test.ts', text: "import { v } from '../support/fleet-generator.ts';" },
-      { file: 'bench/poll-footprint.ts', text: "import { u } from '../support/aws-harness.ts';" },
+      { file: 'test/aws/fan-out-wire.test.ts', text: "import { v } from '../../bench/fleet-generator.ts';" },
+      { file: 'bench/poll-footprint.ts', text: "import { u } from '../test/support/aws-harness.ts';" },
       { file: 'bench/poll-footprint.ts', text: "import { t } from '../support/aws-harness.ts';" },
     ];
 

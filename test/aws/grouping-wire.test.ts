@@ -21,7 +21,7 @@ let scenario: Scenario;
 let replayed: readonly Notification[];
 
 const sent = () =>
-  harness.sns.published.map((p) => JSON.parse((JSON.parse(p.message) as { sqs: string }).sqs) as Notification);
+  harness.sns.published.map((p) => JSON.parse((JSON.parse(p.message) as { default: string }).default) as Notification);
 const pages = () => sent().filter((n) => n.kind === 'page');
 
 beforeAll(async () => {

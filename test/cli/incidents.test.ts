@@ -32,7 +32,7 @@ async function sentinel(...args: string[]) {
 /** What the paging and notice topics carried, as the notifications the delivery queue would read. */
 function published(harness: AwsHarness): Notification[] {
   return harness.sns.published.flatMap((p) =>
-    p.topicArn === harness.topics.digest ? [] : [JSON.parse(JSON.parse(p.message).sqs) as Notification],
+    p.topicArn === harness.topics.digest ? [] : [JSON.parse(JSON.parse(p.message).default) as Notification],
   );
 }
 

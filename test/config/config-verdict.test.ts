@@ -110,7 +110,7 @@ describe('configVerdict', () => {
 
   it('refuses a cluster filter of an SMS paging subscriber past 49, since its kind filter multiplies the values by three', () => {
     const names = Array.from({ length: 50 }, (_, i) => `cluster-${i}`);
-    const phone = { protocol: 'sms', endpoint: '+4915112345678' };
+    const phone = { protocol: 'sms', endpoint: '+4915187654321' };
     const config = configWith({
       clusters: names.map((name) => ({ name })),
       subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [phone] }] },

@@ -1,7 +1,13 @@
 import { jest } from '@jest/globals';
 import { CLOUDFORMATION_QUOTAS, EVENTBRIDGE_QUOTAS, quotaBreaches } from '../../infra/deployment-quotas.ts';
 import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
-import { FLEET_OPS, FLEET_REGIONS, generatedFleet, type SynthesizedFleet, synthesizeFleet } from './generated-fleet.ts';
+import {
+  FLEET_OPS,
+  FLEET_REGIONS,
+  generatedFleet,
+  type SynthesizedFleet,
+  synthesizeFleet,
+} from '../../support/generated-fleet.ts';
 
 /**
  * Generated fleets of 1 to 10,000 clusters over three Regions and twenty accounts, synthesized whole: every stack

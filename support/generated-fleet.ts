@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
-import { type TemplateFootprint, templateFootprint } from '../../infra/deployment-quotas.ts';
-import { buildSentinelApp, type SentinelStacks } from '../../infra/sentinel-app.ts';
-import { newApp } from '../../support/synth-sentinel-app.ts';
+import { type TemplateFootprint, templateFootprint } from '../infra/deployment-quotas.ts';
+import { buildSentinelApp, type SentinelStacks } from '../infra/sentinel-app.ts';
+import { newApp } from './synth-sentinel-app.ts';
 
 /** The ops account and Region of every generated fleet. */
 export const FLEET_OPS = { accountId: '100000000000', region: 'us-east-1' } as const;

@@ -40,26 +40,10 @@ export const webhookBlackhole: Rule = {
     },
     writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as a stall' },
     errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx' },
-    minRejections: {
-      default: 10,
-      unit: 'rejections',
-      description: 'rejections a minute, fewest that count as a jump (the tripwire arms from as many)',
-    },
-    rejectionJump: {
-      default: 5,
-      unit: 'x',
-      description: 'fewest rejections of the last 2 minutes against the fewest of any minute of the hour before',
-    },
-    errorJump: {
-      default: 2,
-      unit: 'x',
-      description: 'fewest 5xx of the last 2 minutes against the fewest of the hour before: the 5xx moved too',
-    },
   },
   // Three ways a webhook takes writes down, each with the signals a cluster may have (docs/rules.md, "How each
   // failure shows"): calls hang (webhook p99 at its timeout), calls fail where failures are scraped, and calls fail
-  // closed on a stock EKS cluster (rejections that answer 500), judged as a share of the calls or, for a webhook that
-  // sees few of them beside a busy healthy one, as a jump against the cluster's own last hour.
+  // closed on a stock EKS cluster (rejections that answer 500).
   when: {
     kind: 'anyOf',
     conditions: [
@@ -95,41 +79,11 @@ export const webhookBlackhole: Rule = {
         conditions: [
           {
             // Rejections among webhook calls; on a cluster that does not report its webhook calls, among all
-            // requests, where only a webhook that sees much of the traffic can reach the error share. A narrow
-            // webhook's rejections are a few percent of all calls: they count when they jump above the cluster's own
-            // floor (the quietest minute of the hour before), with the 5xx above theirs. Against the floor, not the
-            // average, so that an outage does not become its own baseline within minutes; an hour keeps the minute
-            // read short. EKS vends one rejection count per cluster, not per webhook: the jump is of all webhooks.
+            // requests, where only a webhook that sees much of the traffic can reach the error share.
             kind: 'anyOf',
             conditions: [
               { kind: 'sustained', of: rejectionShare, op: '>=', value: '$rejectionRatio', m: 2, n: 3 },
               { kind: 'sustained', of: rejectionsPerRequest, op: '>=', value: '$errorRatio', m: 2, n: 3 },
-              {
-                kind: 'allOf',
-                conditions: [
-                  { kind: 'sustained', of: 'webhook.rejections', op: '>=', value: '$minRejections', m: 2, n: 3 },
-                  {
-                    kind: 'change',
-                    of: 'webhook.rejections',
-                    aggregate: 'min',
-                    window: '2m',
-                    baseline: '1h',
-                    mode: 'ratio',
-                    op: '>=',
-                    value: '$rejectionJump',
-                  },
-                  {
-                    kind: 'change',
-                    of: 'apiserver.5xx',
-                    aggregate: 'min',
-                    window: '2m',
-                    baseline: '1h',
-                    mode: 'ratio',
-                    op: '>=',
-                    value: '$errorJump',
-                  },
-                ],
-              },
             ],
           },
           { kind: 'sustained', of: errorsPerRejection, op: '>=', value: '$closedShare', m: 2, n: 3 },
@@ -145,8 +99,6 @@ export const webhookBlackhole: Rule = {
     'webhook-failing-open',
     'webhook-latency-tax',
     'apiserver-restart-errors',
-    'apiserver-sustained-errors',
-    'nodes-notready-at-scale',
   ],
   holdDown: '15m',
   // The OPA outage happened during a planned master upgrade: muting this rule in maintenance would hide it.

@@ -99,6 +99,8 @@ export const webhookBlackhole: Rule = {
     'webhook-failing-open',
     'webhook-latency-tax',
     'apiserver-restart-errors',
+    'apiserver-sustained-errors',
+    'nodes-notready-at-scale',
   ],
   holdDown: '15m',
   // The OPA outage happened during a planned master upgrade: muting this rule in maintenance would hide it.

@@ -98,11 +98,11 @@ describe('sentinel test-page', () => {
   it('fails, naming the integration, when one never confirms the page', async () => {
     addStack(INTEGRATIONS);
     harness.opsgenie.faults.inject({ kind: 'server-error' });
-    const { code, out } = await testPageWithDelivery('1');
+    const { code, out } = await testPageWithDelivery('5');
 
     expect(code).toBe(1);
     expect(out.stderrText).toMatch(
-      /opsgenie:sentinel\/opsgenie: the test page was not delivered within 1 s; its last attempt failed: Opsgenie create of .* gave up after/,
+      /opsgenie:sentinel\/opsgenie: the test page was not delivered within 5 s; its last attempt failed: Opsgenie create of .* gave up after/,
     );
     expect(out.stderrText).not.toMatch(/pagerduty/);
   });

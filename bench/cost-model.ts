@@ -1,4 +1,4 @@
-import { SECRET_MAX_AGE_SECONDS } from '../aws/secret-values.ts';
+import { SECRET_MAX_AGE_SECONDS } from '../aws/vendors/secret-values.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';

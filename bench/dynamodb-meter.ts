@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PARTITION } from '../aws/table-keys.ts';
-import { TABLE_SCHEMA } from '../aws/table-schema.ts';
+import { PARTITION } from '../aws/dynamodb/table-keys.ts';
+import { TABLE_SCHEMA } from '../aws/dynamodb/table-schema.ts';
 
 /** Request units as DynamoDB on-demand bills them, per operation. */
 export interface OperationUsage {
@@ -81,7 +81,7 @@ function indexWrites(operation: string, request: Record<string, unknown>): numbe
   const indexKey = TABLE_SCHEMA.dayIndex.partitionKey;
   if (operation === 'PutItem') return (request.Item as Record<string, unknown> | undefined)?.[indexKey] ? 1 : 0;
   const key = (request.Key as Record<string, { S?: string }> | undefined)?.[TABLE_SCHEMA.partitionKey]?.S;
-  // The stores' indexed items (see aws/table-keys.ts): updating the index key moves the entry (2 writes).
+  // The stores' indexed items (see aws/dynamodb/table-keys.ts): updating the index key moves the entry (2 writes).
   const indexed: readonly string[] = [PARTITION.outbox, PARTITION.open, PARTITION.resolved, PARTITION.pollLog];
   if (!key || !indexed.includes(key)) return 0;
   const names = Object.values((request.ExpressionAttributeNames as Record<string, string> | undefined) ?? {});

@@ -6,7 +6,7 @@
  * line: a FleetPollFigures.
  */
 import { cloudWatchClients } from '../aws/clients.ts';
-import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
+import { CloudWatchMetricSource } from '../aws/cloudwatch/metric-source.ts';
 import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { cloudWatchClients } from '../aws/clients.ts';
-import { CloudWatchMetricSource, DATAPOINTS_PER_SECOND } from '../aws/cloudwatch-metric-source.ts';
+import { CloudWatchMetricSource, DATAPOINTS_PER_SECOND } from '../aws/cloudwatch/metric-source.ts';
 import { MemoryShardFindings } from '../shared/pipeline/memory-shard-findings.ts';
 import { evaluateShard, SHARD_WORKERS, type ShardReport, type ShardTask } from '../shared/pipeline/shards.ts';
 import { FLEET_POLL_AT, fleetClusters, fleetPlan } from '../support/fleet-generator.ts';

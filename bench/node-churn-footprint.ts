@@ -5,7 +5,7 @@
  */
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../aws/clients.ts';
-import { DynamoDbNodeChurnReader } from '../aws/dynamodb-node-churn-reader.ts';
+import { DynamoDbNodeChurnReader } from '../aws/dynamodb/node-churn-reader.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import { startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
 import { captureOutput } from '../support/captured-output.ts';

@@ -1,5 +1,5 @@
 import { cloudWatchClients } from '../aws/clients.ts';
-import { CloudWatchMetricSource } from '../aws/cloudwatch-metric-source.ts';
+import { CloudWatchMetricSource } from '../aws/cloudwatch/metric-source.ts';
 import { readChurnSeries } from '../shared/churn/churn-metric-source.ts';
 import type { NodeChurnReader } from '../shared/churn/node-churn.ts';
 import { CHURN_SIGNALS, countsNodeChurn } from '../shared/churn/node-termination.ts';

@@ -1,5 +1,5 @@
 import { documentClient } from '../aws/clients.ts';
-import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
+import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
 import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { costModel, POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';

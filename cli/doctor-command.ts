@@ -1,6 +1,6 @@
 import { cloudWatchClients } from '../aws/clients.ts';
-import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch-inventory.ts';
-import { attachedLinks } from '../aws/oam-links.ts';
+import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch/inventory.ts';
+import { attachedLinks } from '../aws/cloudwatch/oam-links.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
 import { parseSinkArn } from '../shared/config/deployment-config.ts';

@@ -1,5 +1,5 @@
 import { documentClient } from '../aws/clients.ts';
-import { DynamoDbNodeChurnReader } from '../aws/dynamodb-node-churn-reader.ts';
+import { DynamoDbNodeChurnReader } from '../aws/dynamodb/node-churn-reader.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { recordedScenario, scenarioFileOf } from '../shared/scenario/recorded-scenario.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';

@@ -1,9 +1,9 @@
 import { SNSClient } from '@aws-sdk/client-sns';
 import { documentClient } from '../aws/clients.ts';
-import { DynamoDbHandResolutionStore } from '../aws/dynamodb-hand-resolution-store.ts';
-import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
-import { DynamoDbTable } from '../aws/dynamodb-table.ts';
-import { SnsNotifier } from '../aws/sns-notifier.ts';
+import { DynamoDbHandResolutionStore } from '../aws/dynamodb/hand-resolution-store.ts';
+import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
+import { DynamoDbTable } from '../aws/dynamodb/table.ts';
+import { SnsNotifier } from '../aws/sns/notifier.ts';
 import { callerArn } from '../aws/sts-caller.ts';
 import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
 import { compileRuleSet, type LoadedConfig } from '../shared/config/deployment-config.ts';

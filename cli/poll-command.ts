@@ -1,7 +1,7 @@
 import { documentClient, snsClient } from '../aws/clients.ts';
-import { DynamoDbNodeChurnReader } from '../aws/dynamodb-node-churn-reader.ts';
-import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
-import { SnsNotifier } from '../aws/sns-notifier.ts';
+import { DynamoDbNodeChurnReader } from '../aws/dynamodb/node-churn-reader.ts';
+import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
+import { SnsNotifier } from '../aws/sns/notifier.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { NodeChurnMetricSource } from '../shared/churn/churn-metric-source.ts';
 import type { Notification } from '../shared/engine/notification.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { documentClient } from '../aws/clients.ts';
-import { dynamoDbSilenceStore } from '../aws/dynamodb-silence-store.ts';
-import { dynamoDbStores } from '../aws/dynamodb-stores.ts';
+import { dynamoDbSilenceStore } from '../aws/dynamodb/silence-store.ts';
+import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
 import { callerArn } from '../aws/sts-caller.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { clusterLabels } from '../shared/config/cluster-labels.ts';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { documentClient, snsClient } from '../aws/clients.ts';
-import { DynamoDbDeliveryLedger } from '../aws/dynamodb-delivery-ledger.ts';
-import { SnsNotifier } from '../aws/sns-notifier.ts';
+import { DynamoDbDeliveryLedger } from '../aws/dynamodb/delivery-ledger.ts';
+import { SnsNotifier } from '../aws/sns/notifier.ts';
 import type { DeliveryOutcome } from '../shared/delivery/deliver.ts';
 import type { Notification } from '../shared/engine/notification.ts';
 import { testPage, testResolve } from '../shared/notify/test-page.ts';

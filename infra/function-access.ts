@@ -1,21 +1,21 @@
-import { IAM_ACTIONS as METRIC_SOURCE } from '../aws/cloudwatch-metric-source.ts';
-import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb-activity-log.ts';
-import { IAM_ACTIONS as DELIVERY_LEDGER } from '../aws/dynamodb-delivery-ledger.ts';
-import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb-incident-repository.ts';
-import { IAM_ACTIONS as NODE_CHURN_LEDGER } from '../aws/dynamodb-node-churn-ledger.ts';
-import { IAM_ACTIONS as NODE_CHURN_READER } from '../aws/dynamodb-node-churn-reader.ts';
-import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb-outbox.ts';
-import { IAM_ACTIONS as SHARD_FINDINGS } from '../aws/dynamodb-shard-findings.ts';
-import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb-step-ledger.ts';
-import { IAM_ACTIONS as TABLE_QUERIES } from '../aws/dynamodb-table.ts';
-import { IAM_ACTIONS as TRIPWIRE_RECORDER } from '../aws/dynamodb-tripwire-recorder.ts';
-import { IAM_ACTIONS as TRIPWIRES } from '../aws/dynamodb-tripwires.ts';
-import { IAM_ACTIONS as ASSUME_NODE_LOOKUP } from '../aws/ec2-clients.ts';
-import { IAM_ACTIONS as INSTANCE_DIRECTORY } from '../aws/ec2-instance-directory.ts';
-import { IAM_ACTIONS as SECRET_VALUES } from '../aws/secret-values.ts';
-import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns-digest-publisher.ts';
-import { IAM_ACTIONS as NOTIFIER } from '../aws/sns-notifier.ts';
-import { IAM_ACTIONS as SHARD_QUEUE } from '../aws/sqs-shard-queue.ts';
+import { IAM_ACTIONS as METRIC_SOURCE } from '../aws/cloudwatch/metric-source.ts';
+import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb/activity-log.ts';
+import { IAM_ACTIONS as DELIVERY_LEDGER } from '../aws/dynamodb/delivery-ledger.ts';
+import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb/incident-repository.ts';
+import { IAM_ACTIONS as NODE_CHURN_LEDGER } from '../aws/dynamodb/node-churn-ledger.ts';
+import { IAM_ACTIONS as NODE_CHURN_READER } from '../aws/dynamodb/node-churn-reader.ts';
+import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb/outbox.ts';
+import { IAM_ACTIONS as SHARD_FINDINGS } from '../aws/dynamodb/shard-findings.ts';
+import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb/step-ledger.ts';
+import { IAM_ACTIONS as TABLE_QUERIES } from '../aws/dynamodb/table.ts';
+import { IAM_ACTIONS as TRIPWIRE_RECORDER } from '../aws/dynamodb/tripwire-recorder.ts';
+import { IAM_ACTIONS as TRIPWIRES } from '../aws/dynamodb/tripwires.ts';
+import { IAM_ACTIONS as ASSUME_NODE_LOOKUP } from '../aws/ec2/clients.ts';
+import { IAM_ACTIONS as INSTANCE_DIRECTORY } from '../aws/ec2/instance-directory.ts';
+import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns/digest-publisher.ts';
+import { IAM_ACTIONS as NOTIFIER } from '../aws/sns/notifier.ts';
+import { IAM_ACTIONS as SHARD_QUEUE } from '../aws/sqs/shard-queue.ts';
+import { IAM_ACTIONS as SECRET_VALUES } from '../aws/vendors/secret-values.ts';
 
 /**
  * What each function's code calls, as the union of the IAM_ACTIONS of the aws/ adapters its handler uses, split by

@@ -21,7 +21,7 @@ export interface PagingDeliveryProps {
   readonly configFile: string;
 }
 
-/** A delivery run: two vendor calls of at most about 20 s each (aws/vendor-http.ts), with room to spare. */
+/** A delivery run: two vendor calls of at most about 20 s each (aws/vendors/http.ts), with room to spare. */
 const DELIVERY_TIMEOUT = Duration.seconds(60);
 
 /**

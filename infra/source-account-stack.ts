@@ -2,7 +2,7 @@ import { CfnOutput, CfnParameter, Fn, Stack, type StackProps, Validations } from
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as oam from 'aws-cdk-lib/aws-oam';
 import type { Construct } from 'constructs';
-import { nodeLookupRoleName } from '../aws/ec2-clients.ts';
+import { nodeLookupRoleName } from '../aws/ec2/clients.ts';
 import { OPS_STACK } from '../shared/config/deployment-shape.ts';
 import { SHARED_RESOURCE_TYPE } from './metrics-sink.ts';
 import { EventForwarding, NODE_EVENT_PATTERNS, nodeEventBusName } from './node-events.ts';

@@ -6,8 +6,8 @@ import { CloudWatchClient, type MetricDatum, PutMetricDataCommand } from '@aws-s
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { documentClient } from '../aws/clients.ts';
-import { DynamoDbNodeChurnLedger } from '../aws/dynamodb-node-churn-ledger.ts';
-import { TABLE_SCHEMA } from '../aws/table-schema.ts';
+import { DynamoDbNodeChurnLedger } from '../aws/dynamodb/node-churn-ledger.ts';
+import { TABLE_SCHEMA } from '../aws/dynamodb/table-schema.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';

@@ -1,4 +1,4 @@
-import { TABLE_RETENTION_DAYS } from '../aws/dynamodb-table.ts';
+import { TABLE_RETENTION_DAYS } from '../aws/dynamodb/table.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 
 /** A resource of a synthesized template, as the cost model reads it. */

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { notificationSchema } from '../../aws/table-items.ts';
+import { notificationSchema } from '../../aws/dynamodb/table-items.ts';
 import { type DeliveryDeps, deliverNotification } from '../../shared/delivery/deliver.ts';
 import { incidentKey } from '../../shared/delivery/vendor-messages.ts';
 import type { Notification } from '../../shared/engine/notification.ts';

@@ -3,7 +3,7 @@ import { EventBridgeEnvelope } from '@aws-lambda-powertools/parser/envelopes/eve
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import { documentClient } from '../../aws/clients.ts';
-import { DynamoDbTripwireRecorder } from '../../aws/dynamodb-tripwire-recorder.ts';
+import { DynamoDbTripwireRecorder } from '../../aws/dynamodb/tripwire-recorder.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';

@@ -1,9 +1,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
-import { MalformedItemError } from '../../aws/table-items.ts';
-import { openIncidentKey } from '../../aws/table-keys.ts';
+import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
+import { MalformedItemError } from '../../aws/dynamodb/table-items.ts';
+import { openIncidentKey } from '../../aws/dynamodb/table-keys.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
 import type { PipelineStores } from '../../shared/pipeline/ports.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';

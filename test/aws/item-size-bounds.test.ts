@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { DynamoDbNodeChurnLedger } from '../../aws/dynamodb-node-churn-ledger.ts';
-import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
-import { nodeChurnTripwireKey, stepKey } from '../../aws/table-keys.ts';
-import { ITEM_BYTES } from '../../aws/table-limits.ts';
+import { DynamoDbNodeChurnLedger } from '../../aws/dynamodb/node-churn-ledger.ts';
+import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
+import { nodeChurnTripwireKey, stepKey } from '../../aws/dynamodb/table-keys.ts';
+import { ITEM_BYTES } from '../../aws/dynamodb/table-limits.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
 import type { NearMiss } from '../../shared/engine/near-miss.ts';
 import type { Notification } from '../../shared/engine/notification.ts';

@@ -1,7 +1,7 @@
 import { documentClient, secretsManagerClient } from '../../aws/clients.ts';
-import { DynamoDbDeliveryLedger } from '../../aws/dynamodb-delivery-ledger.ts';
-import { secretValues } from '../../aws/secret-values.ts';
-import { channelFor } from '../../aws/vendor-channels.ts';
+import { DynamoDbDeliveryLedger } from '../../aws/dynamodb/delivery-ledger.ts';
+import { channelFor } from '../../aws/vendors/channels.ts';
+import { secretValues } from '../../aws/vendors/secret-values.ts';
 import { deliverBatch } from '../../functions/delivery/deliver-batch.ts';
 import { deploymentConfigSchema } from '../../shared/config/deployment-config.ts';
 import { pagingIntegrations } from '../../shared/delivery/paging-integrations.ts';

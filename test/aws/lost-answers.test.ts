@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
-import { CURSOR_KEY } from '../../aws/table-keys.ts';
+import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
+import { CURSOR_KEY } from '../../aws/dynamodb/table-keys.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { CloudWatchMetricSource } from '../../aws/cloudwatch-metric-source.ts';
+import { CloudWatchMetricSource } from '../../aws/cloudwatch/metric-source.ts';
 import { type ClusterConfig, clusterSchema } from '../../shared/config/deployment-config.ts';
 import { type CloudWatchServer, startCloudWatchServer } from '../../support/cloudwatch-server.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../aws/clients.ts';
-import { DynamoDbNodeChurnReader } from '../../aws/dynamodb-node-churn-reader.ts';
-import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
+import { DynamoDbNodeChurnReader } from '../../aws/dynamodb/node-churn-reader.ts';
+import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';
 import { NodeChurnMetricSource } from '../../shared/churn/churn-metric-source.ts';
 import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
 import { SeriesWindow } from '../../shared/engine/signal-window.ts';

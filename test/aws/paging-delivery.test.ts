@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { documentClient, secretsManagerClient } from '../../aws/clients.ts';
-import { DynamoDbDeliveryLedger } from '../../aws/dynamodb-delivery-ledger.ts';
-import { secretValues } from '../../aws/secret-values.ts';
-import { channelFor } from '../../aws/vendor-channels.ts';
-import type { RetryPolicy } from '../../aws/vendor-http.ts';
+import { DynamoDbDeliveryLedger } from '../../aws/dynamodb/delivery-ledger.ts';
+import { channelFor } from '../../aws/vendors/channels.ts';
+import type { RetryPolicy } from '../../aws/vendors/http.ts';
+import { secretValues } from '../../aws/vendors/secret-values.ts';
 import { deliverBatch } from '../../functions/delivery/deliver-batch.ts';
 import { pagingIntegrations } from '../../shared/delivery/paging-integrations.ts';
 import { incidentKey } from '../../shared/delivery/vendor-messages.ts';

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { CURSOR_KEY } from '../../aws/table-keys.ts';
+import { CURSOR_KEY } from '../../aws/dynamodb/table-keys.ts';
 import type { PollEvent } from '../../functions/poller/poll-on-schedule.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';

@@ -1,4 +1,4 @@
-import { withoutSilentSignals } from '../../aws/cloudwatch-metric-source.ts';
+import { withoutSilentSignals } from '../../aws/cloudwatch/metric-source.ts';
 
 const series = (...values: number[]) => Float64Array.from(values);
 

@@ -1,6 +1,6 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { SnsDigestPublisher } from '../../aws/sns-digest-publisher.ts';
-import { SnsNotifier } from '../../aws/sns-notifier.ts';
+import { SnsDigestPublisher } from '../../aws/sns/digest-publisher.ts';
+import { SnsNotifier } from '../../aws/sns/notifier.ts';
 import type { Digest } from '../../shared/digest/digest.ts';
 import { renderDigest } from '../../shared/digest/render-digest.ts';
 import { MESSAGE_LIMIT_BYTES } from '../../shared/notify/fit-message.ts';

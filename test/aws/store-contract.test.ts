@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { dynamoDbStores } from '../../aws/dynamodb-stores.ts';
+import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { storeContract } from '../support/store-contracts.ts';
 

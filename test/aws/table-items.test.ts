@@ -7,8 +7,8 @@ import {
   outboxItem,
   pollLogItem,
   stepOutcome,
-} from '../../aws/table-items.ts';
-import { openIncidentKey, outboxKey, pollLogKey, stepKey } from '../../aws/table-keys.ts';
+} from '../../aws/dynamodb/table-items.ts';
+import { openIncidentKey, outboxKey, pollLogKey, stepKey } from '../../aws/dynamodb/table-keys.ts';
 import { SentinelError } from '../../shared/errors.ts';
 import { minuteIso, notificationAt, openIncident } from '../support/engine-fixtures.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { DynamoDbTripwireRecorder } from '../../aws/dynamodb-tripwire-recorder.ts';
-import { DynamoDbTripwires } from '../../aws/dynamodb-tripwires.ts';
+import { DynamoDbTripwireRecorder } from '../../aws/dynamodb/tripwire-recorder.ts';
+import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';
 import { recordTripwire } from '../../functions/tripwire/tripwire-event.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { alarmEventFor } from '../../support/poller-harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { sendJson, VendorUnavailableError } from '../../aws/vendor-http.ts';
+import { sendJson, VendorUnavailableError } from '../../aws/vendors/http.ts';
 
 const ONCE = { maxAttempts: 1, attemptTimeoutMs: 2000, baseDelayMs: 1, maxDelayMs: 1 };
 

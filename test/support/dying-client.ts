@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../aws/clients.ts';
-import { PARTITION } from '../../aws/table-keys.ts';
+import { PARTITION } from '../../aws/dynamodb/table-keys.ts';
 
 /**
  * Document clients that die (throw) at the first outbox write any of them sends, as a Lambda killed in the middle of

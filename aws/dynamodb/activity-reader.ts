@@ -1,0 +1,52 @@
+import { readActivity, within } from '../../shared/pipeline/activity.ts';
+import type {
+  Activity,
+  ActivityLog,
+  IncidentRepository,
+  Outbox,
+  PollRecord,
+  Silences,
+} from '../../shared/pipeline/ports.ts';
+import { DynamoDbIncidentReader } from './incident-reader.ts';
+import { DynamoDbOutboxReader } from './outbox-reader.ts';
+import { DynamoDbSilences } from './silences.ts';
+import { DynamoDbTable, type DynamoDbTableOptions } from './table.ts';
+import { decodeItem, pollLogItem } from './table-items.ts';
+import { DAY_INDEX, daysFrom } from './table-keys.ts';
+
+/** Where a period's activity comes from besides the poll log: the incidents', the outbox's and the silences' reads. */
+export interface ActivitySources {
+  readonly incidents: Pick<IncidentRepository, 'overlapping'>;
+  readonly outbox: Pick<Outbox, 'raisedBetween'>;
+  readonly silences: Silences;
+}
+
+/** The reading half of the poll log: a period's activity, read a day at a time from the `byDay` index. */
+export class DynamoDbActivityReader implements Pick<ActivityLog, 'activityBetween'> {
+  constructor(
+    protected readonly table: DynamoDbTable,
+    private readonly sources: ActivitySources,
+  ) {}
+
+  activityBetween(from: number, to: number): Promise<Activity> {
+    return readActivity(this.sources, this.pollsBetween(from, to), from, to);
+  }
+
+  private async pollsBetween(from: number, to: number): Promise<PollRecord[]> {
+    const items = await this.table.days(daysFrom(from, to).map(DAY_INDEX.polledOn));
+    return items.map((item) => decodeItem(pollLogItem, item).record).filter((p) => within(p.at, from, to));
+  }
+}
+
+/**
+ * The weekly digest's view of the table: reads only (queries), so that a function that only reports on the past
+ * (the digest) is given nothing that writes.
+ */
+export function dynamoDbActivityReader(options: DynamoDbTableOptions): Pick<ActivityLog, 'activityBetween'> {
+  const table = new DynamoDbTable(options);
+  return new DynamoDbActivityReader(table, {
+    incidents: new DynamoDbIncidentReader(table),
+    outbox: new DynamoDbOutboxReader(table),
+    silences: new DynamoDbSilences(table),
+  });
+}

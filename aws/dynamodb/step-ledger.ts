@@ -1,0 +1,187 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Notification } from '../../shared/engine/notification.ts';
+import { applyStep } from '../../shared/pipeline/apply-step.ts';
+import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from '../../shared/pipeline/ports.ts';
+import {
+  afterRollForward,
+  ruleOnClaim,
+  StepQuarantinedError,
+  tookItAlready,
+} from '../../shared/pipeline/step-claim.ts';
+import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
+import type { DynamoDbTable } from './table.ts';
+import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
+import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
+import { PART_BYTES, utf8Slices } from './table-limits.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
+
+/** What this module sends: claims of a step and the commit of its outcome. */
+export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+
+/**
+ * The step ledger in DynamoDB: the cursor (`POLL`/`CURSOR`) says which step is claimed and which is done, and each
+ * step's outcome is committed as a write-ahead record (`STEP` items) before the outbox and incident writes apply it,
+ * so that any invocation can finish a step whose writer died. See `StepLedger` for the order of the writes.
+ */
+export class DynamoDbStepLedger implements StepLedger {
+  constructor(
+    private readonly table: DynamoDbTable,
+    private readonly parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
+  ) {}
+
+  async claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim> {
+    const written = await this.cursor();
+    const ruling = ruleOnClaim(written, at, owner, this.table.now());
+    if (ruling.answer !== 'take') return ruling.answer;
+    if (ruling.unfinished !== undefined) {
+      // The step's writer died (or this is its retry). What it committed is the step's outcome: finish applying it
+      // rather than evaluating the step again on fresher data and saying something different.
+      const rolledForward = await this.rollForward(ruling.unfinished);
+      if (afterRollForward(at, ruling.unfinished, rolledForward) === 'done') return 'done';
+    }
+    try {
+      await this.table.db.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: CURSOR_KEY,
+          UpdateExpression: 'SET claimedStep = :at, #owner = :owner, leaseUntil = :lease',
+          ConditionExpression:
+            written.claimedStep === undefined
+              ? `attribute_not_exists(${TABLE_SCHEMA.partitionKey})`
+              : 'claimedStep = :seen AND #owner = :seenOwner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: {
+            ':at': at,
+            ':owner': owner,
+            ':lease': leaseUntil,
+            ...(written.claimedStep !== undefined && { ':seen': written.claimedStep, ':seenOwner': written.owner }),
+          },
+        }),
+      );
+      return 'claimed';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The SDK retried an update whose answer was lost: the first attempt took the step, and the retry failed its
+      // condition on the cursor that attempt wrote.
+      return tookItAlready(await this.cursor(), at, owner, leaseUntil) ? 'claimed' : 'busy';
+    }
+  }
+
+  private async cursor() {
+    const { Item } = await this.table.db.send(
+      new GetCommand({ TableName: this.table.name, Key: CURSOR_KEY, ConsistentRead: true }),
+    );
+    return decodeItem(cursorItem, Item ?? {}, CURSOR_KEY);
+  }
+
+  async recordStep(outcome: StepOutcome, owner: string): Promise<readonly Notification[]> {
+    const committed = await this.commitStep(outcome, owner);
+    await this.apply(committed);
+    return committed.notifications;
+  }
+
+  /**
+   * Write the step's outcome in parts, then its header: the header's conditional put is the commit point. If another
+   * invocation committed this step first (its lease ran out under it), its outcome is the one that counts.
+   *
+   * A write-ahead record rather than one transaction over the outbox and incident items, because TransactWriteItems
+   * takes at most 100 items and 4 MB in aggregate
+   * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html), which one step
+   * exceeds when an outage changes an incident on each of more than a hundred clusters; and because the stand-ins the
+   * wire tests run on could not check a transaction: dynalite implements none, and DynamoDB Local cannot be fetched
+   * here.
+   */
+  private async commitStep(outcome: StepOutcome, owner: string): Promise<StepOutcome> {
+    // Cut by UTF-8 bytes, not characters: a hint in another script would take a part of characters past 400 KB.
+    const slices = utf8Slices(JSON.stringify(outcome), PART_BYTES);
+    const parts = slices.length;
+    for (const [part, payload] of slices.entries()) {
+      await this.table.db.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...stepPartKey(outcome.at, owner, part), payload, expiresAt: this.table.expiresAt(this.table.now()) },
+        }),
+      );
+    }
+    try {
+      await this.table.db.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...stepKey(outcome.at), parts, owner, expiresAt: this.table.expiresAt(this.table.now()) },
+          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey})`,
+        }),
+      );
+      return outcome;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return (await this.readStep(outcome.at)) ?? outcome;
+    }
+  }
+
+  private async readStep(at: number): Promise<StepOutcome | undefined> {
+    const key = stepKey(at);
+    const { Item } = await this.table.db.send(
+      new GetCommand({ TableName: this.table.name, Key: key, ConsistentRead: true }),
+    );
+    if (!Item) return undefined;
+    const header = decodeItem(stepHeaderItem, Item, key);
+    const payload: string[] = [];
+    for (let part = 0; part < header.parts; part++) {
+      const partKey = stepPartKey(at, header.owner, part);
+      const { Item: written } = await this.table.db.send(
+        new GetCommand({ TableName: this.table.name, Key: partKey, ConsistentRead: true }),
+      );
+      payload.push(decodeItem(stepPartItem, written ?? {}, partKey).payload);
+    }
+    return decodeJson(stepOutcome, payload.join(''), key);
+  }
+
+  private async markStepDone(at: number): Promise<void> {
+    // A later step was claimed meanwhile (this one was rolled forward by its next poll): nothing left to mark.
+    await unlessConditionFails(
+      this.table.db.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: CURSOR_KEY,
+          UpdateExpression: 'SET doneStep = :at',
+          ConditionExpression: 'claimedStep = :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      ),
+    );
+  }
+
+  /** Apply a committed step and mark it done; false when its writer died before committing anything. */
+  private async rollForward(at: number): Promise<boolean> {
+    const outcome = await this.readStep(at);
+    if (!outcome) return false;
+    await this.apply(outcome);
+    return true;
+  }
+
+  /**
+   * Apply a committed outcome and mark its step done. An outcome the table refuses for good (DynamoDB's
+   * ValidationException: an item it will never take) is quarantined: the reason is kept on the step's header, the
+   * step is marked done so that the cursor moves past it, and a StepQuarantinedError says so. Without this every
+   * later poll would roll the step forward, fail on the same write, and nothing would be published again.
+   */
+  private async apply(outcome: StepOutcome): Promise<void> {
+    try {
+      await applyStep(outcome, this.parts);
+    } catch (error) {
+      if (!isRefusedForGood(error)) throw error;
+      const reason = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000);
+      await this.table.db.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: stepKey(outcome.at),
+          UpdateExpression: 'SET quarantined = :reason',
+          ExpressionAttributeValues: { ':reason': reason },
+        }),
+      );
+      await this.markStepDone(outcome.at);
+      throw new StepQuarantinedError(outcome.at, reason, { cause: error });
+    }
+    await this.markStepDone(outcome.at);
+  }
+}

@@ -1,0 +1,111 @@
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DAY_MS } from '../../shared/time.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
+
+/** How long an item is kept before its TTL deletes it, unless the caller says otherwise. */
+export const TABLE_RETENTION_DAYS = 35;
+
+/** What this module sends: the queries every store makes, on the table and on its `byDay` index. */
+export const IAM_ACTIONS = ['dynamodb:Query'] as const;
+
+export interface DynamoDbTableOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly table: string;
+  readonly now: () => number;
+  /** How long resolved incidents, notifications and poll records are kept (the digest compares two weeks). */
+  readonly retentionDays?: number;
+}
+
+/**
+ * How many writes of one batch a store keeps in flight. A step of a fleet-wide outage writes an incident per cluster:
+ * one at a time, at a few milliseconds each, 10,000 of them would take most of the poller's 50 s; DynamoDB takes
+ * thousands of writes a second on demand, so a few dozen at once cost nothing it would refuse.
+ */
+export const WRITES_IN_FLIGHT = 32;
+
+/** Run `write` over every item, at most `WRITES_IN_FLIGHT` at once; the first failure fails the whole. */
+export async function writeEach<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) await write(items[index] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, items.length) }, worker));
+}
+
+/** The one table the stores share: its client, name, clock and retention, and the queries every store makes. */
+export class DynamoDbTable {
+  readonly db: DynamoDBDocumentClient;
+  readonly name: string;
+  readonly now: () => number;
+  /** How long resolved incidents, notifications and poll records are kept. */
+  readonly retentionMs: number;
+
+  constructor(options: DynamoDbTableOptions) {
+    this.db = options.client;
+    this.name = options.table;
+    this.now = options.now;
+    this.retentionMs = (options.retentionDays ?? TABLE_RETENTION_DAYS) * DAY_MS;
+  }
+
+  /** The TTL of an item kept for the retention period from `from`. */
+  expiresAt(from: number): number {
+    return Math.floor((from + this.retentionMs) / 1000);
+  }
+
+  /** Every item of one partition, read consistently. */
+  partition(pk: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk`,
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    });
+  }
+
+  /** The items of one partition whose sort key is `from` or after it, read consistently. */
+  partitionFrom(pk: string, from: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk AND ${TABLE_SCHEMA.sortKey} >= :from`,
+      ExpressionAttributeValues: { ':pk': pk, ':from': from },
+      ConsistentRead: true,
+    });
+  }
+
+  /** The items of one partition whose sort key begins with `prefix`, read consistently, in the order of their keys. */
+  partitionPrefix(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk AND begins_with(${TABLE_SCHEMA.sortKey}, :prefix)`,
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ConsistentRead: true,
+    });
+  }
+
+  /** Items of one partition of the `byDay` index (eventually consistent, which its readers tolerate). */
+  day(day: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      IndexName: TABLE_SCHEMA.dayIndex.name,
+      KeyConditionExpression: '#day = :day',
+      ExpressionAttributeNames: { '#day': TABLE_SCHEMA.dayIndex.partitionKey },
+      ExpressionAttributeValues: { ':day': day },
+    });
+  }
+
+  /** The items of the `byDay` index under each of `days`, in that order. */
+  async days(days: readonly string[]): Promise<Record<string, unknown>[]> {
+    return (await Promise.all(days.map((day) => this.day(day)))).flat();
+  }
+
+  private async queryAll(input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(new QueryCommand({ ...input, ...(start && { ExclusiveStartKey: start }) }));
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+}

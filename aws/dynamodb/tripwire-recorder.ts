@@ -1,0 +1,44 @@
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { TripwireRecorder } from '../../shared/pipeline/ports.ts';
+import { isConditionFailure } from './conditions.ts';
+import { tripwireKey } from './table-keys.ts';
+import { TABLE_SCHEMA } from './table-schema.ts';
+
+/** What this module sends: one conditional put per alarm state change. */
+export const IAM_ACTIONS = ['dynamodb:PutItem'] as const;
+
+/** A tripwire left in ALARM (its alarm deleted, say) stops arming after a day rather than polling forever. */
+const TRIPWIRE_TTL_SECONDS = 86_400;
+
+/**
+ * Writes a tripwire alarm's state change (`TRIPWIRE`/`<cluster>` in the incident table), from the alarm state-change
+ * event; the polls read it through DynamoDbTripwires.
+ */
+export class DynamoDbTripwireRecorder implements TripwireRecorder {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async record(cluster: string, state: string, changedAt: number, now: number): Promise<'recorded' | 'superseded'> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...tripwireKey(cluster),
+            state,
+            changedAt,
+            expiresAt: Math.floor(changedAt / 1000) + TRIPWIRE_TTL_SECONDS,
+          },
+          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt < :changedAt OR changedAt > :now`,
+          ExpressionAttributeValues: { ':changedAt': changedAt, ':now': now },
+        }),
+      );
+      return 'recorded';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'superseded';
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SentinelError } from '../../shared/errors.ts';
+import type { ShardQueue, ShardTask } from '../../shared/pipeline/shards.ts';
+
+/** What this module sends: the shards of a step, in batches. */
+export const IAM_ACTIONS = ['sqs:SendMessage'] as const;
+
+/**
+ * SendMessageBatch takes at most 10 messages and 256 KiB in all
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html).
+ */
+const BATCH_MESSAGES = 10;
+const BATCH_BYTES = 256 * 1024;
+
+/** A shard SQS would not take: the step cannot be evaluated whole, so the poll fails and its retry sends it again. */
+export class ShardQueueError extends SentinelError {}
+
+/** The shard queue the workers' event source mapping drains. */
+export class SqsShardQueue implements ShardQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async send(tasks: readonly ShardTask[]): Promise<void> {
+    for (const batch of batches(tasks.map((task) => ({ id: String(task.shard), body: JSON.stringify(task) })))) {
+      const { Failed } = await this.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: batch.map(({ id, body }) => ({ Id: id, MessageBody: body })),
+        }),
+      );
+      if (Failed && Failed.length > 0) {
+        const reasons = Failed.map((f) => `shard ${f.Id}: ${f.Code} ${f.Message ?? ''}`.trim()).join('; ');
+        throw new ShardQueueError(`the shard queue did not take ${Failed.length} shard(s): ${reasons}`);
+      }
+    }
+  }
+}
+
+function* batches<T extends { readonly body: string }>(entries: readonly T[]): Generator<T[]> {
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = Buffer.byteLength(entry.body);
+    if (size > BATCH_BYTES) throw new ShardQueueError(`a shard's message is ${size} bytes, over SQS's ${BATCH_BYTES}`);
+    if (batch.length === BATCH_MESSAGES || bytes + size > BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(entry);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
+}

@@ -59,7 +59,6 @@ export function fleetSynthSection(
   table: (header: readonly string[], rows: readonly (readonly string[])[]) => string,
 ): string[] {
   return [
-    '',
     '## 6. Synth of generated fleets: the largest stack against CloudFormation’s quotas',
     '',
     `Every stack of the app for fleets over ${rows[0]?.regions ?? '–'} Regions and ${rows[0]?.accounts ?? '–'} accounts, bundling left out. Quotas: ${CLOUDFORMATION_QUOTAS.templateBytes.toLocaleString('en-US')} template bytes and ${CLOUDFORMATION_QUOTAS.resources} resources a stack.`,

@@ -16,10 +16,10 @@ import { parseJson } from '../../shared/schema-errors.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
 import { arriveAt, harnessClusters, loadPoller, type PollHandler, pollAt } from '../../support/poller-harness.ts';
-import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
-import { type StsServer, startStsServer } from '../support/sts-server.ts';
+import type { CloudFormationServer } from '../support/cloudformation-server.ts';
+import { ALICE, startOperatorStack } from '../support/operator-stack.ts';
+import type { StsServer } from '../support/sts-server.ts';
 
-const ALICE = 'arn:aws:sts::111122223333:assumed-role/Ops/alice';
 const STEPS = 140;
 /** The cluster whose ticket the silence holds back, and the one whose severe outage it must not hold back. */
 const TICKET_CLUSTER = 'prod-euw5';
@@ -111,16 +111,7 @@ beforeAll(async () => {
   // The poller logs its metrics in embedded metric format on stdout.
   output = captureOutput();
   harness = await startAwsHarness();
-  [cloudformation, sts] = await Promise.all([startCloudFormationServer(), startStsServer()]);
-  process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudformation.endpoint;
-  process.env.AWS_ENDPOINT_URL_STS = sts.endpoint;
-  sts.addIdentity(process.env.AWS_ACCESS_KEY_ID ?? '', ALICE);
-  cloudformation.addStack('OpsStack', {
-    PagingTopicArn: harness.topics.paging,
-    NoticeTopicArn: harness.topics.notice,
-    DigestTopicArn: harness.topics.digest,
-    TableName: TABLE,
-  });
+  ({ cloudformation, sts } = await startOperatorStack(harness));
   scenario = silencedFleet();
   clusters = harnessClusters([TICKET_CLUSTER, PAGE_CLUSTER, UNSILENCED_CLUSTER]).map((cluster) => ({
     ...cluster,

@@ -13,10 +13,10 @@ import {
   pollAt,
   trimmedScenario,
 } from '../../support/poller-harness.ts';
-import { type CloudFormationServer, startCloudFormationServer } from '../support/cloudformation-server.ts';
-import { type StsServer, startStsServer } from '../support/sts-server.ts';
+import type { CloudFormationServer } from '../support/cloudformation-server.ts';
+import { ALICE, startOperatorStack } from '../support/operator-stack.ts';
+import type { StsServer } from '../support/sts-server.ts';
 
-const ALICE = 'arn:aws:sts::111122223333:assumed-role/Ops/alice';
 /** scenarios/fleet-webhook-outage.json from its 40th minute: the fleet page at step 36, the outage over by step 91. */
 const scenario = trimmedScenario('scenarios/fleet-webhook-outage.json', 40);
 const stepAt = (step: number) => scenario.start + step * 60_000;
@@ -47,16 +47,7 @@ beforeAll(async () => {
   // The poller logs its metrics in embedded metric format on stdout.
   output = captureOutput();
   harness = await startAwsHarness();
-  [cloudformation, sts] = await Promise.all([startCloudFormationServer(), startStsServer()]);
-  process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudformation.endpoint;
-  process.env.AWS_ENDPOINT_URL_STS = sts.endpoint;
-  sts.addIdentity(process.env.AWS_ACCESS_KEY_ID ?? '', ALICE);
-  cloudformation.addStack('OpsStack', {
-    PagingTopicArn: harness.topics.paging,
-    NoticeTopicArn: harness.topics.notice,
-    DigestTopicArn: harness.topics.digest,
-    TableName: TABLE,
-  });
+  ({ cloudformation, sts } = await startOperatorStack(harness));
   const clusters = harnessClusters(['dev-a', 'dev-b', 'dev-c']);
   await putScenario(scenario, clusters);
   const settings = { poll: { every: '1m' } };

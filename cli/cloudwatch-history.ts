@@ -3,6 +3,7 @@ import { CloudWatchMetricSource } from '../aws/cloudwatch/metric-source.ts';
 import { readChurnSeries } from '../shared/churn/churn-metric-source.ts';
 import type { NodeChurnReader } from '../shared/churn/node-churn.ts';
 import { CHURN_SIGNALS, countsNodeChurn } from '../shared/churn/node-termination.ts';
+import { displayNameOf } from '../shared/config/cluster-identity.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SeriesBySignal } from '../shared/engine/signal-window.ts';
 import { SentinelError } from '../shared/errors.ts';
@@ -44,19 +45,20 @@ export async function fetchHistory(
   const samples = Math.floor((to - from) / 60_000) + 1;
   progress(out, `Fetching ${samples} minutes of ${clusters.length} cluster(s) from CloudWatch...`);
   const { series, unreadable } = await metricSourceFor(clusters).readSeries(
-    { clusters: clusters.map((c) => c.name), end: to, samples, stepSeconds: 60 },
+    { clusters: clusters.map(displayNameOf), end: to, samples, stepSeconds: 60 },
     (done, total) => progress(out, `  fetched ${done}/${total} batches`),
   );
   const counted = clusters.filter(countsNodeChurn);
   if (churn) {
     for (const cluster of counted) {
-      const read = await readChurnSeries(churn, cluster.name, CHURN_SIGNALS, { start: from, stepMs: 60_000, samples });
-      if (read.error) unreadable.push({ clusters: [cluster.name], error: read.error });
-      series.set(cluster.name, { ...series.get(cluster.name), ...read.series });
+      const name = displayNameOf(cluster);
+      const read = await readChurnSeries(churn, name, CHURN_SIGNALS, { start: from, stepMs: 60_000, samples });
+      if (read.error) unreadable.push({ clusters: [name], error: read.error });
+      series.set(name, { ...series.get(name), ...read.series });
     }
   } else if (counted.length > 0) {
     out.stderr(
-      `Node churn not read for ${counted.map((c) => c.name).join(', ')}: give --stack or --table to read it from the deployed table, as the poller does; without it node-repair-storm and node-churn are skipped.`,
+      `Node churn not read for ${counted.map(displayNameOf).join(', ')}: give --stack or --table to read it from the deployed table, as the poller does; without it node-repair-storm and node-churn are skipped.`,
     );
   }
   throwIfUnreadable(unreadable);

@@ -3,6 +3,7 @@ import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch
 import { attachedLinks } from '../aws/cloudwatch/oam-links.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
+import { displayNameOf } from '../shared/config/cluster-identity.ts';
 import { parseSinkArn } from '../shared/config/deployment-config.ts';
 import {
   hasTripwire,
@@ -84,7 +85,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     (
       await alarmStates(
         clientFor(opsRegion),
-        tripwired.map((c) => tripwireAlarmName(deployment, c.name)),
+        tripwired.map((c) => tripwireAlarmName(deployment, displayNameOf(c))),
       )
     ).map((alarm) => [alarm.name, alarm]),
   );
@@ -106,10 +107,10 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
       );
       const presenceOf = (metric: (typeof presence)[number]['spec']) => presence.find((p) => p.spec === metric);
       const sink = sinks.get(region);
-      const alarmName = tripwireAlarmName(deployment, cluster.name);
+      const alarmName = tripwireAlarmName(deployment, displayNameOf(cluster));
       const alarm = alarms.get(alarmName);
       return {
-        cluster: cluster.name,
+        cluster: displayNameOf(cluster),
         region,
         ...(linked && { linkedAccount: linked }),
         signals: sources.map(({ signal, metrics }) => ({

@@ -1,6 +1,7 @@
 import { documentClient } from '../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../aws/dynamodb/node-churn-reader.ts';
 import { readConfigFile } from '../io/input-files.ts';
+import { ambiguousClusterMessage, displayNameOf, lookUpCluster } from '../shared/config/cluster-identity.ts';
 import { recordedScenario, scenarioFileOf } from '../shared/scenario/recorded-scenario.ts';
 import { replayScenario } from '../shared/scenario/replay.ts';
 import { renderTimeline, replayJsonLines } from '../shared/scenario/timeline.ts';
@@ -69,14 +70,16 @@ interface HistoryOptions {
 async function history(options: HistoryOptions, out: CommandOutput, now: number) {
   if (!options.config) throw new UsageError('--config is required');
   const loaded = readConfigFile(options.config);
-  const clusters = options.cluster
-    ? loaded.config.clusters.filter((c) => c.name === options.cluster)
-    : loaded.config.clusters;
-  if (clusters.length === 0) {
+  const all = loaded.config.clusters;
+  const chosen = options.cluster === undefined ? undefined : lookUpCluster(options.cluster, all);
+  if (chosen && !('found' in chosen)) {
     throw new UsageError(
-      `cluster "${options.cluster}" is not in ${options.config}; it has: ${loaded.config.clusters.map((c) => c.name).join(', ')}`,
+      'ambiguous' in chosen
+        ? ambiguousClusterMessage(options.cluster ?? '', chosen.ambiguous)
+        : `cluster "${options.cluster}" is not in ${options.config}; it has: ${all.map(displayNameOf).join(', ')}`,
     );
   }
+  const clusters = chosen ? all.filter((c) => displayNameOf(c) === chosen.found) : all;
   if (options.stack && options.table) throw new UsageError('give --stack NAME or --table NAME, not both');
   const from = alignToStep(parseTimeArgument('from', options.from, now), 60);
   const to = alignToStep(parseTimeArgument('to', options.to, now), 60);

@@ -184,6 +184,7 @@ function checkedRequest(options: SilenceOptions, now: number): { request: Silenc
   const known = {
     clusters: config.clusters.map((cluster) => clusterLabels(cluster, config.ops)),
     rules: ruleSet.rules.map((r) => r.id),
+    identities: config.clusters,
   };
   checkSilenceRequest(request, known, now);
   return { request, known };

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
+import { displayNameOf } from '../shared/config/cluster-identity.ts';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
 import {
   AUTO_SCALING_METRICS,
@@ -53,7 +54,7 @@ export class SentinelDashboard extends Construct {
 function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
   const where = [cluster.accountId && `account ${cluster.accountId}`, cluster.region].filter(Boolean).join(', ');
   const header = new cloudwatch.TextWidget({
-    markdown: `### ${cluster.name}${where ? ` (${where})` : ''}`,
+    markdown: `### ${displayNameOf(cluster)}${where ? ` (${where})` : ''}`,
     width: WIDE,
     height: 1,
   });

@@ -2,8 +2,9 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
+import { displayNameOf } from '../shared/config/cluster-identity.ts';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
-import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
+import { tripwireAlarmName, tripwireAlarmPrefix } from '../shared/pipeline/alarm-names.ts';
 import {
   configuredTripwire,
   renderTripwireExpression,
@@ -54,9 +55,9 @@ export class Tripwires extends Construct {
         }),
       );
       return [
-        new cloudwatch.Alarm(this, `Tripwire-${cluster.name}`, {
-          alarmName: tripwireAlarmName(props.deployment, cluster.name),
-          alarmDescription: `k8s-incident-sentinel tripwire for ${cluster.name}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong. It pages no one by itself.`,
+        new cloudwatch.Alarm(this, `Tripwire-${displayNameOf(cluster)}`, {
+          alarmName: tripwireAlarmName(props.deployment, displayNameOf(cluster)),
+          alarmDescription: `k8s-incident-sentinel tripwire for ${displayNameOf(cluster)}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong. It pages no one by itself.`,
           metric: new cloudwatch.MathExpression({
             expression: renderTripwireExpression(definition.expression),
             usingMetrics,
@@ -84,7 +85,7 @@ export function tripwireStateChangePattern(deployment: string): events.EventPatt
   return {
     source: ['aws.cloudwatch'],
     detailType: ['CloudWatch Alarm State Change'],
-    detail: { alarmName: [{ prefix: tripwireAlarmName(deployment, '') }] },
+    detail: { alarmName: [{ prefix: tripwireAlarmPrefix(deployment) }] },
   };
 }
 

@@ -9,6 +9,7 @@ import { documentClient } from '../aws/clients.ts';
 import { DynamoDbNodeChurnLedger } from '../aws/dynamodb/node-churn-ledger.ts';
 import { TABLE_SCHEMA } from '../aws/dynamodb/table-schema.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
+import { displayNameOf } from '../shared/config/cluster-identity.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
@@ -108,7 +109,7 @@ export async function putScenario(scenario: Scenario, clusters: readonly Cluster
   const client = new CloudWatchClient({});
   const byNamespace = new Map<string, MetricDatum[]>();
   for (const cluster of clusters) {
-    const series = scenario.clusters.get(cluster.name);
+    const series = scenario.clusters.get(displayNameOf(cluster));
     if (!series) continue;
     for (const source of signalSources(cluster)) {
       const metric = source.metrics[0];
@@ -147,7 +148,7 @@ export async function putScenario(scenario: Scenario, clusters: readonly Cluster
 async function putNodeChurn(scenario: Scenario, clusters: readonly ClusterConfig[]): Promise<void> {
   const ledger = new DynamoDbNodeChurnLedger(documentClient(), TABLE);
   for (const cluster of clusters.filter(countsNodeChurn)) {
-    const series = scenario.clusters.get(cluster.name);
+    const series = scenario.clusters.get(displayNameOf(cluster));
     const replaced = series?.['nodes.replaced'];
     if (!replaced) continue;
     for (let index = 0; index < replaced.length; index++) {
@@ -156,7 +157,7 @@ async function putNodeChurn(scenario: Scenario, clusters: readonly ClusterConfig
       const scaledIn = series?.['nodes.scaledin']?.[index] ?? 0;
       for (let n = 0; n < (replaced[index] ?? 0); n++) {
         const reason = n < interrupted ? 'spot-interruption' : n < interrupted + scaledIn ? 'scale-in' : 'unspecified';
-        await ledger.count({ cluster: cluster.name, instanceId: `i-${index}-${n}`, at, reason });
+        await ledger.count({ cluster: displayNameOf(cluster), instanceId: `i-${index}-${n}`, at, reason });
       }
     }
   }

@@ -4,6 +4,7 @@ import {
   type MetricDataQuery,
   type MetricDataResult,
 } from '@aws-sdk/client-cloudwatch';
+import { displayNameOf } from '../../shared/config/cluster-identity.ts';
 import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
 import { type SeriesBySignal, SeriesWindow, type SignalWindow } from '../../shared/engine/signal-window.ts';
 import type { SignalName } from '../../shared/engine/signals.ts';
@@ -72,7 +73,7 @@ export class CloudWatchMetricSource implements MetricSource {
   private readonly pacer: QuotaPacer;
 
   constructor(private readonly options: CloudWatchMetricSourceOptions) {
-    this.clusters = new Map(options.clusters.map((c) => [c.name, c]));
+    this.clusters = new Map(options.clusters.map((c) => [displayNameOf(c), c]));
     const datapoints = options.datapointsPerSecond ?? DATAPOINTS_PER_SECOND;
     this.pacer = new QuotaPacer({
       callsPerSecond: options.callsPerSecond ?? 40,

@@ -6,7 +6,7 @@ import { DynamoDbNodeChurnLedger } from '../../aws/dynamodb/node-churn-ledger.ts
 import { ec2Clients } from '../../aws/ec2/clients.ts';
 import { Ec2InstanceDirectory } from '../../aws/ec2/instance-directory.ts';
 import { requiredEnv } from '../../aws/environment.ts';
-import { clustersByNodeGroup } from '../../shared/churn/node-termination.ts';
+import { nodeClusters } from '../../shared/churn/node-termination.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
 import { logger } from '../powertools.ts';
@@ -17,17 +17,12 @@ import { handleNodeEvent, type NodeEvent, type NodeEventReport, nodeEventSchema 
 const { config } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
 const ledger = new DynamoDbNodeChurnLedger(documentClient(), requiredEnv('SENTINEL_TABLE'));
 const directory = new Ec2InstanceDirectory(ec2Clients(requiredEnv('SENTINEL_OPS_ACCOUNT')));
-const clusters = new Set(config.clusters.map((c) => c.name));
-const byGroup = clustersByNodeGroup(config.clusters);
+// A cluster whose account or Region the configuration leaves unset matches an event from any account or Region.
+const clusters = nodeClusters(config.clusters, config.ops);
 
 /** An Auto Scaling or EC2 event about a node: merged into its instance's record, and counted once it terminates. */
 export const handler = middy<NodeEvent, NodeEventReport | undefined>()
   .use(injectLambdaContext(logger))
   .use(explainInvalidEvent())
   .use(parser({ schema: nodeEventSchema }))
-  .handler((event) =>
-    handleNodeEvent(
-      { ledger, directory, clusters, now: Date.now, logger, clusterOfGroup: (group) => byGroup.get(group) },
-      event,
-    ),
-  );
+  .handler((event) => handleNodeEvent({ ledger, directory, clusters, now: Date.now, logger }, event));

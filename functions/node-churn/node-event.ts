@@ -7,7 +7,7 @@ import {
   type NodeEventResult,
   recordNodeEvent,
 } from '../../shared/churn/node-churn.ts';
-import { reasonOfCause } from '../../shared/churn/node-termination.ts';
+import { type NodeClusters, reasonOfCause } from '../../shared/churn/node-termination.ts';
 import { eventTime } from '../../shared/pipeline/event-time.ts';
 
 /**
@@ -59,18 +59,18 @@ export interface NodeEventReport extends NodeEventResult {
 /** What an event says of its instance; undefined for a state change that neither starts nor ends a node. */
 export function observationOf(
   e: NodeEvent,
-  clusterOfGroup: (group: string) => string | undefined,
+  clusters: Pick<NodeClusters, 'ofGroup'>,
   now: number,
 ): InstanceObservation | undefined {
   const time = eventTime('$.time', e.time, now);
   const base = { account: e.account, region: e.region };
   switch (e['detail-type']) {
     case 'EC2 Instance-terminate Lifecycle Action': {
-      const cluster = clusterOfGroup(e.detail.AutoScalingGroupName);
+      const cluster = clusters.ofGroup(e.detail.AutoScalingGroupName, e.account, e.region);
       return { ...base, instanceId: e.detail.EC2InstanceId, terminatingAt: time, ...(cluster && { cluster }) };
     }
     case 'EC2 Instance Terminate Successful': {
-      const cluster = clusterOfGroup(e.detail.AutoScalingGroupName);
+      const cluster = clusters.ofGroup(e.detail.AutoScalingGroupName, e.account, e.region);
       const reason = reasonOfCause(e.detail.Cause);
       return {
         ...base,
@@ -103,12 +103,11 @@ export function observationOf(
  */
 export async function handleNodeEvent(
   deps: NodeEventDependencies & {
-    readonly clusterOfGroup: (group: string) => string | undefined;
     readonly logger: Pick<Logger, 'warn'>;
   },
   e: NodeEvent,
 ): Promise<NodeEventReport | undefined> {
-  const observation = observationOf(e, deps.clusterOfGroup, deps.now());
+  const observation = observationOf(e, deps.clusters, deps.now());
   if (!observation) return undefined;
   const result = await recordNodeEvent(deps, observation);
   if (result.outcome === 'unplaced' && observation.terminatingAt !== undefined) {

@@ -5,6 +5,7 @@ import middy from '@middy/core';
 import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbTripwireRecorder } from '../../aws/dynamodb/tripwire-recorder.ts';
 import { requiredEnv } from '../../aws/environment.ts';
+import { displayNameOf } from '../../shared/config/cluster-identity.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
 import { logger } from '../powertools.ts';
@@ -20,7 +21,7 @@ import {
 const { config } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
 const tripwires = new DynamoDbTripwireRecorder(documentClient(), requiredEnv('SENTINEL_TABLE'));
 const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
-const clusters = new Set(config.clusters.map((c) => c.name));
+const clusters = new Set(config.clusters.map(displayNameOf));
 
 /**
  * A tripwire alarm's state change arms or disarms minute-by-minute polling of its cluster. It records no metric; it logs

@@ -1,3 +1,4 @@
+import { displayNameOf } from '../config/cluster-identity.ts';
 import type { ClusterConfig } from '../config/deployment-config.ts';
 import type { SignalWindow } from '../engine/signal-window.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
@@ -25,7 +26,7 @@ export class NodeChurnMetricSource implements MetricSource {
     /** Only these signals (those the rule set reads); every churn signal without it. */
     needed?: ReadonlySet<SignalName>,
   ) {
-    this.counted = new Set(clusters.filter(countsNodeChurn).map((c) => c.name));
+    this.counted = new Set(clusters.filter(countsNodeChurn).map(displayNameOf));
     this.signals = CHURN_SIGNALS.filter((signal) => !needed || needed.has(signal));
   }
 

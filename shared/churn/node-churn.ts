@@ -1,4 +1,4 @@
-import { clusterOfTags, couldBeRepair, type TerminationReason } from './node-termination.ts';
+import { clusterOfTags, couldBeRepair, type NodeClusters, type TerminationReason } from './node-termination.ts';
 
 /** What one event says about one EC2 instance; every field but the instance is what that event knows. */
 export interface InstanceObservation {
@@ -86,7 +86,8 @@ const WARNING_VALID_MS = 15 * 60_000;
 export interface NodeEventDependencies {
   readonly ledger: NodeChurnLedger;
   readonly directory: InstanceDirectory;
-  readonly clusters: ReadonlySet<string>;
+  /** The watched clusters, as events name them. */
+  readonly clusters: NodeClusters;
   readonly now: () => number;
 }
 
@@ -101,30 +102,35 @@ export async function recordNodeEvent(
 ): Promise<NodeEventResult> {
   const now = deps.now();
   if (observation.running && observation.cluster === undefined) {
-    const cluster = await lookUpCluster(deps, observation);
-    if (typeof cluster !== 'string') return { outcome: cluster.outcome };
-    if (!deps.clusters.has(cluster)) return { outcome: 'unwatched', cluster };
-    return countIfTerminating(deps, await deps.ledger.observe({ ...observation, cluster }, now), now);
+    const found = await clusterOfInstance(deps, observation);
+    if (typeof found !== 'string') return found;
+    return countIfTerminating(deps, await deps.ledger.observe({ ...observation, cluster: found }, now), now);
   }
   let record = await deps.ledger.observe(observation, now);
   if (record.cluster === undefined && record.terminatingAt !== undefined) {
-    const cluster = await lookUpCluster(deps, observation);
-    if (typeof cluster !== 'string') return { outcome: cluster.outcome };
-    record = await deps.ledger.observe({ ...observation, cluster }, now);
+    const found = await clusterOfInstance(deps, observation);
+    if (typeof found !== 'string') return found;
+    record = await deps.ledger.observe({ ...observation, cluster: found }, now);
   }
-  if (record.cluster !== undefined && !deps.clusters.has(record.cluster)) {
+  if (record.cluster !== undefined && !deps.clusters.watched.has(record.cluster)) {
     return { outcome: 'unwatched', cluster: record.cluster };
   }
   return countIfTerminating(deps, record, now);
 }
 
-async function lookUpCluster(
+/**
+ * The display name of the watched cluster an instance belongs to, from its tags' EKS name and the account and Region
+ * of its event; or why there is none.
+ */
+async function clusterOfInstance(
   deps: NodeEventDependencies,
   o: InstanceObservation,
-): Promise<string | { outcome: 'not-a-node' | 'unplaced' }> {
+): Promise<string | NodeEventResult> {
   const tags = await deps.directory.tagsOf(o.instanceId, o.account, o.region);
   if (tags === undefined) return { outcome: 'unplaced' };
-  return clusterOfTags(tags) ?? { outcome: 'not-a-node' };
+  const name = clusterOfTags(tags);
+  if (name === undefined) return { outcome: 'not-a-node' };
+  return deps.clusters.ofName(name, o.account, o.region) ?? { outcome: 'unwatched', cluster: name };
 }
 
 async function countIfTerminating(

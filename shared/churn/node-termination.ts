@@ -1,3 +1,4 @@
+import { clusterFinder, displayNameOf } from '../config/cluster-identity.ts';
 import type { ClusterConfig } from '../config/deployment-config.ts';
 import type { SeriesBySignal } from '../engine/signal-window.ts';
 import type { SignalName } from '../engine/signals.ts';
@@ -108,9 +109,27 @@ export function countsNodeChurn(cluster: ClusterConfig): boolean {
   return !(kinds.length > 0 && kinds.every((kind) => kind === 'fargate'));
 }
 
-/** The config's Auto Scaling groups, by name, with the cluster that lists each. */
-export function clustersByNodeGroup(clusters: readonly ClusterConfig[]): ReadonlyMap<string, string> {
-  return new Map(clusters.flatMap((c) => c.source.nodeGroups.map((group) => [group, c.name] as const)));
+/**
+ * Where a node event's cluster is found: by one of its Auto Scaling groups, or by the EKS name its tags give, each
+ * within the account and Region the event came from. Both answer the cluster's display name.
+ */
+export interface NodeClusters {
+  /** The display names of the watched clusters. */
+  readonly watched: ReadonlySet<string>;
+  readonly ofGroup: (group: string, account: string, region: string) => string | undefined;
+  readonly ofName: (name: string, account: string, region: string) => string | undefined;
+}
+
+/** The configured clusters as node events find them; `ops` fills in the account and Region a cluster leaves unset. */
+export function nodeClusters(
+  clusters: readonly ClusterConfig[],
+  ops: { accountId?: string | undefined; region?: string | undefined },
+): NodeClusters {
+  return {
+    watched: new Set(clusters.map(displayNameOf)),
+    ofGroup: clusterFinder(clusters, ops, (c) => c.source.nodeGroups),
+    ofName: clusterFinder(clusters, ops, (c) => [c.name]),
+  };
 }
 
 /**

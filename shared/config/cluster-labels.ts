@@ -1,4 +1,5 @@
 import type { Labels } from '../engine/matchers.ts';
+import { displayNameOf, type NamedCluster } from './cluster-identity.ts';
 import type { ClusterConfig, DeploymentConfig } from './deployment-config.ts';
 
 /** A label name as Prometheus writes one (https://prometheus.io/docs/concepts/data_model/#metric-names-and-labels). */
@@ -13,15 +14,12 @@ export const BUILT_IN_LABELS = ['cluster', 'account', 'region', 'rule'] as const
 export type { Labels } from '../engine/matchers.ts';
 
 /** What `grouping.by` and matchers read of a cluster, whether it comes from a configuration or a scenario. */
-export interface LabelledCluster {
-  readonly name: string;
-  readonly accountId?: string | undefined;
-  readonly region?: string | undefined;
+export interface LabelledCluster extends NamedCluster {
   readonly labels?: Labels | undefined;
 }
 
 /**
- * A cluster's labels as grouping and matchers read them: its configured ones, its name as `cluster`, and its account
+ * A cluster's labels as grouping and matchers read them: its configured ones, its display name as `cluster`, and its account
  * and Region, which are the ops stack's when the configuration does not name them (the stack watches its own account
  * and Region then). Unknown, they are "", the value Alertmanager gives a label an alert does not carry.
  */
@@ -31,7 +29,7 @@ export function clusterLabels(
 ): Labels {
   return {
     ...cluster.labels,
-    cluster: cluster.name,
+    cluster: displayNameOf(cluster),
     account: cluster.accountId ?? ops.accountId ?? '',
     region: cluster.region ?? ops.region ?? '',
   };
@@ -69,7 +67,7 @@ export function subscribedClusters(
   if (clusters === undefined && labels === undefined) return undefined;
   if (labels === undefined) return [...new Set(clusters)];
   return config.clusters
-    .filter((c: ClusterConfig) => clusters === undefined || clusters.includes(c.name))
+    .filter((c: ClusterConfig) => clusters === undefined || clusters.includes(displayNameOf(c)))
     .filter((c) => matchesLabels(clusterLabels(c, config.ops), labels))
-    .map((c) => c.name);
+    .map(displayNameOf);
 }

@@ -16,6 +16,13 @@ import { InputError, type InputProblem } from '../errors.ts';
 import { didYouMean, suggestion } from '../nearest-name.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
+import {
+  ambiguousClusterMessage,
+  assignDisplayNames,
+  DISPLAY_NAME,
+  DISPLAY_NAME_MAX,
+  lookUpCluster,
+} from './cluster-identity.ts';
 import { BUILT_IN_LABELS, clusterLabels, LABEL_NAME, subscribedClusters } from './cluster-labels.ts';
 import { checkFleetSize } from './fleet-size.ts';
 import {
@@ -137,6 +144,17 @@ export const labelsSchema = z.record(labelNameSchema, labelValueSchema);
 
 export const clusterSchema = z.strictObject({
   name: clusterNameSchema.meta({ description: 'The EKS cluster name, as CloudWatch and the EKS console show it.' }),
+  displayName: z
+    .string()
+    .max(DISPLAY_NAME_MAX, { error: `expected a display name of at most ${DISPLAY_NAME_MAX} characters` })
+    .regex(DISPLAY_NAME, {
+      error: 'expected a display name: letters, digits and "-_.@/", starting with a letter or a digit',
+    })
+    .optional()
+    .meta({
+      description:
+        'The name pages, silences, subscriptions and stored state use for the cluster. Unset: its name, or, when another cluster in another account or Region has the same name, NAME@ACCOUNT/REGION.',
+    }),
   accountId: accountIdSchema
     .optional()
     .meta({ description: "The workload account the cluster runs in; unset, the ops account's." }),
@@ -544,45 +562,61 @@ export function compileRuleSet(custom: readonly Rule[], file: string): RuleSet {
 export function loadConfig(value: unknown, file: string): LoadedConfig {
   checkFleetSize(value, file);
   checkConfigStrings(value, file);
-  const config = parseWith(deploymentConfigSchema, value, file);
-  const ruleSet = compileRuleSet(config.rules.custom, file);
-  const problems: InputProblem[] = [...ruleSet.checkOverrides(config.rules.overrides, ['rules', 'overrides'])];
-  const names = new Set<string>();
-  config.clusters.forEach((cluster, index) => {
-    if (names.has(cluster.name)) {
-      problems.push({ path: jsonPath(['clusters', index, 'name']), message: `duplicate cluster "${cluster.name}"` });
-    }
-    names.add(cluster.name);
+  const parsed = parseWith(deploymentConfigSchema, value, file);
+  const ruleSet = compileRuleSet(parsed.rules.custom, file);
+  const problems: InputProblem[] = [...ruleSet.checkOverrides(parsed.rules.overrides, ['rules', 'overrides'])];
+  const identities = assignDisplayNames(parsed.clusters, parsed.ops);
+  problems.push(...identities.problems);
+  const clusters = parsed.clusters.map((cluster, index) => ({
+    ...cluster,
+    displayName: identities.displayNames[index] ?? cluster.name,
+  }));
+  clusters.forEach((cluster, index) => {
     problems.push(...ruleSet.checkOverrides(cluster.overrides, ['clusters', index, 'overrides']));
   });
-  for (const topic of ['paging', 'notice'] as const) {
-    config.subscriptions[topic].forEach((subscription, index) => {
-      subscription.clusters?.forEach((name, at) => {
-        if (!names.has(name)) {
-          problems.push({
-            path: jsonPath(['subscriptions', topic, index, 'clusters', at]),
-            message: `unknown cluster "${name}"${didYouMean(name, names)}`,
-          });
-        }
-      });
-    });
-  }
+  const names = new Set(identities.displayNames);
+  /** A cluster a subscription or a window names, by display name or by an EKS name no other cluster shares. */
+  const resolve = (name: string, path: readonly PropertyKey[]): string => {
+    const found = lookUpCluster(name, clusters);
+    if ('found' in found) return found.found;
+    const message =
+      'ambiguous' in found
+        ? ambiguousClusterMessage(name, found.ambiguous)
+        : `unknown cluster "${name}"${didYouMean(name, names)}`;
+    problems.push({ path: jsonPath(path), message });
+    return name;
+  };
+  const config: DeploymentConfig = {
+    ...parsed,
+    clusters,
+    subscriptions: {
+      paging: parsed.subscriptions.paging.map((subscription, index) =>
+        withClusters(subscription, (name, at) => resolve(name, ['subscriptions', 'paging', index, 'clusters', at])),
+      ),
+      notice: parsed.subscriptions.notice.map((subscription, index) =>
+        withClusters(subscription, (name, at) => resolve(name, ['subscriptions', 'notice', index, 'clusters', at])),
+      ),
+    },
+    maintenance: parsed.maintenance.map((window, index) =>
+      withClusters(window, (name, at) => resolve(name, ['maintenance', index, 'clusters', at])),
+    ),
+  };
   problems.push(...labelProblems(config));
   config.maintenance.forEach((window, index) => {
-    window.clusters?.forEach((name, at) => {
-      if (!names.has(name)) {
-        problems.push({
-          path: jsonPath(['maintenance', index, 'clusters', at]),
-          message: `unknown cluster "${name}"${didYouMean(name, names)}`,
-        });
-      }
-    });
     if (Date.parse(window.to) <= Date.parse(window.from)) {
       problems.push({ path: jsonPath(['maintenance', index, 'to']), message: 'must be later than "from"' });
     }
   });
   if (problems.length > 0) throw new InputError(file, problems);
   return { config, ruleSet };
+}
+
+/** What names clusters, with each name replaced by the display name it resolves to. */
+function withClusters<T extends { readonly clusters?: readonly string[] | undefined }>(
+  item: T,
+  resolve: (name: string, at: number) => string,
+): T {
+  return item.clusters ? { ...item, clusters: item.clusters.map(resolve) } : item;
 }
 
 /**

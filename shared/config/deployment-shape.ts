@@ -1,4 +1,5 @@
 import { configuredTripwire } from '../pipeline/tripwire-alarm.ts';
+import { displayNameOf } from './cluster-identity.ts';
 import { type ClusterConfig, type DeploymentConfig, parseSinkArn } from './deployment-config.ts';
 
 /**
@@ -93,7 +94,7 @@ export function tripwireStacks(config: DeploymentConfig, ops: OpsPlacement): Tri
   );
   return regions.flatMap((region) => {
     const clusters = byRegion.get(region) ?? [];
-    const hashes = clusters.map((cluster) => stableHash(cluster.name));
+    const hashes = clusters.map((cluster) => stableHash(displayNameOf(cluster)));
     let count = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(clusters.length / TRIPWIRES_PER_STACK))));
     let buckets: ClusterConfig[][];
     for (;;) {
@@ -177,7 +178,7 @@ export function hasTripwire(cluster: ClusterConfig, config: Pick<DeploymentConfi
  * clusters, so they never read a cluster faster than the deployment would.
  */
 export function deployedTripwires(config: DeploymentConfig): ReadonlySet<string> {
-  return new Set(tripwireStacks(config, opsPlacement(config)).flatMap((stack) => stack.clusters.map((c) => c.name)));
+  return new Set(tripwireStacks(config, opsPlacement(config)).flatMap((stack) => stack.clusters.map(displayNameOf)));
 }
 
 /**
@@ -218,7 +219,7 @@ export function linkedRegions(config: DeploymentConfig, ops: OpsPlacement): Link
     const entry = byRegion.get(region) ?? { accounts: new Set<string>(), clusters: [], tripwires: false };
     byRegion.set(region, entry);
     entry.accounts.add(cluster.accountId);
-    entry.clusters.push(cluster.name);
+    entry.clusters.push(displayNameOf(cluster));
     entry.tripwires ||= hasTripwire(cluster, config);
   }
   const existing = new Map(config.ops.existingSinks.map((arn) => [parseSinkArn(arn)?.region, arn]));

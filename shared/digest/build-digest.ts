@@ -1,3 +1,4 @@
+import { displayNameOf } from '../config/cluster-identity.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
@@ -57,7 +58,7 @@ export function buildDigest(input: DigestInput): Digest {
   const incidents = digestIncidents(activity.incidents, activity.notifications, week, ruleSet);
   const own = activity.incidents.filter(isOwn);
   const sent = activity.notifications.map((n) => n.notification);
-  const watched = input.clusters ?? config?.clusters.map((c) => c.name) ?? [];
+  const watched = input.clusters ?? config?.clusters.map(displayNameOf) ?? [];
   const names = [...new Set([...watched, ...clusterNames(activity), ...clusterNames(previous)])];
   const clusters = names
     .map((cluster) => ({

@@ -1,4 +1,5 @@
 import { clusterFacts } from '../config/cluster-facts.ts';
+import { displayNameOf } from '../config/cluster-identity.ts';
 import { clusterLabels, groupKey, type LabelledCluster, type Labels } from '../config/cluster-labels.ts';
 import {
   type ClusterConfig,
@@ -45,8 +46,8 @@ export function buildPlan(input: PlanInput): WatchPlan {
   // A scenario replayed without a configuration runs with the defaults a deployment would get.
   const poll = input.config?.poll ?? pollSchema.parse(undefined);
   const { tripwire } = poll;
-  // By name, once: a find per cluster would make the plan of a large fleet quadratic at every cold start.
-  const byName = new Map(input.config?.clusters.map((c) => [c.name, c]));
+  // By display name, once: a find per cluster would make the plan of a large fleet quadratic at every cold start.
+  const byName = new Map(input.config?.clusters.map((c) => [displayNameOf(c), c]));
   const configured = input.clusters.map((name) => {
     const config = byName.get(name);
     return { name, config, rules: input.ruleSet.forCluster([fleet, config?.overrides ?? {}]) };
@@ -187,7 +188,7 @@ export function configuredPlan({
   return buildPlan({
     ruleSet,
     config,
-    clusters: config.clusters.map((c) => c.name),
+    clusters: config.clusters.map(displayNameOf),
     maintenance: configuredMaintenance(config),
     stepSeconds: 60,
     ...(region && { region }),

@@ -1,3 +1,4 @@
+import { ambiguousClusterMessage, lookUpCluster, type NamedCluster } from '../config/cluster-identity.ts';
 import { describeSeconds, durationOutOfRange, SILENCE_BOUNDS } from '../engine/bounds.ts';
 import { durationMs, isDuration } from '../engine/duration.ts';
 import type { Mute } from '../engine/maintenance.ts';
@@ -42,6 +43,11 @@ export interface SilenceVocabulary {
   /** Every configured cluster's labels, `cluster`, `account` and `region` included. */
   readonly clusters: readonly Labels[];
   readonly rules: readonly string[];
+  /**
+   * The configured clusters' identities, so that `cluster=NAME` may give an EKS name no other cluster shares, and an
+   * EKS name several share is refused with their display names.
+   */
+  readonly identities?: readonly NamedCluster[];
 }
 
 /** What a new silence is checked against, and who adds it when. */
@@ -64,11 +70,18 @@ export function checkSilenceRequest(request: SilenceRequest, known: SilenceVocab
     problems.push('no --match: say what to silence, like --match cluster=prod-euw1 or --match environment=staging');
   }
   for (const text of request.matchers) {
-    const matcher = parseMatcher(text);
-    if (!matcher) {
+    const parsed = parseMatcher(text);
+    if (!parsed) {
       problems.push(`--match ${JSON.stringify(text)} is not a matcher: write NAME=VALUE or NAME!=VALUE`);
       continue;
     }
+    const found = parsed.name === 'cluster' ? lookUpCluster(parsed.value, known.identities ?? []) : undefined;
+    if (found && 'ambiguous' in found) {
+      problems.push(`--match ${formatMatcher(parsed)}: ${ambiguousClusterMessage(parsed.value, found.ambiguous)}`);
+      continue;
+    }
+    // The cluster label holds display names: an EKS name only one cluster has stands for that cluster's.
+    const matcher = found && 'found' in found ? { ...parsed, value: found.found } : parsed;
     const problem = unknownInMatcher(matcher, known);
     if (problem) problems.push(problem);
     else matchers.push(matcher);

@@ -1,3 +1,4 @@
+import { displayNameOf } from '../config/cluster-identity.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import type { InputProblem } from '../errors.ts';
 import { jsonPath } from '../schema-errors.ts';
@@ -17,18 +18,18 @@ export function matchConfigClusters(
   config: Pick<DeploymentConfig, 'clusters'>,
   scenario: Pick<Scenario, 'clusters' | 'file'>,
 ): ConfigClusterMatch {
-  const configured = new Set(config.clusters.map((cluster) => cluster.name));
+  const configured = new Set(config.clusters.map(displayNameOf));
   const inScenario = [...scenario.clusters.keys()];
   return {
     matched: inScenario.filter((name) => configured.has(name)),
     unconfigured: inScenario.filter((name) => !configured.has(name)),
     idleOverrides: config.clusters.flatMap((cluster, index) =>
-      scenario.clusters.has(cluster.name) || Object.keys(cluster.overrides).length === 0
+      scenario.clusters.has(displayNameOf(cluster)) || Object.keys(cluster.overrides).length === 0
         ? []
         : [
             {
               path: jsonPath(['clusters', index, 'overrides']),
-              message: `cluster "${cluster.name}" is not in ${scenario.file}, so these overrides change nothing in this replay`,
+              message: `cluster "${displayNameOf(cluster)}" is not in ${scenario.file}, so these overrides change nothing in this replay`,
             },
           ],
     ),

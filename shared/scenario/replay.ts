@@ -1,4 +1,5 @@
 import { REPAIR_ARMS_POLLING_MS, repairsArmUntil, withChurnCompanions } from '../churn/node-termination.ts';
+import { displayNameOf } from '../config/cluster-identity.ts';
 import type { DeploymentConfig } from '../config/deployment-config.ts';
 import { deployedTripwires } from '../config/deployment-shape.ts';
 import { coverageOf, type RuleCoverage } from '../engine/coverage.ts';
@@ -60,7 +61,7 @@ export class ScenarioTripwires implements Tripwires {
   ) {
     const definitions = new Map<string, TripwireDefinition>();
     // A configured cluster has a tripwire only where the synthesized deployment gives it one.
-    const configured = config && new Set(config.clusters.map((cluster) => cluster.name));
+    const configured = config && new Set(config.clusters.map(displayNameOf));
     const deployed = config && deployedTripwires(config);
     for (const [cluster, series] of scenario.clusters) {
       if (configured?.has(cluster) && !deployed?.has(cluster)) continue;

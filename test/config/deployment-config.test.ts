@@ -62,10 +62,82 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('rejects a duplicate cluster at the second one', () => {
+  it('rejects a cluster listed twice (same account, Region and name) at the second one, naming both entries', () => {
     const config = exampleWith([['clusters', 2], { name: 'prod-euw1' }]);
 
-    expect(problemsOf(config)).toEqual([{ path: '$.clusters[2].name', message: 'duplicate cluster "prod-euw1"' }]);
+    expect(problemsOf(config)).toEqual([
+      {
+        path: '$.clusters[2].name',
+        message:
+          'duplicate cluster "prod-euw1": clusters[0] and clusters[2] name the same account (111122223333), Region (eu-west-1) and name; remove one, or fix its accountId or region',
+      },
+    ]);
+  });
+
+  it('accepts two clusters of one name in two accounts, each with a display name that tells where it is', () => {
+    const { config } = loadConfig(
+      exampleWith(
+        [['clusters', 2], { name: 'dev-euw1' }],
+        [['maintenance', 0, 'clusters'], ['dev-euw1@222233334444/eu-west-1']],
+      ),
+      FILE,
+    );
+
+    expect(config.clusters.map((c) => c.displayName)).toEqual([
+      'prod-euw1',
+      'dev-euw1@222233334444/eu-west-1',
+      'dev-euw1@111122223333/eu-west-1',
+    ]);
+  });
+
+  it('keeps a display name the configuration sets, and resolves an EKS name that only one cluster has to it', () => {
+    const { config } = loadConfig(
+      exampleWith(
+        [['clusters', 0, 'displayName'], 'payments-prod'],
+        [['subscriptions', 'notice', 0, 'clusters'], ['prod-euw1']],
+      ),
+      FILE,
+    );
+
+    expect([config.clusters[0]?.displayName, config.subscriptions.notice[0]?.clusters]).toEqual([
+      'payments-prod',
+      ['payments-prod'],
+    ]);
+  });
+
+  it('refuses a name two clusters share where a cluster is named, listing the display names to choose from', () => {
+    const config = exampleWith([['clusters', 2], { name: 'dev-euw1' }]);
+
+    expect(problemsOf(config)).toEqual([
+      {
+        path: '$.maintenance[0].clusters[0]',
+        message:
+          '"dev-euw1" names 2 clusters (in different accounts or Regions): name one of "dev-euw1@222233334444/eu-west-1", "dev-euw1@111122223333/eu-west-1"',
+      },
+    ]);
+  });
+
+  it('asks for a display name when a shared name has no account or Region to derive one from', () => {
+    const config = { clusters: [{ name: 'main' }, { name: 'main', accountId: '222233334444', region: 'eu-west-1' }] };
+
+    expect(problemsOf(config)).toEqual([
+      {
+        path: '$.clusters[0].displayName',
+        message:
+          '"main" is also the name of clusters[1]: give this cluster a "displayName", or name its "accountId" and "region" (or ops.accountId and ops.region) so that one is derived',
+      },
+    ]);
+  });
+
+  it('rejects two clusters shown under one display name', () => {
+    const config = exampleWith([['clusters', 1, 'displayName'], 'prod-euw1']);
+
+    expect(problemsOf(config)).toEqual([
+      {
+        path: '$.clusters[1].displayName',
+        message: 'clusters[0] and clusters[1] are both shown as "prod-euw1": give one of them another "displayName"',
+      },
+    ]);
   });
 
   it('rejects a configuration without clusters', () => {
@@ -248,7 +320,7 @@ describe('loadConfig', () => {
 
   it('reports every problem of the file at once', () => {
     const config = exampleWith(
-      [['clusters', 2], { name: 'dev-euw1' }],
+      [['clusters', 2], { name: 'prod-euw1' }],
       [['subscriptions', 'notice', 0, 'clusters'], ['ghost']],
     );
 

@@ -265,6 +265,7 @@ export class OpsStack extends Stack {
       this.delivery = new PagingDelivery(this, 'PagingDelivery', {
         integrations,
         topic: this.topics.paging,
+        noticeTopic: this.topics.notice,
         table: this.table,
         key,
         deadLetterQueue,
@@ -273,7 +274,7 @@ export class OpsStack extends Stack {
       new CfnOutput(this, 'PagingIntegrations', {
         value: integrations.map((integration) => integration.id).join(','),
         description:
-          'The PagerDuty and Opsgenie integrations the delivery function pages (sentinel test-page checks each)',
+          'The PagerDuty, Opsgenie and webhook integrations the delivery function pages (sentinel test-page checks each)',
       });
     }
 

@@ -272,7 +272,11 @@ export class OpsStack extends Stack {
         configFile,
       });
       new CfnOutput(this, 'PagingIntegrations', {
-        value: integrations.map((integration) => integration.id).join(','),
+        // Those of the paging topic, which a test page reaches; a notice webhook is never sent one.
+        value: integrations
+          .filter((integration) => integration.topic === 'paging')
+          .map((integration) => integration.id)
+          .join(','),
         description:
           'The PagerDuty, Opsgenie and webhook integrations the delivery function pages (sentinel test-page checks each)',
       });

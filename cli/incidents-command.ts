@@ -10,7 +10,7 @@ import { compileRuleSet, type LoadedConfig } from '../shared/config/deployment-c
 import { integrationsFor, pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
 import type { HandResolution } from '../shared/engine/hand-resolution.ts';
 import type { Incident } from '../shared/engine/incident.ts';
-import type { Notification } from '../shared/engine/notification.ts';
+import { type Notification, topicOf } from '../shared/engine/notification.ts';
 import { explainIncident, type NotificationRoute, renderExplanation } from '../shared/incidents/explain-incident.ts';
 import {
   type FleetIncident,
@@ -220,10 +220,9 @@ function printExplanation(
 function routes(loaded: LoadedConfig | undefined): (notification: Notification) => NotificationRoute {
   const integrations = loaded ? pagingIntegrations(loaded.config) : undefined;
   return (notification) => {
-    const topic = notification.severity === 'critical' ? 'paging' : 'notice';
+    const topic = topicOf(notification);
     if (!integrations) return { topic };
-    const reached = topic === 'paging' ? integrationsFor(notification, integrations).map((i) => i.id) : [];
-    return { topic, integrations: reached };
+    return { topic, integrations: integrationsFor(notification, integrations).map((i) => i.id) };
   };
 }
 

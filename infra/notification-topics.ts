@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ArnFormat, Duration, SecretValue, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -7,7 +7,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { subscribedClusters } from '../shared/config/cluster-labels.ts';
 import { subscriberKey } from '../shared/config/config-verdict.ts';
-import { type DeploymentConfig, isVendorSubscriber, type Subscriber } from '../shared/config/deployment-config.ts';
+import { type DeploymentConfig, isDeliveredSubscriber, type Subscriber } from '../shared/config/deployment-config.ts';
 import { clusterFilterPolicy, smsKindFilterPolicy } from './cluster-filter.ts';
 
 export type TopicRole = 'paging' | 'notice' | 'digest';
@@ -104,8 +104,9 @@ export class NotificationTopics extends Construct {
       for (const subscription of props.config.subscriptions[role]) {
         const clusters = subscribedClusters(subscription, props.config);
         const filterPolicy = clusters ? clusterFilterPolicy(clusters) : undefined;
-        // PagerDuty and Opsgenie are called by the delivery function (infra/paging-delivery.ts), not by SNS.
-        for (const subscriber of subscription.subscribers.filter((s) => !isVendorSubscriber(s))) {
+        // PagerDuty, Opsgenie and webhooks whose URL is a secret are called by the delivery function
+        // (infra/paging-delivery.ts), not by SNS: a subscription's endpoint is readable by whoever may list it.
+        for (const subscriber of subscription.subscribers.filter((s) => !isDeliveredSubscriber(s))) {
           const smsOnPaging = role === 'paging' && subscriber.protocol === 'sms';
           const policy = smsOnPaging ? { ...filterPolicy, ...smsKindFilterPolicy() } : filterPolicy;
           this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, policy);
@@ -145,15 +146,14 @@ function endpointOf(subscriber: Subscriber): Pick<sns.SubscriptionProps, 'protoc
     case 'opsgenie':
     case 'jsm':
       throw new Error(`unreachable: ${subscriber.protocol} is delivered by the delivery function, not SNS`);
-    case 'https': {
-      // A Secrets Manager dynamic reference: CloudFormation resolves it at deploy time, the template never holds it.
-      const endpoint = subscriber.endpointSecret
-        ? SecretValue.secretsManager(subscriber.endpointSecret.secretName, {
-            ...(subscriber.endpointSecret.jsonField && { jsonField: subscriber.endpointSecret.jsonField }),
-          }).unsafeUnwrap()
-        : subscriber.endpoint;
-      if (endpoint === undefined) throw new Error('unreachable: the schema requires endpoint or endpointSecret');
-      return { protocol: sns.SubscriptionProtocol.HTTPS, endpoint, deliveryPolicy: HTTPS_DELIVERY_POLICY };
-    }
+    case 'https':
+      if (subscriber.endpoint === undefined) {
+        throw new Error('unreachable: an https subscriber with endpointSecret is delivered by the delivery function');
+      }
+      return {
+        protocol: sns.SubscriptionProtocol.HTTPS,
+        endpoint: subscriber.endpoint,
+        deliveryPolicy: HTTPS_DELIVERY_POLICY,
+      };
   }
 }

@@ -265,15 +265,20 @@ export class OpsStack extends Stack {
       this.delivery = new PagingDelivery(this, 'PagingDelivery', {
         integrations,
         topic: this.topics.paging,
+        noticeTopic: this.topics.notice,
         table: this.table,
         key,
         deadLetterQueue,
         configFile,
       });
       new CfnOutput(this, 'PagingIntegrations', {
-        value: integrations.map((integration) => integration.id).join(','),
+        // Those of the paging topic, which a test page reaches; a notice webhook is never sent one.
+        value: integrations
+          .filter((integration) => integration.topic === 'paging')
+          .map((integration) => integration.id)
+          .join(','),
         description:
-          'The PagerDuty and Opsgenie integrations the delivery function pages (sentinel test-page checks each)',
+          'The PagerDuty, Opsgenie and webhook integrations the delivery function pages (sentinel test-page checks each)',
       });
     }
 

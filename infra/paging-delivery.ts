@@ -13,6 +13,8 @@ import { workOff, workQueue } from './work-queue.ts';
 export interface PagingDeliveryProps {
   readonly integrations: readonly PagingIntegration[];
   readonly topic: sns.ITopic;
+  /** The notice topic, which the queue also reads when a webhook whose URL is a secret subscribes to it. */
+  readonly noticeTopic: sns.ITopic;
   readonly table: dynamodb.ITable;
   /** The deployment's key; without one, SQS's own (SSE-SQS), which SNS can send to. */
   readonly key: kms.IKey | undefined;
@@ -34,7 +36,7 @@ const VISIBILITY_TIMEOUT = Duration.seconds(DELIVERY_TIMEOUT.toSeconds() * 6);
 const MAX_RECEIVE_COUNT = 5;
 
 /**
- * Native PagerDuty and Opsgenie delivery: a queue subscribed to the paging topic with raw message delivery (each
+ * Native PagerDuty and Opsgenie delivery, and webhooks whose URL is a secret: a queue subscribed to the paging topic with raw message delivery (each
  * message is the notification JSON, SNS's `sqs` body) and a filter on the `kind` attribute (the pipeline's own
  * CloudWatch alarms carry none, and reach on-call through the topic's other subscribers), a function that calls the
  * vendors' APIs, and the deployment's dead-letter queue behind it, whose alarm pages through the plain SNS path.
@@ -54,13 +56,17 @@ export class PagingDelivery extends Construct {
     });
     // Not CDK's SqsSubscription: it would add a key policy statement naming the topic, whose own encryption with the
     // same key makes a cycle. The key already lets SNS use it for this deployment's topics (infra/sentinel-key.ts).
-    new sns.Subscription(this, 'Subscription', {
-      topic: props.topic,
-      protocol: sns.SubscriptionProtocol.SQS,
-      endpoint: this.queue.queueArn,
-      rawMessageDelivery: true,
-      filterPolicy: { kind: sns.SubscriptionFilter.existsFilter() },
-      deadLetterQueue: props.deadLetterQueue,
+    // The delivery function tells the topics' notifications apart by their severity, as the poller picks the topic.
+    const topics = [props.topic, ...(props.integrations.some((i) => i.topic === 'notice') ? [props.noticeTopic] : [])];
+    topics.forEach((topic, index) => {
+      new sns.Subscription(this, index === 0 ? 'Subscription' : 'NoticeSubscription', {
+        topic,
+        protocol: sns.SubscriptionProtocol.SQS,
+        endpoint: this.queue.queueArn,
+        rawMessageDelivery: true,
+        filterPolicy: { kind: sns.SubscriptionFilter.existsFilter() },
+        deadLetterQueue: props.deadLetterQueue,
+      });
     });
     this.queue.addToResourcePolicy(
       new iam.PolicyStatement({
@@ -68,13 +74,16 @@ export class PagingDelivery extends Construct {
         principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
         actions: ['sqs:SendMessage'],
         resources: [this.queue.queueArn],
-        conditions: { ArnEquals: { 'aws:SourceArn': props.topic.topicArn } },
+        conditions: {
+          ArnEquals: { 'aws:SourceArn': topics.length === 1 ? props.topic.topicArn : topics.map((t) => t.topicArn) },
+        },
       }),
     );
 
     this.function = new SentinelFunction(this, 'Delivery', {
       entry: 'functions/delivery/handler.ts',
-      description: 'k8s-incident-sentinel delivery: pages, updates and resolves to PagerDuty and Opsgenie',
+      description:
+        'k8s-incident-sentinel delivery: pages, updates and resolves to PagerDuty, Opsgenie and secret webhooks',
       memorySize: 256,
       timeout: DELIVERY_TIMEOUT,
       configFile: props.configFile,

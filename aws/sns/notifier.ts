@@ -1,5 +1,5 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import type { Notification } from '../../shared/engine/notification.ts';
+import { type Notification, topicOf } from '../../shared/engine/notification.ts';
 import { snsMessage } from '../../shared/notify/fit-message.ts';
 import { renderMessage } from '../../shared/notify/message-bodies.ts';
 import type { Notifier } from '../../shared/pipeline/ports.ts';
@@ -25,7 +25,7 @@ export class SnsNotifier implements Notifier {
   ) {}
 
   topicFor(notification: Notification): string {
-    return notification.severity === 'critical' ? this.topics.paging : this.topics.notice;
+    return this.topics[topicOf(notification)];
   }
 
   async publish(notification: Notification): Promise<{ messageId: string }> {

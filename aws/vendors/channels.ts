@@ -21,9 +21,9 @@ import {
   type VendorRequest,
   VendorUnavailableError,
 } from './http.ts';
-import { keyFingerprint, type SecretValues } from './secret-values.ts';
+import { keyFingerprint, SecretShapeError, type SecretValues } from './secret-values.ts';
 
-/** What this module sends: HTTPS to the vendors only; the keys come through SecretValues. */
+/** What this module sends: HTTPS to the vendors and to webhooks only; their keys and URLs come through SecretValues. */
 export const IAM_ACTIONS = [] as const;
 
 /**
@@ -67,11 +67,11 @@ export interface ChannelOptions {
 /**
  * The IncidentChannel of an integration: its vendor's API, with its key read from Secrets Manager per call. An open
  * says which key it used; an update or a close uses the key the incident was opened with, the one before the last
- * rotation when that is it, so that a rotation never leaves an incident open on the old service.
+ * rotation when that is it, so that a rotation never leaves an incident open on the old service. A webhook's channel
+ * posts the notification to the URL its secret holds, read the same way: a rotated URL is a secret update.
  */
 export function channelFor(integration: PagingIntegration, options: ChannelOptions): IncidentChannel {
   const { subscriber } = integration;
-  const base = options.endpoints?.[subscriber.protocol] ?? VENDOR_ENDPOINTS[subscriber.protocol][subscriber.region];
   const reference = keySecretOf(subscriber);
   const retry = options.retry ?? VENDOR_RETRY;
 
@@ -102,6 +102,32 @@ export function channelFor(integration: PagingIntegration, options: ChannelOptio
     }
   };
 
+  if (subscriber.protocol === 'https') {
+    /** The notification JSON (the body an SQS subscriber gets), posted to the URL the secret holds now. */
+    const post = async (notification: Notification, what: string): Promise<void> => {
+      await send((url) => {
+        // A URL that does not parse would be quoted whole by fetch's error, and the log would hold it.
+        if (!URL.canParse(url)) throw new SecretShapeError(`secret ${reference.secretName} does not hold a URL`);
+        return {
+          url,
+          headers: {},
+          body: notification,
+          describe: `webhook ${what} of ${incidentKey(notification)} (${integration.id})`,
+        };
+      });
+    };
+    return {
+      // Nothing to remember: an update or a resolve goes to the URL the secret holds when it is sent.
+      open: async (notification) => {
+        await post(notification, notification.kind);
+        return undefined;
+      },
+      update: (notification) => post(notification, 'update'),
+      close: (notification) => post(notification, 'resolve'),
+    };
+  }
+
+  const base = options.endpoints?.[subscriber.protocol] ?? VENDOR_ENDPOINTS[subscriber.protocol][subscriber.region];
   if (subscriber.protocol === 'pagerduty') {
     const event = (notification: Notification, action: PagerDutyAction, openedWith?: KeyUsed) =>
       send(

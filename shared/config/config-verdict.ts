@@ -3,6 +3,7 @@ import { jsonPath } from '../schema-errors.ts';
 import { subscribedClusters } from './cluster-labels.ts';
 import {
   type DeploymentConfig,
+  isDeliveredSubscriber,
   isVendorSubscriber,
   parseSinkArn,
   type SecretReference,
@@ -152,7 +153,7 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
   // The pipeline alarms reach the paging topic's subscribers without a cluster filter, but for PagerDuty and Opsgenie,
   // whose delivery reads only notifications (infra/paging-delivery.ts).
   const unfiltered = paging.filter((subscription) => subscription.clusters === undefined);
-  const alarmHearers = unfiltered.flatMap((s) => s.subscribers).filter((s) => !isVendorSubscriber(s));
+  const alarmHearers = unfiltered.flatMap((s) => s.subscribers).filter((s) => !isDeliveredSubscriber(s));
   if (
     unfiltered.length > 0 &&
     alarmHearers.every((subscriber) => subscriber.protocol === 'email') &&
@@ -163,7 +164,7 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
     warnings.push({
       code: 'sentinel:selfMonitoringEmailOnly',
       path: '$.subscriptions.paging',
-      message: `${who} the pipeline alarms (heartbeat, errors, dead letters; PagerDuty and Opsgenie are sent only incidents), and nothing outside this account and Region hears it go dark. Add selfMonitoring.externalHeartbeat, a heartbeat that pages from outside AWS (docs/operating.md), or an SMS or https subscriber without "clusters".`,
+      message: `${who} the pipeline alarms (heartbeat, errors, dead letters; PagerDuty and Opsgenie are sent only incidents), and nothing outside this account and Region hears it go dark. Add selfMonitoring.externalHeartbeat, a heartbeat that pages from outside AWS (docs/operating.md), or an SMS or https subscriber with a plain "endpoint" and without "clusters".`,
     });
   }
   if (notice.length === 0) {

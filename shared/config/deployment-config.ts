@@ -285,6 +285,22 @@ export function isVendorSubscriber(subscriber: Subscriber): subscriber is Vendor
   return (VENDOR_PROTOCOLS as readonly string[]).includes(subscriber.protocol);
 }
 
+/**
+ * An https subscriber whose URL is in Secrets Manager. The delivery function posts to it, reading the URL at run time:
+ * as an SNS subscription, the URL would be its Endpoint, which anyone allowed to list subscriptions can read, and
+ * which changes only when the stack is deployed again.
+ */
+export type SecretWebhookSubscriber = Extract<Subscriber, { protocol: 'https' }> & {
+  readonly endpointSecret: SecretReference;
+};
+
+/** A subscriber the delivery function calls, with a secret read at run time, rather than SNS. */
+export type DeliveredSubscriber = VendorSubscriber | SecretWebhookSubscriber;
+
+export function isDeliveredSubscriber(subscriber: Subscriber): subscriber is DeliveredSubscriber {
+  return isVendorSubscriber(subscriber) || (subscriber.protocol === 'https' && subscriber.endpointSecret !== undefined);
+}
+
 // --- Grouping: one page per fleet incident over time. Alertmanager's route timers are the reference:
 // https://prometheus.io/docs/alerting/latest/configuration/#route ---
 

@@ -1,21 +1,26 @@
 import { subscribedClusters } from '../config/cluster-labels.ts';
 import {
+  type DeliveredSubscriber,
   type DeploymentConfig,
-  isVendorSubscriber,
+  isDeliveredSubscriber,
   type SecretReference,
-  type VendorSubscriber,
 } from '../config/deployment-config.ts';
-import type { Notification } from '../engine/notification.ts';
+import { type Notification, type NotificationTopic, topicOf } from '../engine/notification.ts';
 import { isTestPage } from '../notify/test-page.ts';
 
-/** A PagerDuty service, Opsgenie team or Jira Service Management team that the delivery function pages through its API. */
+/**
+ * A PagerDuty service, Opsgenie team or Jira Service Management team that the delivery function pages through its API,
+ * or a webhook whose URL is a secret, which it posts to.
+ */
 export interface PagingIntegration {
   /**
-   * Names the integration in the delivery records and the logs: its protocol and the secret that holds its key, never
-   * the key. Stable across deploys and reorderings of the configuration.
+   * Names the integration in the delivery records and the logs: its protocol and the secret that holds its key or URL,
+   * never what the secret holds. Stable across deploys and reorderings of the configuration.
    */
   readonly id: string;
-  readonly subscriber: VendorSubscriber;
+  readonly subscriber: DeliveredSubscriber;
+  /** The topic whose notifications it gets: always `paging` but for a webhook subscribed to the notice topic. */
+  readonly topic: NotificationTopic;
   /**
    * Only notifications about one of these clusters reach it, when given (as an SNS filter policy would): the clusters
    * its subscription names or its labels match.
@@ -23,44 +28,61 @@ export interface PagingIntegration {
   readonly clusters?: readonly string[];
 }
 
-/** The PagerDuty and Opsgenie subscribers of the paging topic (the configuration verdict keeps them off the others). */
+/**
+ * The subscribers the delivery function calls: PagerDuty, Opsgenie and JSM on the paging topic (the configuration
+ * verdict keeps them off the others), and webhooks whose URL is a secret on either topic.
+ */
 export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[] {
-  return config.subscriptions.paging.flatMap((subscription) => {
-    const clusters = subscribedClusters(subscription, config);
-    return subscription.subscribers.filter(isVendorSubscriber).map((subscriber) => ({
-      id: integrationId(subscriber),
-      subscriber,
-      ...(clusters && { clusters }),
-    }));
-  });
+  return (['paging', 'notice'] as const).flatMap((topic) =>
+    config.subscriptions[topic].flatMap((subscription) => {
+      const clusters = subscribedClusters(subscription, config);
+      return subscription.subscribers.filter(isDeliveredSubscriber).map((subscriber) => ({
+        id: integrationId(subscriber, topic),
+        subscriber,
+        topic,
+        ...(clusters && { clusters }),
+      }));
+    }),
+  );
 }
 
-/** The secret holding an integration's key: PagerDuty's routing key, Opsgenie's or JSM's API key. */
-export function keySecretOf(subscriber: VendorSubscriber): SecretReference {
-  return subscriber.protocol === 'pagerduty' ? subscriber.routingKeySecret : subscriber.apiKeySecret;
+/** The secret an integration reads at run time: PagerDuty's routing key, Opsgenie's or JSM's API key, a webhook's URL. */
+export function keySecretOf(subscriber: DeliveredSubscriber): SecretReference {
+  switch (subscriber.protocol) {
+    case 'pagerduty':
+      return subscriber.routingKeySecret;
+    case 'https':
+      return subscriber.endpointSecret;
+    default:
+      return subscriber.apiKeySecret;
+  }
 }
 
-function integrationId(subscriber: VendorSubscriber): string {
+function integrationId(subscriber: DeliveredSubscriber, topic: NotificationTopic): string {
   const { secretName, jsonField } = keySecretOf(subscriber);
-  return `${subscriber.protocol}:${secretName}${jsonField ? `#${jsonField}` : ''}`;
+  // Ids of paging integrations are as they were before notice webhooks existed: delivery records are keyed on them.
+  const protocol = topic === 'paging' ? subscriber.protocol : `${subscriber.protocol}-${topic}`;
+  return `${protocol}:${secretName}${jsonField ? `#${jsonField}` : ''}`;
 }
 
 /**
- * The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. A
- * fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which matches the marker such a
- * page ends its cluster attribute with, it then goes to every integration; so does a test page, which is about every
- * cluster.
+ * The integrations a notification goes to: those of the topic it is published to, without a cluster filter or naming
+ * one of its clusters. A fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which
+ * matches the marker such a page ends its cluster attribute with, it then goes to every integration of its topic; so
+ * does a test page, which is about every cluster.
  */
 export function integrationsFor(
   notification: Notification,
   integrations: readonly PagingIntegration[],
   clustersOmitted = false,
 ): PagingIntegration[] {
+  const topic = topicOf(notification);
   return integrations.filter(
     (integration) =>
-      integration.clusters === undefined ||
-      clustersOmitted ||
-      isTestPage(notification) ||
-      notification.clusters.some((c) => integration.clusters?.includes(c)),
+      integration.topic === topic &&
+      (integration.clusters === undefined ||
+        clustersOmitted ||
+        isTestPage(notification) ||
+        notification.clusters.some((c) => integration.clusters?.includes(c))),
   );
 }

@@ -68,6 +68,13 @@ export interface Notification {
   readonly graph?: string;
 }
 
+/** The topic a notification is published to: `paging` for a page-level incident, `notice` for a ticket. */
+export type NotificationTopic = 'paging' | 'notice';
+
+export function topicOf(notification: Pick<Notification, 'severity'>): NotificationTopic {
+  return notification.severity === 'critical' ? 'paging' : 'notice';
+}
+
 export function alertSeverity(severity: Severity): Notification['severity'] {
   return severity === 'page' ? 'critical' : 'warning';
 }

@@ -76,7 +76,7 @@ function directDeps(retry?: RetryPolicy) {
   const secrets = secretValues(secretsManagerClient());
   const endpoints = { pagerduty: harness.pagerduty.endpoint, opsgenie: harness.opsgenie.endpoint };
   const integrations = pagingIntegrations({
-    subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }] },
+    subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }], notice: [] },
   } as never);
   return {
     integrations,
@@ -91,7 +91,7 @@ function directDeps(retry?: RetryPolicy) {
 
 async function outcomeAtOpsgenie(notification: Notification) {
   const opsgenie = pagingIntegrations({
-    subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }] },
+    subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }], notice: [] },
   } as never).find((integration) => integration.subscriber.protocol === 'opsgenie');
   return new DynamoDbDeliveryLedger(documentClient(), TABLE).outcomeOf(opsgenie?.id ?? '', notification.id);
 }

@@ -90,6 +90,7 @@ class RecordingChannel implements IncidentChannel {
 const INTEGRATION: PagingIntegration = {
   id: 'pagerduty:sentinel/pd',
   subscriber: { protocol: 'pagerduty', routingKeySecret: { secretName: 'sentinel/pd' }, region: 'us' },
+  topic: 'paging',
 };
 
 function story(group = 'dev-a/webhook-blackhole/2024-05-06T08:00:00Z') {

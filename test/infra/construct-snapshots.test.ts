@@ -142,6 +142,7 @@ const constructs: Record<string, (stack: Stack) => void> = {
     new PagingDelivery(stack, 'PagingDelivery', {
       integrations: pagingIntegrations(config),
       topic: topic(stack),
+      noticeTopic: new sns.Topic(stack, 'NoticeTopic'),
       table: new dynamodb.Table(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } }),
       key: key(stack),
       deadLetterQueue: queue(stack),

@@ -1,9 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
 import { buildSentinelApp } from '../../infra/sentinel-app.ts';
 import { InputError } from '../../shared/errors.ts';
-import { newApp, TEST_ENV } from '../../support/synth-sentinel-app.ts';
+import { newApp, synthSentinelApp, TEST_ENV } from '../../support/synth-sentinel-app.ts';
 
 const KEY = 'R0utingKeyThatMustNeverLeak';
 
@@ -44,6 +45,41 @@ describe('a subscriber URL that carries a credential', () => {
       expect(filesUnder(app.outdir).filter((text) => text.includes(KEY))).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an https subscriber whose URL is a secret', () => {
+  function synthWith(subscriptions: object) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sentinel-secret-'));
+    const configFile = path.join(dir, 'sentinel.json');
+    writeFileSync(configFile, JSON.stringify({ clusters: [{ name: 'prod-euw1' }], subscriptions }));
+    const synthesized = synthSentinelApp({ configFile, bundle: false });
+    rmSync(dir, { recursive: true, force: true });
+    return synthesized;
+  }
+
+  it('has no SNS subscription of its own: the delivery queue reads its topics and the function reads the secret', () => {
+    const hook = { protocol: 'https', endpointSecret: { secretName: 'sentinel/chat-hook', jsonField: 'url' } };
+    const synthesized = synthWith({
+      paging: [{ subscribers: [hook, { protocol: 'email', endpoint: 'oncall@example.com' }] }],
+      notice: [{ subscribers: [{ protocol: 'https', endpointSecret: { secretName: 'sentinel/ticket-hook' } }] }],
+    });
+    try {
+      const template = Template.fromStack(synthesized.ops);
+      const subscriptions = Object.values(template.findResources('AWS::SNS::Subscription'));
+      const text = JSON.stringify(template.toJSON());
+
+      expect(subscriptions.filter((s) => s.Properties.Protocol === 'https')).toEqual([]);
+      expect(text).not.toContain('resolve:secretsmanager');
+      expect(subscriptions.filter((s) => s.Properties.Protocol === 'sqs')).toHaveLength(2);
+      const reads = Object.values(template.findResources('AWS::IAM::Policy'))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+        .filter((statement) => statement.Action === 'secretsmanager:GetSecretValue');
+      expect(JSON.stringify(reads)).toContain('secret:sentinel/chat-hook-??????');
+      expect(JSON.stringify(reads)).toContain('secret:sentinel/ticket-hook-??????');
+    } finally {
+      synthesized.dispose();
     }
   });
 });

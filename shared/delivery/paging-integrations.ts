@@ -7,6 +7,7 @@ import {
 } from '../config/deployment-config.ts';
 import type { Notification } from '../engine/notification.ts';
 import { isTestPage } from '../notify/test-page.ts';
+import { isPipelineAlarm } from './pipeline-alarm.ts';
 
 /** A PagerDuty service, Opsgenie team or Jira Service Management team that the delivery function pages through its API. */
 export interface PagingIntegration {
@@ -21,6 +22,8 @@ export interface PagingIntegration {
    * its subscription names or its labels match.
    */
   readonly clusters?: readonly string[];
+  /** Whether it is paged by the pipeline's own alarms (the subscription's `pipelineAlarms`); unset, it is. */
+  readonly pipelineAlarms?: boolean;
 }
 
 /** The PagerDuty and Opsgenie subscribers of the paging topic (the configuration verdict keeps them off the others). */
@@ -31,6 +34,7 @@ export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[
       id: integrationId(subscriber),
       subscriber,
       ...(clusters && { clusters }),
+      pipelineAlarms: subscription.pipelineAlarms,
     }));
   });
 }
@@ -49,13 +53,14 @@ function integrationId(subscriber: VendorSubscriber): string {
  * The integrations a notification goes to: those without a cluster filter, and those naming one of its clusters. A
  * fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which matches the marker such a
  * page ends its cluster attribute with, it then goes to every integration; so does a test page, which is about every
- * cluster.
+ * cluster. A pipeline alarm goes to those that take them (`pipelineAlarms`), whatever their clusters.
  */
 export function integrationsFor(
   notification: Notification,
   integrations: readonly PagingIntegration[],
   clustersOmitted = false,
 ): PagingIntegration[] {
+  if (isPipelineAlarm(notification)) return integrations.filter((integration) => integration.pipelineAlarms !== false);
   return integrations.filter(
     (integration) =>
       integration.clusters === undefined ||

@@ -15,6 +15,7 @@ import {
   SilenceError,
   type SilenceRequest,
   type SilenceVocabulary,
+  silenceMatchers,
   silenceScope,
 } from '../shared/pipeline/silence.ts';
 import { isoSeconds } from '../shared/time.ts';
@@ -28,7 +29,7 @@ type Action = (typeof ACTIONS)[number];
 /** The options each action takes besides --stack and --table. */
 const ACTION_OPTIONS: Record<Action, readonly (keyof typeof SILENCE_OPTIONS)[]> = {
   add: ['match', 'cluster', 'rule', 'start', 'for', 'reason', 'include-pages', 'config'],
-  list: [],
+  list: ['json'],
   extend: ['for'],
   expire: [],
 };
@@ -67,6 +68,7 @@ const SILENCE_OPTIONS = {
     description:
       'add: the deployment configuration, whose clusters, labels and rules the matchers must name (required)',
   },
+  json: { type: 'boolean', description: 'list: print JSON instead of text' },
   stack: { type: 'string', value: 'NAME', description: 'the deployed OpsStack whose table keeps the silences' },
   table: { type: 'string', value: 'NAME', description: 'the table itself, instead of --stack' },
 } as const satisfies OptionSpecs;
@@ -76,7 +78,7 @@ export const SILENCE_COMMAND = defineCommand({
   summary: 'hold back notifications by cluster, label and rule for a while, without a deploy; list, extend, expire',
   usage: [
     'sentinel silence add --match NAME=VALUE... [--start TIME] --for DURATION --reason TEXT [--include-pages] --config FILE (--stack NAME | --table NAME)',
-    'sentinel silence list (--stack NAME | --table NAME)',
+    'sentinel silence list (--stack NAME | --table NAME) [--json]',
     'sentinel silence extend ID --for DURATION (--stack NAME | --table NAME)',
     'sentinel silence expire ID (--stack NAME | --table NAME)',
   ],
@@ -150,7 +152,7 @@ export async function silenceCommand(
     }
     case 'list': {
       const where = await table();
-      return listSilences(dynamoDbSilenceStore(where), dynamoDbStores(where).incidents, out, now);
+      return listSilences(dynamoDbSilenceStore(where), dynamoDbStores(where).incidents, out, now, options.json);
     }
     case 'extend': {
       if (options.for === undefined) throw new UsageError('silence extend needs --for DURATION: how much longer');
@@ -212,30 +214,70 @@ async function addSilence(
 }
 
 /** Every silence that holds now or later, soonest end first, each with the incidents it has held back. */
-async function listSilences(store: SilenceStore, incidents: IncidentRepository, out: CommandOutput, now: number) {
+async function listSilences(
+  store: SilenceStore,
+  incidents: IncidentRepository,
+  out: CommandOutput,
+  now: number,
+  json: boolean,
+) {
   const silences = (await store.endingAfter(now)).sort((a, b) => a.to - b.to || a.id.localeCompare(b.id));
+  const since = Math.min(...silences.map((s) => s.from));
+  const held = silences.length > 0 && since < now ? await incidents.overlapping(since, now + 1) : [];
+  if (json) {
+    out.stdout(
+      JSON.stringify(
+        silences.map((silence) => silenceJson(silence, heldBack(silence, held))),
+        null,
+        2,
+      ),
+    );
+    return 0;
+  }
   if (silences.length === 0) {
     out.stdout('No silence holds now or later.');
     return 0;
   }
-  const since = Math.min(...silences.map((s) => s.from));
-  const held = since < now ? await incidents.overlapping(since, now + 1) : [];
   for (const silence of silences) {
+    const lines = heldBack(silence, held).map(
+      (i) =>
+        `${i.severity} ${i.rule} on ${i.cluster} since ${isoSeconds(Date.parse(i.openedAt))}${i.notifiedAt ? `, shown ${i.notifiedAt}` : ''}`,
+    );
     out.stdout(`${silence.id}  ${describe(silence)}`);
-    out.stdout(`    held back: ${heldBack(silence, held)}`);
+    out.stdout(`    held back: ${lines.length > 0 ? lines.join('; ') : 'nothing'}`);
   }
   return 0;
 }
 
-function heldBack(silence: Silence, incidents: readonly Incident[]): string {
-  const held = incidents
+function heldBack(silence: Silence, incidents: readonly Incident[]): Incident[] {
+  return incidents
     .filter((incident) => incident.mutedBy?.silence === silence.id)
-    .sort((a, b) => a.openedAt.localeCompare(b.openedAt))
-    .map(
-      (i) =>
-        `${i.severity} ${i.rule} on ${i.cluster} since ${isoSeconds(Date.parse(i.openedAt))}${i.notifiedAt ? `, shown ${i.notifiedAt}` : ''}`,
-    );
-  return held.length > 0 ? held.join('; ') : 'nothing';
+    .sort((a, b) => a.openedAt.localeCompare(b.openedAt));
+}
+
+/** A silence as `silence list --json` prints it: times in ISO-8601 UTC, matchers as amtool writes them. */
+function silenceJson(silence: Silence, held: readonly Incident[]) {
+  return {
+    id: silence.id,
+    matchers: silenceMatchers(silence),
+    includePages: silence.includePages === true,
+    from: isoSeconds(silence.from),
+    to: isoSeconds(silence.to),
+    author: silence.author,
+    reason: silence.reason,
+    ...(silence.expired && { expired: { at: isoSeconds(silence.expired.at), by: silence.expired.by } }),
+    ...(silence.extended && {
+      extended: silence.extended.map((e) => ({ at: isoSeconds(e.at), by: e.by, from: isoSeconds(e.from) })),
+    }),
+    heldBack: held.map((i) => ({
+      incident: i.id,
+      rule: i.rule,
+      cluster: i.cluster,
+      severity: i.severity,
+      openedAt: isoSeconds(Date.parse(i.openedAt)),
+      ...(i.notifiedAt && { shownAt: i.notifiedAt }),
+    })),
+  };
 }
 
 async function extendSilence(id: string, duration: string, store: SilenceStore, out: CommandOutput, now: number) {

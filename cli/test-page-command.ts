@@ -20,13 +20,17 @@ const DONE: Partial<Record<DeliveryOutcome, string>> = {
 export const TEST_PAGE_COMMAND = defineCommand({
   name: 'test-page',
   summary: 'page through every integration of a deployed stack, then resolve the test incident',
-  usage: ['sentinel test-page --stack NAME [--wait SECONDS]'],
+  usage: ['sentinel test-page --stack NAME [--wait SECONDS] [--json]'],
   options: {
     stack: { type: 'string', value: 'NAME', description: 'the deployed OpsStack whose paging topic to publish to' },
     wait: {
       type: 'string',
       value: 'SECONDS',
       description: `how long to wait for PagerDuty and Opsgenie to take each step (default ${DEFAULT_WAIT_SECONDS})`,
+    },
+    json: {
+      type: 'boolean',
+      description: 'print what each integration did with the page and the resolve as JSON instead of text',
     },
   },
   notes: [
@@ -48,8 +52,15 @@ export interface TestPageTiming {
  * Prove the paging path both ways: a clearly marked test page through the deployed paging topic, confirmed at every
  * PagerDuty and Opsgenie integration the stack names, then its resolve, confirmed the same way.
  */
+/** What one step (the page, or its resolve) did at each integration, as `--json` prints it. */
+interface StepReport {
+  readonly notification: string;
+  readonly messageId: string | undefined;
+  readonly integrations: { integration: string; outcome?: DeliveryOutcome; lastError?: string }[];
+}
+
 export async function testPageCommand(
-  options: { stack?: string; wait?: string },
+  options: { stack?: string; wait?: string; json?: boolean },
   out: CommandOutput,
   now = Date.now(),
   timing: TestPageTiming = { pollMs: 2000 },
@@ -64,10 +75,15 @@ export async function testPageCommand(
   const integrations = (outputs.PagingIntegrations ?? '').split(',').filter((id) => id !== '');
   const ledger = new DynamoDbDeliveryLedger(documentClient(), outputs.TableName);
 
+  const text = (line: string) => {
+    if (!options.json) out.stdout(line);
+  };
+  const reports: Record<string, StepReport> = {};
   /** Publish one step and wait until every integration recorded it; the names of those that did not, in time. */
   const step = async (notification: Notification, what: string): Promise<string[]> => {
     const { messageId } = await notifier.publish(notification);
-    out.stdout(`Test ${what} published to ${outputs.PagingTopicArn} (message ${messageId}).`);
+    text(`Test ${what} published to ${outputs.PagingTopicArn} (message ${messageId}).`);
+    const outcomes = new Map<string, DeliveryOutcome>();
     const deadline = Date.now() + waitSeconds * 1000;
     const pending = new Set(integrations);
     /** Why the last attempt at each integration failed, while the delivery function retries it. */
@@ -78,7 +94,8 @@ export async function testPageCommand(
         if (record?.lastError !== undefined) failures.set(integration, record.lastError);
         if (record?.outcome === undefined) continue;
         pending.delete(integration);
-        out.stdout(`  ${integration}: ${record.outcome}${DONE[record.outcome] ?? ''}`);
+        outcomes.set(integration, record.outcome);
+        text(`  ${integration}: ${record.outcome}${DONE[record.outcome] ?? ''}`);
       }
       if (pending.size === 0 || Date.now() >= deadline) break;
       await sleep(timing.pollMs);
@@ -91,13 +108,24 @@ export async function testPageCommand(
           : `  ${integration}: the test ${what} was not delivered within ${waitSeconds} s; its last attempt failed: ${failure}`,
       );
     }
+    reports[what] = {
+      notification: notification.id,
+      messageId,
+      integrations: integrations.map((integration) => {
+        const outcome = outcomes.get(integration);
+        const lastError = failures.get(integration);
+        return { integration, ...(outcome && { outcome }), ...(lastError !== undefined && !outcome && { lastError }) };
+      }),
+    };
     return [...pending];
   };
 
   const page = testPage(now, options.stack);
   const unpaged = await step(page, 'page');
   const unresolved = await step(testResolve(page, Math.max(Date.now(), now + 1000)), 'resolve');
-  out.stdout(
+  if (options.json)
+    out.stdout(JSON.stringify({ ...reports, confirmed: unpaged.length + unresolved.length === 0 }, null, 2));
+  text(
     integrations.length === 0
       ? 'The stack names no PagerDuty or Opsgenie integration: check that the email, SMS and Chatbot subscribers received the page and its resolve.'
       : 'Check that the email, SMS and Chatbot subscribers received the page and its resolve too: SNS does not report their delivery.',

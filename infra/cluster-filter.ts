@@ -22,6 +22,11 @@ export function clusterFilterPolicy(clusters: readonly string[]): Record<string,
  * the pipeline's alarms, which carry no `kind` (`exists: false`). SNS multiplies the values of a policy's keys:
  * three here, so a cluster filter beside it names at most 49 clusters (shared/config/config-verdict.ts).
  */
-export function smsKindFilterPolicy(): Record<string, sns.SubscriptionFilter> {
-  return { kind: new sns.SubscriptionFilter([...SMS_KINDS, { exists: false }]) };
+export function smsKindFilterPolicy(pipelineAlarms = true): Record<string, sns.SubscriptionFilter> {
+  return { kind: new sns.SubscriptionFilter([...SMS_KINDS, ...(pipelineAlarms ? [{ exists: false }] : [])]) };
+}
+
+/** A filter on the `kind` attribute that keeps the pipeline's alarms, which carry none, off a subscriber. */
+export function withoutPipelineAlarmsFilterPolicy(): Record<string, sns.SubscriptionFilter> {
+  return { kind: sns.SubscriptionFilter.existsFilter() };
 }

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { subscribedClusters } from '../shared/config/cluster-labels.ts';
 import { subscriberKey } from '../shared/config/config-verdict.ts';
 import { type DeploymentConfig, isDeliveredSubscriber, type Subscriber } from '../shared/config/deployment-config.ts';
-import { clusterFilterPolicy, smsKindFilterPolicy } from './cluster-filter.ts';
+import { clusterFilterPolicy, smsKindFilterPolicy, withoutPipelineAlarmsFilterPolicy } from './cluster-filter.ts';
 
 export type TopicRole = 'paging' | 'notice' | 'digest';
 
@@ -108,7 +108,13 @@ export class NotificationTopics extends Construct {
         // (infra/paging-delivery.ts), not by SNS: a subscription's endpoint is readable by whoever may list it.
         for (const subscriber of subscription.subscribers.filter((s) => !isDeliveredSubscriber(s))) {
           const smsOnPaging = role === 'paging' && subscriber.protocol === 'sms';
-          const policy = smsOnPaging ? { ...filterPolicy, ...smsKindFilterPolicy() } : filterPolicy;
+          // A cluster filter keeps the alarms off already: they carry no cluster.
+          const alarms = role !== 'paging' || subscription.pipelineAlarms || clusters !== undefined;
+          const policy = smsOnPaging
+            ? { ...filterPolicy, ...smsKindFilterPolicy(subscription.pipelineAlarms) }
+            : alarms
+              ? filterPolicy
+              : withoutPipelineAlarmsFilterPolicy();
           this.subscribe(topicOfRole, role, subscriber, props.deadLetterQueue, policy);
         }
       }

@@ -292,6 +292,7 @@ export class OpsStack extends Stack {
       topic: this.topics.paging,
       ...(config.selfMonitoring.externalHeartbeat && { externalHeartbeat: config.selfMonitoring.externalHeartbeat }),
     });
+    this.delivery?.pageOnAlarms(monitoring.alarms, deadLetterQueue);
 
     // Optional (`dashboard.enabled`): $3.00 a month beyond the account's 3 free dashboards (docs/deploy.md).
     const dashboard = config.dashboard.enabled

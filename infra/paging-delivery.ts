@@ -1,5 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -36,10 +39,11 @@ const VISIBILITY_TIMEOUT = Duration.seconds(DELIVERY_TIMEOUT.toSeconds() * 6);
 const MAX_RECEIVE_COUNT = 5;
 
 /**
- * Native PagerDuty and Opsgenie delivery, and webhooks whose URL is a secret: a queue subscribed to the paging topic with raw message delivery (each
- * message is the notification JSON, SNS's `sqs` body) and a filter on the `kind` attribute (the pipeline's own
- * CloudWatch alarms carry none, and reach on-call through the topic's other subscribers), a function that calls the
- * vendors' APIs, and the deployment's dead-letter queue behind it, whose alarm pages through the plain SNS path.
+ * Native PagerDuty, Opsgenie and Jira Service Management delivery, and webhooks whose URL is a secret: a queue
+ * subscribed to the paging topic with raw message delivery (each message is the notification JSON, SNS's `sqs` body)
+ * and a filter on the `kind` attribute (the pipeline's own CloudWatch alarms carry none: they reach this queue from
+ * EventBridge instead, `pageOnAlarms`), a function that calls the vendors' APIs and posts to the webhooks, and the
+ * deployment's dead-letter queue behind it.
  */
 export class PagingDelivery extends Construct {
   readonly queue: sqs.Queue;
@@ -101,5 +105,31 @@ export class PagingDelivery extends Construct {
       props.integrations.map(({ subscriber }) => keySecretOf(subscriber)),
       FUNCTION_ACCESS.delivery.secrets,
     );
+  }
+
+  /**
+   * The pipeline's own alarms page through the integrations too: their state changes to ALARM and OK, as EventBridge
+   * receives them from CloudWatch, go into the delivery queue, which turns each into a page or a resolve
+   * (shared/delivery/pipeline-alarm.ts). EventBridge rather than the paging topic: its event names the alarm, both
+   * states and their times in documented fields
+   * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch-and-eventbridge.html), where an alarm's
+   * SNS message carries no attribute a filter could tell from a notification; and a failure of the alarm's SNS action
+   * (the topic's key policy, SNS itself) does not silence this path too. The alarms are named one by one: their
+   * common prefix also starts every tripwire alarm's name, and eight names stay far inside EventBridge's 2,048
+   * characters of pattern (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html).
+   */
+  pageOnAlarms(alarms: readonly cloudwatch.IAlarm[], deadLetterQueue: sqs.IQueue): events.Rule {
+    return new events.Rule(this, 'PipelineAlarms', {
+      description:
+        "k8s-incident-sentinel: the pipeline's own alarms, to PagerDuty, Opsgenie and Jira Service Management",
+      eventPattern: {
+        source: ['aws.cloudwatch'],
+        detailType: ['CloudWatch Alarm State Change'],
+        detail: { alarmName: alarms.map((alarm) => alarm.alarmName), state: { value: ['ALARM', 'OK'] } },
+      },
+      targets: [
+        new targets.SqsQueue(this.queue, { deadLetterQueue, retryAttempts: 5, maxEventAge: Duration.hours(1) }),
+      ],
+    });
   }
 }

@@ -1,7 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import * as z from 'zod';
 import { notificationSchema } from '../../aws/dynamodb/table-items.ts';
 import { type DeliveryDeps, deliverNotification } from '../../shared/delivery/deliver.ts';
+import { pipelineAlarmNotification } from '../../shared/delivery/pipeline-alarm.ts';
 import { incidentKey } from '../../shared/delivery/vendor-messages.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { SentinelError } from '../../shared/errors.ts';
@@ -15,8 +17,30 @@ export interface DeliverBatchDeps extends DeliveryDeps {
 }
 
 /**
+ * The EventBridge event of a pipeline alarm's state change, as the PipelineAlarms rule puts it in the queue
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch-and-eventbridge.html).
+ */
+const alarmStateSchema = z.object({
+  value: z.enum(['OK', 'ALARM', 'INSUFFICIENT_DATA']),
+  reason: z.string().optional(),
+  timestamp: z.string().refine((text) => !Number.isNaN(Date.parse(text)), { error: 'expected a time' }),
+});
+const alarmStateChangeEventSchema = z.object({
+  'detail-type': z.literal('CloudWatch Alarm State Change'),
+  account: z.string(),
+  region: z.string(),
+  detail: z.object({
+    alarmName: z.string().min(1),
+    configuration: z.object({ description: z.string().optional() }).optional(),
+    state: alarmStateSchema,
+    previousState: alarmStateSchema.optional(),
+  }),
+});
+
+/**
  * Deliver a batch of the paging topic's notifications (raw message delivery: each SQS body is the notification
- * JSON, SNS's `sqs` body) to PagerDuty and Opsgenie. Notifications of one incident go one after another in the order
+ * JSON, SNS's `sqs` body), and of the pipeline alarms' state changes (EventBridge events), to PagerDuty, Opsgenie and
+ * Jira Service Management. Notifications of one incident go one after another in the order
  * they were raised, incidents side by side. A record that fails is reported alone (ReportBatchItemFailures), so SQS
  * redelivers it and not its batch; after the queue's maxReceiveCount it goes to the dead-letter queue, which pages.
  */
@@ -25,7 +49,11 @@ export async function deliverBatch(deps: DeliverBatchDeps, records: readonly SQS
   const byIncident = new Map<string, (ParsedRecord & { record: SQSRecord })[]>();
   for (const record of records) {
     try {
-      const parsed = parseNotification(record);
+      const parsed = parseRecord(record);
+      if (parsed === undefined) {
+        deps.logger.info('an alarm state change that pages no one', { messageId: record.messageId });
+        continue;
+      }
       const key = incidentKey(parsed.notification);
       byIncident.set(key, [...(byIncident.get(key) ?? []), { record, ...parsed }]);
     } catch (error) {
@@ -56,13 +84,15 @@ interface ParsedRecord {
   readonly clustersOmitted: boolean;
 }
 
-function parseNotification(record: SQSRecord): ParsedRecord {
+/** A notification, a pipeline alarm's page or resolve, or undefined for an alarm state change that pages no one. */
+function parseRecord(record: SQSRecord): ParsedRecord | undefined {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
   } catch {
     throw new NotANotificationError(`message ${record.messageId} is not JSON`);
   }
+  if ((body as Record<string, unknown> | null)?.['detail-type'] !== undefined) return parseAlarmEvent(record, body);
   const parsed = notificationSchema.safeParse(body);
   if (!parsed.success) {
     const where = parsed.error.issues.map((issue) => `$.${issue.path.join('.')}: ${issue.message}`).join('; ');
@@ -73,4 +103,22 @@ function parseNotification(record: SQSRecord): ParsedRecord {
   const total = parsed.data.clustersTotal ?? (typeof omitted?.of === 'number' ? omitted.of : undefined);
   const notification = total === undefined ? parsed.data : { ...parsed.data, clustersTotal: total };
   return { notification, clustersOmitted: clusterCount(notification) > notification.clusters.length };
+}
+
+function parseAlarmEvent(record: SQSRecord, body: unknown): ParsedRecord | undefined {
+  const parsed = alarmStateChangeEventSchema.safeParse(body);
+  if (!parsed.success) {
+    const where = parsed.error.issues.map((issue) => `$.${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new NotANotificationError(`message ${record.messageId} is not an alarm state change: ${where}`);
+  }
+  const { account, region, detail } = parsed.data;
+  const notification = pipelineAlarmNotification({
+    alarmName: detail.alarmName,
+    account,
+    region,
+    ...(detail.configuration?.description !== undefined && { description: detail.configuration.description }),
+    state: detail.state,
+    ...(detail.previousState && { previousState: detail.previousState }),
+  });
+  return notification && { notification, clustersOmitted: false };
 }

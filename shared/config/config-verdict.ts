@@ -136,35 +136,32 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
     ];
   }
   const warnings: ConfigWarning[] = [];
+  // The pipeline alarms reach the paging topic's subscribers without a cluster filter, and the PagerDuty, Opsgenie and
+  // JSM integrations whatever their filter (infra/paging-delivery.ts), unless a subscription says `pipelineAlarms: false`.
+  const alarmHearers = pipelineAlarmHearers(config);
   if (paging.length === 0) {
     warnings.push({
       code: 'sentinel:noPagingSubscriber',
       path: '$.subscriptions.paging',
       message: `no paging subscriber: pages and the pipeline alarms reach no one. ${ADD_UNFILTERED_PAGING}`,
     });
-  } else if (paging.every((subscription) => subscribedClusters(subscription, config) !== undefined)) {
+  } else if (alarmHearers.length === 0) {
     // The pipeline's own alarms (heartbeat, errors, dead letters) carry no cluster attribute, so a filter drops them.
     warnings.push({
       code: 'sentinel:selfMonitoringUnheard',
       path: '$.subscriptions.paging',
-      message: `every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). ${ADD_UNFILTERED_PAGING}`,
+      message: `no one receives the pipeline alarms: every paging subscription is limited to some clusters (the alarms carry no cluster attribute) or says "pipelineAlarms": false, and none has a PagerDuty, Opsgenie or Jira Service Management subscriber that takes them. ${ADD_UNFILTERED_PAGING}`,
     });
-  }
-  // The pipeline alarms reach the paging topic's subscribers without a cluster filter, but for PagerDuty and Opsgenie,
-  // whose delivery reads only notifications (infra/paging-delivery.ts).
-  const unfiltered = paging.filter((subscription) => subscription.clusters === undefined);
-  const alarmHearers = unfiltered.flatMap((s) => s.subscribers).filter((s) => !isDeliveredSubscriber(s));
-  if (
-    unfiltered.length > 0 &&
+  } else if (
     alarmHearers.every((subscriber) => subscriber.protocol === 'email') &&
     config.selfMonitoring.externalHeartbeat === undefined
   ) {
     // Email is read when someone looks; and an alarm in the Region it watches says nothing when the Region is down.
-    const who = alarmHearers.length === 0 ? 'no one hears' : 'only email hears';
     warnings.push({
       code: 'sentinel:selfMonitoringEmailOnly',
       path: '$.subscriptions.paging',
-      message: `${who} the pipeline alarms (heartbeat, errors, dead letters; PagerDuty and Opsgenie are sent only incidents), and nothing outside this account and Region hears it go dark. Add selfMonitoring.externalHeartbeat, a heartbeat that pages from outside AWS (docs/operating.md), or an SMS or https subscriber with a plain "endpoint" and without "clusters".`,
+      message:
+        'only email hears the pipeline alarms (heartbeat, errors, dead letters), and nothing outside this account and Region hears it go dark. Add a PagerDuty, Opsgenie or Jira Service Management subscriber (they hear the alarms unless "pipelineAlarms": false), selfMonitoring.externalHeartbeat, a heartbeat that pages from outside AWS (docs/operating.md), or an SMS or https subscriber without "clusters".',
     });
   }
   if (notice.length === 0) {
@@ -182,6 +179,17 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
     });
   }
   return warnings;
+}
+
+/** Who hears the pipeline's own alarms: see `pipelineAlarms` in the configuration's schema. */
+export function pipelineAlarmHearers(config: DeploymentConfig): Subscriber[] {
+  return config.subscriptions.paging
+    .filter((subscription) => subscription.pipelineAlarms)
+    .flatMap((subscription) =>
+      subscribedClusters(subscription, config) === undefined
+        ? subscription.subscribers
+        : subscription.subscribers.filter(isDeliveredSubscriber),
+    );
 }
 
 /**

@@ -357,6 +357,10 @@ const subscriptionSchema = z.strictObject({
         'Only clusters whose labels have these values (one value, or a list of which any matches), when given: {"team": "payments"} for the payments team\'s PagerDuty service. With "clusters", a cluster must be named there and match here.',
     }),
   subscribers: z.array(subscriberSchema).min(1).meta({ description: 'Who hears them, and over what.' }),
+  pipelineAlarms: z.boolean().default(true).meta({
+    description:
+      "Whether these subscribers hear the pipeline's own alarms (heartbeat, errors, dead letters: docs/deploy.md, Alarms). PagerDuty, Opsgenie and Jira Service Management subscribers hear them whatever clusters or labels the subscription selects, since a pipeline that stopped watches no team's clusters; email, SMS and https subscribers only without clusters or labels, as the alarms carry no cluster. false keeps them off this subscription's subscribers.",
+  }),
 });
 
 /** How often clusters are read, and what arms minute-by-minute reads. */

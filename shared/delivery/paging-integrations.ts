@@ -7,6 +7,7 @@ import {
 } from '../config/deployment-config.ts';
 import { type Notification, type NotificationTopic, topicOf } from '../engine/notification.ts';
 import { isTestPage } from '../notify/test-page.ts';
+import { isPipelineAlarm } from './pipeline-alarm.ts';
 
 /**
  * A PagerDuty service, Opsgenie team or Jira Service Management team that the delivery function pages through its API,
@@ -26,6 +27,8 @@ export interface PagingIntegration {
    * its subscription names or its labels match.
    */
   readonly clusters?: readonly string[];
+  /** Whether it is paged by the pipeline's own alarms (the subscription's `pipelineAlarms`); unset, it is. */
+  readonly pipelineAlarms?: boolean;
 }
 
 /**
@@ -41,6 +44,7 @@ export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[
         subscriber,
         topic,
         ...(clusters && { clusters }),
+        pipelineAlarms: subscription.pipelineAlarms,
       }));
     }),
   );
@@ -69,13 +73,17 @@ function integrationId(subscriber: DeliveredSubscriber, topic: NotificationTopic
  * The integrations a notification goes to: those of the topic it is published to, without a cluster filter or naming
  * one of its clusters. A fleet page cut to fit SNS's limit does not name every cluster; like the SNS filter, which
  * matches the marker such a page ends its cluster attribute with, it then goes to every integration of its topic; so
- * does a test page, which is about every cluster.
+ * does a test page, which is about every cluster. A pipeline alarm goes to the paging topic's integrations that take
+ * them (`pipelineAlarms`), whatever their clusters.
  */
 export function integrationsFor(
   notification: Notification,
   integrations: readonly PagingIntegration[],
   clustersOmitted = false,
 ): PagingIntegration[] {
+  if (isPipelineAlarm(notification)) {
+    return integrations.filter((integration) => integration.topic === 'paging' && integration.pipelineAlarms !== false);
+  }
   const topic = topicOf(notification);
   return integrations.filter(
     (integration) =>

@@ -145,13 +145,18 @@ export function expiredSilence(silence: Silence, at: number, by: string): Silenc
 
 /** What a silence covers, as the command line and the digest say it: its matchers, or a stored silence's cluster. */
 export function silenceScope(silence: Pick<Silence, 'cluster' | 'rule' | 'matchers' | 'includePages'>): string {
-  const matchers = [
+  const matchers = silenceMatchers(silence);
+  const scope = matchers.length > 0 ? matchers.join(', ') : 'everything';
+  return silence.includePages ? `${scope}, pages included` : scope;
+}
+
+/** A silence's matchers as amtool writes them, a silence stored before matchers included: `cluster=prod-euw1`. */
+export function silenceMatchers(silence: Pick<Silence, 'cluster' | 'rule' | 'matchers'>): string[] {
+  return [
     ...(silence.cluster !== undefined ? [`cluster=${silence.cluster}`] : []),
     ...(silence.rule !== undefined ? [`rule=${silence.rule}`] : []),
     ...(silence.matchers ?? []).map(formatMatcher),
   ];
-  const scope = matchers.length > 0 ? matchers.join(', ') : 'everything';
-  return silence.includePages ? `${scope}, pages included` : scope;
 }
 
 /** The silences that hold at any time in [from, to): the ones a poll at `from` applies, or a week's digest lists. */

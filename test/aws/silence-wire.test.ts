@@ -393,6 +393,25 @@ describe('a silence added with the CLI, through the real poller', () => {
     );
   });
 
+  it('lists the same as JSON with --json, every silence with its matchers and the incidents it held back', async () => {
+    const listed = await sentinel('silence', 'list', '--json', '--stack', 'OpsStack');
+    const silences = JSON.parse(listed.stdout) as { id: string; matchers: string[]; heldBack: { cluster: string }[] }[];
+
+    expect(silences.map((s) => [s.matchers, s.heldBack.map((h) => h.cluster)])).toEqual(
+      expect.arrayContaining([
+        [['environment=prod'], [TICKET_CLUSTER]],
+        [[`cluster=${PAGE_CLUSTER}`], [PAGE_CLUSTER]],
+      ]),
+    );
+    expect(silences.find((s) => s.id === pageSilence)).toMatchObject({
+      includePages: false,
+      author: ALICE,
+      reason: 'node group rotation',
+      from: expect.stringMatching(/Z$/),
+      heldBack: [{ rule: 'control-plane-degraded', severity: 'page', shownAt: expect.any(String) }],
+    });
+  });
+
   it('still pages the severe control-plane outage on the silenced cluster, saying which silence it overrode', () => {
     const page = sent.find((n) => n.kind === 'page');
 

@@ -62,11 +62,11 @@ function addStack(integrations?: string): void {
 }
 
 /** Run `sentinel test-page` against the stack while the paging topic feeds the delivery function. */
-async function testPageWithDelivery(wait: string): Promise<{ code: number; out: CapturedCommandOutput }> {
+async function testPageWithDelivery(wait: string, json = false): Promise<{ code: number; out: CapturedCommandOutput }> {
   const stop = pumpPagingTopic();
   const out = new CapturedCommandOutput();
   try {
-    const code = await testPageCommand({ stack: 'OpsStack', wait }, out, Date.now(), { pollMs: 50 });
+    const code = await testPageCommand({ stack: 'OpsStack', wait, json }, out, Date.now(), { pollMs: 50 });
     return { code, out };
   } finally {
     stop();
@@ -105,6 +105,24 @@ describe('sentinel test-page', () => {
       /opsgenie:sentinel\/opsgenie: the test page was not delivered within 5 s; its last attempt failed: Opsgenie create of .* gave up after/,
     );
     expect(out.stderrText).not.toMatch(/pagerduty/);
+  });
+
+  it('prints what each integration did as JSON with --json, a failed one with its last error', async () => {
+    addStack(INTEGRATIONS);
+    harness.opsgenie.faults.inject({ kind: 'server-error' });
+    const { code, out } = await testPageWithDelivery('5', true);
+
+    const report = JSON.parse(out.stdoutText);
+    expect(code).toBe(1);
+    expect(report.confirmed).toBe(false);
+    expect(report.page.integrations).toEqual([
+      { integration: 'pagerduty:sentinel/pagerduty#routingKey', outcome: 'opened' },
+      { integration: 'opsgenie:sentinel/opsgenie', lastError: expect.stringMatching(/^Opsgenie create of .* gave up/) },
+    ]);
+    expect(report.resolve.integrations[0]).toEqual({
+      integration: 'pagerduty:sentinel/pagerduty#routingKey',
+      outcome: 'closed',
+    });
   });
 
   it('publishes the page and its resolve through SNS alone for a stack without integrations', async () => {

@@ -149,7 +149,7 @@ describe('configVerdict', () => {
       { subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }], notice: [{ subscribers: [team] }] } },
       'sentinel:selfMonitoringUnheard',
       '$.subscriptions.paging',
-      'every paging subscription is limited to some clusters, so no one receives the pipeline alarms (they carry no cluster attribute). Add a paging subscription without "clusters".',
+      'no one receives the pipeline alarms: every paging subscription is limited to some clusters (the alarms carry no cluster attribute) or says "pipelineAlarms": false, and none has a PagerDuty, Opsgenie or Jira Service Management subscriber that takes them. Add a paging subscription without "clusters".',
     ],
     [
       'nothing reaches anyone (once, not per topic)',
@@ -162,6 +162,30 @@ describe('configVerdict', () => {
     const config = configWith(fields);
 
     expect(configVerdict(config).warnings).toEqual([{ code, path, message }]);
+  });
+
+  describe("who hears the pipeline's own alarms", () => {
+    const email = { protocol: 'email', endpoint: 'oncall@example.com' };
+    const pagerduty = { protocol: 'pagerduty', routingKeySecret: { secretName: 'sentinel/pagerduty-a' } };
+    const codes = (paging: unknown[]) =>
+      configVerdict(configWith({ subscriptions: { paging, notice: [{ subscribers: [team] }] } })).warnings.map(
+        (w) => w.code,
+      );
+
+    it('warns when only email would hear them', () => {
+      expect(codes([{ subscribers: [email] }])).toEqual(['sentinel:selfMonitoringEmailOnly']);
+    });
+
+    it("counts a PagerDuty subscriber as hearing them, even one limited to a team's clusters", () => {
+      expect(codes([{ subscribers: [email] }, { clusters: ['a'], subscribers: [pagerduty] }])).toEqual([]);
+    });
+
+    it('warns again when that subscriber says "pipelineAlarms": false', () => {
+      const quiet = { clusters: ['a'], subscribers: [pagerduty], pipelineAlarms: false };
+
+      expect(codes([{ subscribers: [email] }, quiet])).toEqual(['sentinel:selfMonitoringEmailOnly']);
+      expect(codes([quiet])).toEqual(['sentinel:selfMonitoringUnheard']);
+    });
   });
 
   it('warns when tickets or the digest go to no one', () => {

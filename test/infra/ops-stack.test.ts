@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { PIPELINE_ALARMS } from '../../shared/delivery/pipeline-alarm.ts';
 import { DEPLOYMENT_DIMENSION, PIPELINE_METRICS, PIPELINE_NAMESPACE } from '../../shared/pipeline/pipeline-metrics.ts';
 import {
   EXAMPLE_CONFIG,
@@ -562,6 +563,41 @@ describe('self-monitoring', () => {
       ComparisonOperator: 'GreaterThanThreshold',
       Threshold: 0,
     });
+  });
+
+  it("page PagerDuty, Opsgenie and JSM too: every alarm's ALARM and OK go from EventBridge into the delivery queue", () => {
+    const delivery = synth.ops.delivery;
+    if (!delivery) throw new Error('the test configuration has paging integrations');
+    const alarmNames = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { AlarmActions: [ref(synth.ops.topics.paging)] },
+    });
+
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.cloudwatch'],
+        'detail-type': ['CloudWatch Alarm State Change'],
+        detail: {
+          alarmName: Object.keys(alarmNames).map((logicalId) => ({ Ref: logicalId })),
+          state: { value: ['ALARM', 'OK'] },
+        },
+      },
+      Targets: [
+        Match.objectLike({
+          Arn: arnOf(delivery.queue),
+          RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 3600 },
+          DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
+        }),
+      ],
+    });
+    expect(Object.keys(alarmNames).length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('each say on a page what they mean and what to do (shared/delivery/pipeline-alarm.ts)', () => {
+    const names = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
+      .map((alarm) => String(alarm.Properties.AlarmName))
+      .filter((name) => !name.startsWith('OpsStack-tripwire-'));
+
+    expect(names.filter((name) => !Object.keys(PIPELINE_ALARMS).some((id) => name === `OpsStack-${id}`))).toEqual([]);
   });
 
   it('leaves out the early warnings when the configuration asks', () => {

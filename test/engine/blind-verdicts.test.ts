@@ -22,18 +22,19 @@ function blinded(window: SignalWindow, blind: number): SignalWindow {
 const SCENARIOS = readdirSync(repoPath('scenarios'))
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.replace(/\.json$/, ''));
-/** Every fifth step is plenty to meet each rule firing and keeps the week-long scenarios quick. */
-const STRIDE = 5;
+/** Every tenth step is plenty to meet each rule firing and keeps the week-long scenarios quick. */
+const STRIDE = 10;
+
+/** Minutes of CloudWatch showing nothing: a poll's worth, a rule's 2-of-3, signals-missing's window, half an hour. */
+const BLIND_MINUTES = [1, 3, 10, 30];
 
 describe('a rule whose newest data is missing', () => {
-  const rules = defaultRuleSet().forCluster([]);
-
-  it.each([1, 3, 10, 30])('is never clear with its newest %i minutes missing, on any shipped scenario', (minutes) => {
+  it('is never clear, on any shipped scenario, with its newest 1, 3, 10 or 30 minutes missing', () => {
+    const rules = defaultRuleSet().forCluster([]);
     const cleared: string[] = [];
     let firings = 0;
     for (const name of SCENARIOS) {
       const scenario = loadScenario(name);
-      const blind = Math.round((minutes * 60) / scenario.stepSeconds);
       for (const [cluster, series] of scenario.clusters) {
         const withCompanions = withChurnCompanions(series);
         for (let end = 0; end < scenario.steps; end += STRIDE) {
@@ -41,9 +42,12 @@ describe('a rule whose newest data is missing', () => {
           for (const { rule, params } of rules) {
             if (evaluateCondition(rule.when, window, params).verdict !== 'met') continue;
             firings++;
-            const verdict: Verdict = evaluateCondition(rule.when, blinded(window, blind), params).verdict;
-            if (verdict !== 'met' && verdict !== 'unknown')
-              cleared.push(`${name} ${cluster} step ${end} ${rule.id}: ${verdict}`);
+            for (const minutes of BLIND_MINUTES) {
+              const blind = blinded(window, Math.round((minutes * 60) / scenario.stepSeconds));
+              const verdict: Verdict = evaluateCondition(rule.when, blind, params).verdict;
+              if (verdict !== 'met' && verdict !== 'unknown')
+                cleared.push(`${name} ${cluster} step ${end} ${rule.id}, ${minutes} min blind: ${verdict}`);
+            }
           }
         }
       }

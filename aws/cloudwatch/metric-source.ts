@@ -85,8 +85,13 @@ export class CloudWatchMetricSource implements MetricSource {
   async read(request: MetricRequest): Promise<MetricReading> {
     const { series, metricsRequested, unreadable } = await this.readSeries(request);
     const windows = new Map<string, SignalWindow>();
+    const samplesOf = (signal: SignalName) =>
+      Math.min(request.samples, request.signals?.get(signal) ?? request.samples);
     for (const [cluster, bySignal] of series) {
-      windows.set(cluster, new SeriesWindow(withoutSilentSignals(bySignal), request.stepSeconds, request.samples - 1));
+      windows.set(
+        cluster,
+        new SeriesWindow(withoutSilentSignals(bySignal, samplesOf), request.stepSeconds, request.samples - 1),
+      );
     }
     return { windows, metricsRequested, unreadable };
   }
@@ -278,16 +283,32 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 }
 
 /**
- * A signal of which CloudWatch returned not one datapoint over the whole look-back, while the cluster's other signals
- * have data, is one the cluster does not publish (a 429 series EKS never wrote, webhook latency on a cluster without
- * webhooks): it is left out, so that rules treat it as absent, as replay treats a signal a scenario does not list,
- * instead of reading it as "unknown" at every step, which would keep every incident that reads it open. A cluster
- * with no datapoint at all keeps its signals: that is a cluster gone dark, which signals-missing must see.
+ * A signal of which CloudWatch returned not one datapoint over its look-back, while the cluster's other signals have
+ * data in that same span, is one the cluster does not publish (a 429 series EKS never wrote, webhook latency on a
+ * cluster without webhooks): it is left out, so that rules treat it as absent, as replay treats a signal a scenario
+ * does not list, instead of reading it as "unknown" at every step, which would keep every incident that reads it open.
+ * A cluster with no datapoint in that span has gone dark there, and keeps the signal: signals-missing must see it, and
+ * a rule reading it must find its recent data missing (unknown), not the signal absent (skipped, which lets an
+ * incident resolve). Each signal is judged over its own span, the newest `samplesOf(signal)` samples: a signal read
+ * over an hour keeps datapoints from before a blind spell that one read over minutes does not, and those old
+ * datapoints are not a cluster speaking now.
  */
-export function withoutSilentSignals(bySignal: SeriesBySignal): SeriesBySignal {
-  const speaks = (values: ArrayLike<number | null>) =>
-    Array.prototype.some.call(values, (v) => v !== null && !Number.isNaN(v));
-  const entries = Object.entries(bySignal) as [keyof SeriesBySignal, ArrayLike<number | null>][];
-  if (!entries.some(([, values]) => speaks(values))) return bySignal;
-  return Object.fromEntries(entries.filter(([, values]) => speaks(values))) as SeriesBySignal;
+export function withoutSilentSignals(
+  bySignal: SeriesBySignal,
+  samplesOf: (signal: SignalName) => number = () => Number.POSITIVE_INFINITY,
+): SeriesBySignal {
+  const entries = Object.entries(bySignal) as [SignalName, ArrayLike<number | null>][];
+  const speaks = (values: ArrayLike<number | null>, span: number) => {
+    for (let i = Math.max(0, values.length - span); i < values.length; i++) {
+      const value = values[i];
+      if (value !== null && value !== undefined && !Number.isNaN(value)) return true;
+    }
+    return false;
+  };
+  return Object.fromEntries(
+    entries.filter(([signal, values]) => {
+      const span = samplesOf(signal);
+      return speaks(values, span) || !entries.some(([, others]) => speaks(others, span));
+    }),
+  ) as SeriesBySignal;
 }

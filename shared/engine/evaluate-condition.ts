@@ -129,18 +129,49 @@ function countsEvents(operand: Operand): boolean {
 interface Collected {
   readonly values: readonly number[];
   readonly missing: number;
+  /** Every sample in time order, missing ones as null: where the gaps fall matters to an episode count. */
+  readonly samples: readonly (number | null)[];
 }
 
 function collect(window: SignalWindow, operand: Operand, from: number, count: number): Collected {
   const values: number[] = [];
+  const samples: (number | null)[] = [];
   let missing = 0;
   // Oldest first, so that episodes are counted in time order.
   for (let back = from + count - 1; back >= from; back--) {
     const value = operandAt(window, operand, back);
+    samples.push(value);
     if (value === null) missing++;
     else values.push(value);
   }
-  return { values, missing };
+  return { values, missing, samples };
+}
+
+/**
+ * The fewest and most episodes the window could hold once its missing samples arrive, each either way: a missing
+ * sample can start an episode of its own, or join two into one. Counted over both states of the sample before
+ * (inside an episode or not), so the bounds are exact.
+ */
+function episodeBounds(
+  samples: readonly (number | null)[],
+  passes: (value: number) => boolean,
+): { fewest: number; most: number } {
+  // [fewest, most] episodes so far, ending outside an episode and inside one; unreachable as [Infinity, -Infinity].
+  let outside: [number, number] = [0, 0];
+  let inside: [number, number] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+  for (const sample of samples) {
+    const canPass = sample === null || passes(sample);
+    const canFail = sample === null || !passes(sample);
+    const nextOutside: [number, number] = canFail
+      ? [Math.min(outside[0], inside[0]), Math.max(outside[1], inside[1])]
+      : [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    const nextInside: [number, number] = canPass
+      ? [Math.min(outside[0] + 1, inside[0]), Math.max(outside[1] + 1, inside[1])]
+      : [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    outside = nextOutside;
+    inside = nextInside;
+  }
+  return { fewest: Math.min(outside[0], inside[0]), most: Math.max(outside[1], inside[1]) };
 }
 
 function aggregate(values: readonly number[], how: Aggregate, where?: (value: number) => boolean): number {
@@ -170,14 +201,30 @@ function aggregate(values: readonly number[], how: Aggregate, where?: (value: nu
 
 /**
  * With gaps in the window, decide only when the gaps cannot change the answer. Sums, counts and maxima of
- * non-negative signals can only grow as samples arrive, minima only shrink; averages and episode counts are trusted
- * above a minimum coverage.
+ * non-negative signals can only grow as samples arrive, minima only shrink; episode counts are bounded both ways;
+ * averages are trusted above a minimum coverage.
  */
-function verdictWithGaps(how: Aggregate, op: Comparator, passed: boolean, collected: Collected): Verdict {
+function verdictWithGaps(
+  how: Aggregate,
+  op: Comparator,
+  threshold: number,
+  passed: boolean,
+  collected: Collected,
+  where?: (value: number) => boolean,
+): Verdict {
   const { values, missing } = collected;
   if (values.length === 0) return 'unknown';
   if (missing === 0) return passed ? 'met' : 'unmet';
-  if (how === 'avg' || how === 'episodes') {
+  if (how === 'episodes') {
+    // Decided only when every way the gaps could fill gives the same answer: the newest minutes missing could hold
+    // the episode that makes the count, or the gap between two episodes the sample that makes them one.
+    if (values.length / (values.length + missing) < MIN_COVERAGE) return 'unknown';
+    const { fewest, most } = episodeBounds(collected.samples, where ?? (() => false));
+    const atFewest = compare(fewest, op, threshold);
+    if (atFewest !== compare(most, op, threshold)) return 'unknown';
+    return atFewest ? 'met' : 'unmet';
+  }
+  if (how === 'avg') {
     if (values.length / (values.length + missing) < MIN_COVERAGE) return 'unknown';
     return passed ? 'met' : 'unmet';
   }
@@ -271,7 +318,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
         : undefined;
       const value = aggregate(collected.values, condition.aggregate, filter);
       const passed = compare(value, condition.op, threshold);
-      const verdict = verdictWithGaps(condition.aggregate, condition.op, passed, collected);
+      const verdict = verdictWithGaps(condition.aggregate, condition.op, threshold, passed, collected, filter);
       const qualifier = where
         ? ` with ${describeOperand(condition.of)} ${where.op} ${resolveThreshold(where.value, params)}`
         : '';

@@ -26,4 +26,30 @@ describe('withoutSilentSignals', () => {
 
     expect(Object.keys(withoutSilentSignals(dark))).toEqual(['apiserver.requests', 'apiserver.write.p99']);
   });
+
+  it('judges each signal over the span it was read: old datapoints of an hour-long read are not the cluster speaking now', () => {
+    // CloudWatch has shown nothing for the last three minutes: the rejections, read over six samples, still hold
+    // datapoints from before; the write p99, read over the newest three, has none, and is missing, not unpublished.
+    const blind = {
+      'webhook.rejections': series(70, 72, 71, Number.NaN, Number.NaN, Number.NaN),
+      'apiserver.write.p99': series(Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN),
+    };
+    const samplesOf = (signal: string) => (signal === 'webhook.rejections' ? 6 : 3);
+
+    expect(Object.keys(withoutSilentSignals(blind, samplesOf))).toEqual(['webhook.rejections', 'apiserver.write.p99']);
+    // Without the spans, the old rejections would make the write p99 look unpublished.
+    expect(Object.keys(withoutSilentSignals(blind))).toEqual(['webhook.rejections']);
+  });
+
+  it('still leaves out a short-read signal that is silent while the others speak in its span', () => {
+    const kept = withoutSilentSignals(
+      {
+        'apiserver.requests': series(Number.NaN, Number.NaN, Number.NaN, 900, 910, 905),
+        'webhook.p99': series(Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN, Number.NaN),
+      },
+      () => 3,
+    );
+
+    expect(Object.keys(kept)).toEqual(['apiserver.requests']);
+  });
 });

@@ -449,6 +449,34 @@ describe('evaluateCondition', () => {
       expect(verdictOf(condition, { 'webhook.failures': '_ _ _ 1' })).toBe('unknown');
     });
 
+    describe('episodes with gaps', () => {
+      const bursts = (value: number): Condition => ({
+        kind: 'window',
+        of: 'webhook.failures',
+        aggregate: 'episodes',
+        window: '8m',
+        where: { op: '>=', value: 1 },
+        op: '>=',
+        value,
+      });
+
+      it('is unknown while the newest minutes missing could hold the burst that makes the count', () => {
+        // Two bursts seen; the two missing minutes could hold a third.
+        expect(verdictOf(bursts(3), { 'webhook.failures': '1 0 0 1 0 0 _ _' })).toBe('unknown');
+      });
+
+      it('is unknown while a missing minute could join two bursts into one', () => {
+        expect(verdictOf(bursts(3), { 'webhook.failures': '0 1 _ 1 0 0 1 0' })).toBe('unknown');
+      });
+
+      it('decides when no way of filling the gaps changes the answer', () => {
+        expect([
+          verdictOf(bursts(3), { 'webhook.failures': '1 0 1 0 1 0 _ 0' }),
+          verdictOf(bursts(5), { 'webhook.failures': '1 0 0 1 0 0 _ _' }),
+        ]).toEqual(['met', 'unmet']);
+      });
+    });
+
     it('converts the window to samples of the window step', () => {
       const condition = windowOver('sum', '>=', 2, '10m');
 

@@ -41,6 +41,9 @@ describe('a fail-closed webhook whose pods are all gone', () => {
 
     expect(page?.evidence[0]?.items.map((e) => e.what)).toEqual([
       'webhook.rejections / webhook.requests',
+      'webhook.rejections',
+      'webhook.rejections',
+      'apiserver.5xx',
       'apiserver.5xx / webhook.rejections',
     ]);
   });

@@ -40,6 +40,21 @@ export const webhookBlackhole: Rule = {
     },
     writeP99Seconds: { default: 1, unit: 'seconds', description: 'write p99 that counts as a stall' },
     errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx' },
+    minRejections: {
+      default: 10,
+      unit: 'rejections',
+      description: 'rejections a minute, fewest that count as a jump (the tripwire arms from as many)',
+    },
+    rejectionJump: {
+      default: 5,
+      unit: 'x',
+      description: 'fewest rejections of the last 2 minutes against the fewest of any minute of the hour before',
+    },
+    errorJump: {
+      default: 2,
+      unit: 'x',
+      description: 'fewest 5xx of the last 2 minutes against the fewest of the hour before: the 5xx moved too',
+    },
   },
   // Three ways a webhook takes writes down, each with the signals a cluster may have (docs/rules.md, "How each
   // failure shows"): calls hang (webhook p99 at its timeout), calls fail where failures are scraped, and calls fail
@@ -84,6 +99,32 @@ export const webhookBlackhole: Rule = {
             conditions: [
               { kind: 'sustained', of: rejectionShare, op: '>=', value: '$rejectionRatio', m: 2, n: 3 },
               { kind: 'sustained', of: rejectionsPerRequest, op: '>=', value: '$errorRatio', m: 2, n: 3 },
+              {
+                kind: 'allOf',
+                conditions: [
+                  { kind: 'sustained', of: 'webhook.rejections', op: '>=', value: '$minRejections', m: 2, n: 3 },
+                  {
+                    kind: 'change',
+                    of: 'webhook.rejections',
+                    aggregate: 'min',
+                    window: '2m',
+                    baseline: '1h',
+                    mode: 'ratio',
+                    op: '>=',
+                    value: '$rejectionJump',
+                  },
+                  {
+                    kind: 'change',
+                    of: 'apiserver.5xx',
+                    aggregate: 'min',
+                    window: '2m',
+                    baseline: '1h',
+                    mode: 'ratio',
+                    op: '>=',
+                    value: '$errorJump',
+                  },
+                ],
+              },
             ],
           },
           { kind: 'sustained', of: errorsPerRejection, op: '>=', value: '$closedShare', m: 2, n: 3 },

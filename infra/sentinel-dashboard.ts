@@ -9,6 +9,7 @@ import {
   EKS_METRICS,
   type RequestVerb,
 } from '../shared/config/metric-catalogue.ts';
+import { describeWhere } from '../shared/notify/notification-text.ts';
 import { pipelineMetric } from './pipeline-metrics.ts';
 
 export interface SentinelDashboardProps {
@@ -52,7 +53,10 @@ export class SentinelDashboard extends Construct {
 }
 
 function clusterWidgets(cluster: ClusterConfig): cloudwatch.IWidget[] {
-  const where = [cluster.accountId && `account ${cluster.accountId}`, cluster.region].filter(Boolean).join(', ');
+  const where = describeWhere({
+    ...(cluster.accountId && { account: cluster.accountId }),
+    ...(cluster.region && { region: cluster.region }),
+  });
   const header = new cloudwatch.TextWidget({
     markdown: `### ${displayNameOf(cluster)}${where ? ` (${where})` : ''}`,
     width: WIDE,

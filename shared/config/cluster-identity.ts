@@ -51,11 +51,6 @@ export function derivedDisplayName(id: ClusterId): string {
   return `${id.name}@${id.accountId ?? 'ops'}/${id.region ?? 'ops'}`;
 }
 
-/** "account 111122223333, eu-west-1": where a cluster runs, for a page's first screen; "" when neither is known. */
-export function describeWhere(where: { readonly account?: string; readonly region?: string }): string {
-  return [where.account && `account ${where.account}`, where.region].filter(Boolean).join(', ');
-}
-
 /**
  * Each cluster's display name, in the order given: the one it sets, else its EKS name when no other cluster has that
  * name, else `derivedDisplayName`. Problems: two entries with the same account, Region and name (one cluster

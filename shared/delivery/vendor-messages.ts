@@ -1,7 +1,7 @@
 import type { Notification } from '../engine/notification.ts';
 import { shortHash } from '../naming.ts';
 import { largestFitting } from '../notify/fit-message.ts';
-import { asciiLine, cutText, emailOf, IN_THE_EMAIL } from '../notify/message-bodies.ts';
+import { cutText, emailOf, IN_THE_EMAIL, withWhere } from '../notify/message-bodies.ts';
 import { clusterCount, evidenceLines, hintLines } from '../notify/notification-text.ts';
 import { PROTOCOL_LIMITS } from '../notify/protocol-limits.ts';
 
@@ -64,6 +64,8 @@ function details(notification: Notification, keep = LISTED_CLUSTERS): Record<str
     rule: notification.rule,
     clusterCount: String(clusterCount(notification)),
     clusters: clusterList(notification, keep),
+    ...(notification.where?.account && { account: notification.where.account }),
+    ...(notification.where?.region && { region: notification.where.region }),
     openedAt: notification.openedAt,
     at: notification.at,
     notification: notification.id,
@@ -106,7 +108,7 @@ export function pagerDutyEvent(notification: Notification, action: PagerDutyActi
     event_action: 'trigger',
     dedup_key,
     payload: {
-      summary: asciiLine(notification.title, PAGERDUTY_LIMITS.summary.max),
+      summary: withWhere(notification.title, notification, PAGERDUTY_LIMITS.summary.max),
       source: notification.clusters.length === 1 ? (notification.clusters[0] ?? 'fleet') : 'fleet',
       severity: notification.severity,
       timestamp: notification.at,
@@ -156,7 +158,7 @@ function opsgenieDetails(notification: Notification): Record<string, string> {
 
 export function opsgenieAlert(notification: Notification): OpsgenieAlert {
   return {
-    message: asciiLine(notification.title, OPSGENIE_LIMITS.message.max),
+    message: withWhere(notification.title, notification, OPSGENIE_LIMITS.message.max),
     alias: incidentKey(notification),
     description: emailOf(notification, OPSGENIE_LIMITS.description.max, IN_THE_EMAIL),
     priority: notification.severity === 'critical' ? 'P1' : 'P3',

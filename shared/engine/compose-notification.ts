@@ -6,6 +6,7 @@ import { type Incident, maxSeverity, members } from './incident.ts';
 import {
   alertSeverity,
   type ClusterEvidence,
+  type ClusterWhere,
   type Notification,
   type NotificationKind,
   type NotificationReason,
@@ -24,6 +25,8 @@ export interface ComposeInput extends Pick<Notification, 'at' | 'kind' | 'reason
   readonly runbookBaseUrl: string;
   readonly graph?: GraphSettings;
   readonly factsOf: (cluster: string) => ClusterFacts | undefined;
+  /** Where a cluster runs, as far as it is known. */
+  readonly whereOf?: (cluster: string) => ClusterWhere | undefined;
 }
 
 /** What a notification about some incidents of one fleet incident says: the clusters, their evidence, what to do. */
@@ -40,6 +43,7 @@ export function composeNotification(input: ComposeInput): Notification {
     }),
   );
   const title = notificationTitle(kind, reason, rule, clusters);
+  const where = clusters[0] === undefined ? undefined : input.whereOf?.(clusters[0]);
   const openedAt = about.map((i) => i.openedAt).sort()[0] ?? at;
   const graph =
     input.graph &&
@@ -69,6 +73,7 @@ export function composeNotification(input: ComposeInput): Notification {
     title,
     summary: rule.summary,
     clusters,
+    ...(where && (where.account || where.region) && { where }),
     incidents,
     group: input.group,
     openedAt,

@@ -29,6 +29,12 @@ export interface ClusterEvidence {
   readonly items: readonly Evidence[];
 }
 
+/** The account and Region a cluster runs in. */
+export interface ClusterWhere {
+  readonly account?: string;
+  readonly region?: string;
+}
+
 /** What one page, ticket, update or resolve says; the notifier renders it for each protocol. */
 export interface Notification {
   readonly id: string;
@@ -46,6 +52,12 @@ export interface Notification {
    * in `clusters`; absent when `clusters` lists every one.
    */
   readonly clustersTotal?: number;
+  /**
+   * Where the first listed cluster runs, for the first screen: its account and Region, each as far as the pipeline
+   * knows it (the configuration, or the Region the poller runs in). Absent when neither is known, as on a scenario
+   * replayed without a configuration, and on notifications stored before it was recorded.
+   */
+  readonly where?: ClusterWhere;
   readonly incidents: readonly string[];
   /**
    * The fleet incident this notification is about: the same on its page, updates and resolve whichever clusters each

@@ -6,7 +6,7 @@ import type { ClusterFacts } from './hint-scope.ts';
 import type { Incident } from './incident.ts';
 import { clusterMuted, type Mute } from './maintenance.ts';
 import type { Labels } from './matchers.ts';
-import type { Notification } from './notification.ts';
+import type { ClusterWhere, Notification } from './notification.ts';
 import type { ClusterRule, RuleSet } from './rule-set.ts';
 import type { SignalWindow } from './signal-window.ts';
 import { type Change, correlate } from './stages/correlate.ts';
@@ -181,6 +181,7 @@ export function step(input: StepInput): StepOutput {
         runbookBaseUrl: settings.runbookBaseUrl,
         ...(settings.graph && { graph: settings.graph }),
         factsOf: (cluster) => input.facts?.get(cluster),
+        whereOf: (cluster) => whereOf(input.labels?.get(cluster), settings.graph?.region),
       }),
     );
     for (const incident of decision.about)
@@ -193,5 +194,16 @@ export function step(input: StepInput): StepOutput {
     open: all.filter((i) => i.status === 'open'),
     notifications,
     findings: [...readings.values()].flatMap((r) => r.findings),
+  };
+}
+
+/**
+ * Where a cluster runs, from its `account` and `region` labels; a cluster whose Region nothing names is in the Region
+ * the poller runs in (`region`), as the graph links read it.
+ */
+function whereOf(labels: Labels | undefined, region: string | undefined): ClusterWhere {
+  return {
+    ...(labels?.account && { account: labels.account }),
+    ...((labels?.region || region) && { region: labels?.region || region }),
   };
 }

@@ -8,7 +8,14 @@ import {
   type RenderedMessage,
   SUBJECT_LIMIT,
 } from './fit-message.ts';
-import { clusterCount, evidenceLines, formatTime, type HintBlock, hintBlocks } from './notification-text.ts';
+import {
+  clusterCount,
+  describeWhere,
+  evidenceLines,
+  formatTime,
+  type HintBlock,
+  hintBlocks,
+} from './notification-text.ts';
 import { PROTOCOL_LIMITS, SLACK_ESCAPES } from './protocol-limits.ts';
 import { isTestPage } from './test-page.ts';
 
@@ -46,12 +53,27 @@ function titleAfterTag(notification: Notification): string {
 }
 
 export function subjectOf(notification: Notification): string {
-  return asciiLine(`[${KIND_TAG[notification.kind]}] ${titleAfterTag(notification)}`, SUBJECT_LIMIT);
+  return withWhere(`[${KIND_TAG[notification.kind]}] ${titleAfterTag(notification)}`, notification, SUBJECT_LIMIT);
 }
 
-/** Where, in a few words: `prod-a`, or `prod-a and 2999 more`, counted from the incident, never from a cut copy. */
+/**
+ * A one-line title with where its first cluster runs after it, `... on prod-a (account 111122223333, eu-west-1)`,
+ * as plain ASCII within `limit`; the title alone (cut if need be) when both do not fit, as the title names the
+ * cluster and the body says where it runs.
+ */
+export function withWhere(title: string, notification: Notification, limit: number): string {
+  const where = describeWhere(notification.where);
+  const full = where ? asciiLine(`${title} (${where})`, Number.POSITIVE_INFINITY) : '';
+  return full && full.length <= limit ? full : asciiLine(title, limit);
+}
+
+/**
+ * Where, in a few words: `prod-a (account 111122223333, eu-west-1)`, or `prod-a (...) and 2999 more`, counted from the
+ * incident, never from a cut copy.
+ */
 export function whereShort(notification: Notification): string {
-  const first = notification.clusters[0] ?? '(no cluster)';
+  const where = describeWhere(notification.where);
+  const first = `${notification.clusters[0] ?? '(no cluster)'}${where ? ` (${where})` : ''}`;
   const count = clusterCount(notification);
   return count <= 1 ? first : `${first} and ${count - 1} more`;
 }
@@ -68,7 +90,8 @@ export const SMS_KINDS: readonly Notification['kind'][] = ['page', 'resolve'];
  */
 export function smsOf(notification: Notification): string {
   const count = clusterCount(notification);
-  const first = notification.clusters[0] ?? '(no cluster)';
+  const at = describeWhere(notification.where);
+  const first = `${notification.clusters[0] ?? '(no cluster)'}${at ? ` (${at})` : ''}`;
   const where = count <= 1 ? first : `${count} clusters, first ${first}`;
   const since = formatTime(notification.kind === 'resolve' ? notification.at : notification.openedAt);
   const when = notification.kind === 'resolve' ? `at ${since}` : `since ${since}`;
@@ -227,7 +250,12 @@ export function chatbotOf(notification: Notification): object {
     id: notification.id,
     content: {
       textType: 'client-markdown',
-      title: cutText(slackText(`${KIND_TAG[notification.kind]}: ${titleAfterTag(notification)}`), chatbot.title.max),
+      title: cutText(
+        slackText(
+          withWhere(`${KIND_TAG[notification.kind]}: ${titleAfterTag(notification)}`, notification, chatbot.title.max),
+        ),
+        chatbot.title.max,
+      ),
       description:
         largestFitting(description, fits, { least: 0, most }) ?? cutText(description(0), chatbot.description.max),
       nextSteps: [...hints, ...links].slice(-chatbot.nextSteps.max),

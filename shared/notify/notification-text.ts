@@ -1,6 +1,6 @@
 import type { Evidence } from '../engine/evaluate-condition.ts';
 import { SCOPE_LABELS } from '../engine/hint-scope.ts';
-import type { Notification } from '../engine/notification.ts';
+import type { ClusterWhere, Notification } from '../engine/notification.ts';
 import type { Hint } from '../engine/rule.ts';
 
 export function formatTime(iso: string): string {
@@ -61,4 +61,9 @@ export function hintLines(notification: Notification): string[] {
   return hintBlocks(notification).map(({ line, commands }) =>
     [line, ...commands.map((command) => `    ${command}`)].join('\n'),
   );
+}
+
+/** "account 111122223333, eu-west-1": where a cluster runs, for a first screen; "" when neither is known. */
+export function describeWhere(where: ClusterWhere | undefined): string {
+  return [where?.account && `account ${where.account}`, where?.region].filter(Boolean).join(', ');
 }

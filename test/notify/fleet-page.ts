@@ -23,6 +23,8 @@ export function fleetPage(count: number, nameOf: (index: number) => string = lon
     title: `Admission webhook is black-holing API writes on ${count} clusters`,
     summary: 'Admission webhook calls time out, so API writes stall.',
     clusters,
+    // Where the first cluster runs, in one of the longest Region names, as every first screen shows it.
+    where: { account: '111122223333', region: 'ap-southeast-5' },
     incidents: clusters.map((cluster) => `${cluster}/webhook-blackhole/${at}`),
     evidence: clusters.map((cluster) => ({
       cluster,

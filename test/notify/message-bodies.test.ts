@@ -1,3 +1,4 @@
+import { opsgenieAlert, pagerDutyEvent } from '../../shared/delivery/vendor-messages.ts';
 import { MESSAGE_LIMIT_BYTES, publishBytes } from '../../shared/notify/fit-message.ts';
 import {
   CLUSTER_ATTRIBUTE_BYTES,
@@ -59,7 +60,9 @@ describe('a page as SNS carries it', () => {
     it('says the cut in the email, where on-call reads it, with the counts of the incident', () => {
       const left = json.omitted.clusters;
 
-      expect(rendered.bodies.email).toContain(`Where: ${page.clusters[0]} and 2999 more\n`);
+      expect(rendered.bodies.email).toContain(
+        `Where: ${page.clusters[0]} (account 111122223333, ap-southeast-5) and 2999 more\n`,
+      );
       expect(rendered.bodies.email).toContain('Clusters (3000):\n');
       expect(rendered.bodies.email).toContain(
         `  ... ${left} more clusters not listed here (full list: the incident table`,
@@ -132,5 +135,43 @@ describe('the links of a notification', () => {
     const chat = JSON.parse(renderMessage({ ...page, kind: 'resolve' }).bodies.https);
 
     expect(chat.content.nextSteps).toEqual([`<${page.runbook}|Runbook>`, `<${page.graph}|Graph of the evidence>`]);
+  });
+});
+
+describe('the first screen of a one-cluster page', () => {
+  const page = { ...fleetPage(1, () => 'main'), title: 'Admission webhook is black-holing API writes on main' };
+  const where = 'account 111122223333, ap-southeast-5';
+
+  it('names the account and Region in the subject, the SMS, the top of the email and the Chatbot title', () => {
+    const { subject, bodies } = renderMessage(page);
+    const chat = JSON.parse(bodies.https);
+
+    expect([subject, bodies.sms, bodies.email.split('\n')[3], chat.content.title]).toEqual([
+      `[PAGE] Admission webhook is black-holing API writes on main (${where})`,
+      `PAGE webhook-blackhole since 2026-11-20 10:00Z on main (${where})`,
+      `Where: main (${where})`,
+      `PAGE: Admission webhook is black-holing API writes on main (${where})`,
+    ]);
+  });
+
+  it('names the account and Region in the PagerDuty summary and details and in the Opsgenie message and details', () => {
+    const trigger = pagerDutyEvent(page, 'trigger');
+    const alert = opsgenieAlert(page);
+
+    expect([trigger.payload?.summary, alert.message]).toEqual([
+      `Admission webhook is black-holing API writes on main (${where})`,
+      `Admission webhook is black-holing API writes on main (${where})`,
+    ]);
+    expect([trigger.payload?.custom_details.account, trigger.payload?.custom_details.region]).toEqual([
+      '111122223333',
+      'ap-southeast-5',
+    ]);
+    expect([alert.details.account, alert.details.region]).toEqual(['111122223333', 'ap-southeast-5']);
+  });
+
+  it('keeps the title whole and leaves where to the body when both do not fit the subject', () => {
+    const long = { ...page, title: `Admission webhook is black-holing API writes on ${'m'.repeat(40)}` };
+
+    expect(renderMessage(long).subject).toBe(`[PAGE] ${long.title}`);
   });
 });

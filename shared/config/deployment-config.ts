@@ -16,6 +16,7 @@ import { InputError, type InputProblem } from '../errors.ts';
 import { didYouMean, suggestion } from '../nearest-name.ts';
 import { jsonPath, parseJson, parseWith } from '../schema-errors.ts';
 import { isIsoUtc } from '../time.ts';
+import { regionProblem } from './aws-regions.ts';
 import {
   ambiguousClusterMessage,
   assignDisplayNames,
@@ -93,7 +94,14 @@ export const customMetricSchema = z.strictObject({
 export type CustomMetric = z.output<typeof customMetricSchema>;
 
 const accountIdSchema = z.string().regex(/^\d{12}$/, { error: 'expected a 12-digit AWS account id' });
-const regionSchema = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { error: 'expected an AWS region like eu-west-1' });
+/** A Region of AWS's list (shared/config/aws-regions.ts); a misspelt one is named with the nearest Region. */
+const regionSchema = z
+  .string()
+  .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, { error: 'expected an AWS region like eu-west-1' })
+  .superRefine((region, context) => {
+    const problem = regionProblem(region);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+  });
 
 /** An OAM sink's ARN: `arn:aws:oam:REGION:ACCOUNT:sink/ID` (OAM API Reference, CreateSink). */
 export const SINK_ARN = /^arn:aws[a-z-]*:oam:([a-z]{2}(?:-[a-z]+)+-\d):(\d{12}):sink\/[A-Za-z0-9-]+$/;

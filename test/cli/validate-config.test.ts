@@ -195,6 +195,21 @@ describe('sentinel validate-config', () => {
     ]);
   });
 
+  it('refuses a Region that does not exist, naming the nearest one', async () => {
+    const { code, output } = await run('validate-config', '--region', 'eu-wset-1', EXAMPLE);
+
+    expect([code, output.stderrLines[0]]).toEqual([
+      2,
+      'sentinel: --region "eu-wset-1": not an AWS Region: did you mean "eu-west-1"?',
+    ]);
+  });
+
+  it('accepts an opt-in Region', async () => {
+    const { code } = await run('validate-config', '--region', 'ap-southeast-7', EXAMPLE);
+
+    expect(code).toBe(0);
+  });
+
   it('refuses two files', async () => {
     const { code, output } = await run('validate-config', EXAMPLE, EXAMPLE);
 

@@ -318,6 +318,24 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it("rejects a cluster's Region that does not exist, naming the nearest one, and accepts an opt-in Region", () => {
+    const misspelt = exampleWith([['clusters', 1, 'region'], 'eu-wset-1']);
+    const optIn = exampleWith([['clusters', 1, 'region'], 'mx-central-1']);
+
+    expect(problemsOf(misspelt)).toEqual([
+      { path: '$.clusters[1].region', message: 'not an AWS Region: did you mean "eu-west-1"?' },
+    ]);
+    expect(loadConfig(optIn, FILE).config.clusters[1]?.region).toBe('mx-central-1');
+  });
+
+  it("rejects the ops stack's Region when it is no Region", () => {
+    const config = exampleWith([['ops', 'region'], 'xx-nowhere-9']);
+
+    expect(problemsOf(config)).toEqual([
+      { path: '$.ops.region', message: 'not an AWS Region: expected a Region code like eu-west-1' },
+    ]);
+  });
+
   it('reports every problem of the file at once', () => {
     const config = exampleWith(
       [['clusters', 2], { name: 'prod-euw1' }],

@@ -142,6 +142,7 @@ export function step(input: StepInput): StepOutput {
     incidents: [...current.values()],
     regroup,
     settings: settings.grouping,
+    perRegion: (rule) => ruleSet.get(rule)?.perRegion !== undefined,
   });
   for (const incident of grouped.incidents) current.set(incident.id, incident);
 
@@ -181,6 +182,7 @@ export function step(input: StepInput): StepOutput {
         runbookBaseUrl: settings.runbookBaseUrl,
         ...(settings.graph && { graph: settings.graph }),
         factsOf: (cluster) => input.facts?.get(cluster),
+        regionOf: (cluster) => settings.grouping.regionOf?.get(cluster),
       }),
     );
     for (const incident of decision.about)

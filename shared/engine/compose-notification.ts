@@ -27,6 +27,8 @@ export interface ComposeInput extends Pick<Notification, 'at' | 'kind' | 'reason
   readonly factsOf: (cluster: string) => ClusterFacts | undefined;
   /** Where a cluster runs, as far as it is known. */
   readonly whereOf?: (cluster: string) => ClusterWhere | undefined;
+  /** Each cluster's Region, where known: a rule grouped per Region names it in the title. */
+  readonly regionOf?: (cluster: string) => string | undefined;
 }
 
 /** What a notification about some incidents of one fleet incident says: the clusters, their evidence, what to do. */
@@ -42,7 +44,9 @@ export function composeNotification(input: ComposeInput): Notification {
       return items.length > 0 ? [{ cluster: incident.cluster, incident: incident.id, rule: id, items }] : [];
     }),
   );
-  const title = notificationTitle(kind, reason, rule, clusters);
+  const regions = new Set(clusters.map((cluster) => input.regionOf?.(cluster)));
+  const [region] = regions;
+  const title = notificationTitle(kind, reason, rule, clusters, regions.size === 1 ? region : undefined);
   const where = clusters[0] === undefined ? undefined : input.whereOf?.(clusters[0]);
   const openedAt = about.map((i) => i.openedAt).sort()[0] ?? at;
   const graph =
@@ -91,7 +95,7 @@ export function composeNotification(input: ComposeInput): Notification {
  * What an incident says when its root rule was removed from the configuration while it was open: it resolves at
  * once (no rule keeps it alive), and its resolve must still go out rather than stop the whole poll.
  */
-function retiredRule(id: string): Pick<Rule, 'id' | 'title' | 'summary' | 'hints' | 'runbook'> {
+function retiredRule(id: string): Pick<Rule, 'id' | 'title' | 'summary' | 'hints' | 'runbook' | 'perRegion'> {
   return {
     id,
     title: `Rule ${id} (no longer configured)`,

@@ -94,11 +94,16 @@ export function alertSeverity(severity: Severity): Notification['severity'] {
 export function notificationTitle(
   kind: NotificationKind,
   reason: NotificationReason,
-  rule: Pick<Rule, 'title'>,
+  rule: Pick<Rule, 'title' | 'perRegion'>,
   clusters: readonly string[],
+  /** The one Region of all the clusters, where known. */
+  region?: string,
 ) {
   // A fleet title names a cluster, so that a subject or an SMS cut short still says where to look first.
   const where = clusters.length === 1 ? `on ${clusters[0]}` : `on ${clusters[0]} and ${clusters.length - 1} more`;
+  // Several clusters of one Region together point at the Region: the title says so first.
+  const headline =
+    rule.perRegion && region && clusters.length > 1 ? rule.perRegion.title.replaceAll('{region}', region) : rule.title;
   const prefix: Partial<Record<NotificationReason, string>> = {
     resolved: 'Resolved: ',
     'resolved-by-hand': 'Resolved by hand: ',
@@ -110,5 +115,5 @@ export function notificationTitle(
     escalated: 'Escalated: ',
   };
   const label = kind === 'page' || kind === 'ticket' ? (prefix[reason] ?? '') : (prefix[reason] ?? 'Update: ');
-  return `${label}${rule.title} ${where}`;
+  return `${label}${headline} ${where}`;
 }

@@ -66,6 +66,12 @@ export interface Rule {
   readonly maintenance: MaintenancePolicy;
   readonly hints: readonly Hint[];
   readonly runbook: string;
+  /**
+   * For a rule whose likelier cause, on several clusters of one Region at once, is the Region (signals-missing:
+   * CloudWatch there): its fleet incidents are one per Region, and one of several clusters is titled `title`, with
+   * `{region}` the Region's name.
+   */
+  readonly perRegion?: { readonly title: string };
 }
 
 const RULE_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
@@ -324,6 +330,18 @@ export const ruleSchema = z.strictObject({
     })
     .meta({ description: 'Remediation hints, each with its source.' }),
   runbook: z.string().min(1).meta({ description: 'The runbook path, like docs/runbooks/RULE-ID.md.' }),
+  perRegion: z
+    .strictObject({
+      title: z
+        .string()
+        .includes('{region}', { error: 'expected a title that names the Region as {region}' })
+        .meta({ description: 'The title of a fleet incident of several clusters of one Region.' }),
+    })
+    .optional()
+    .meta({
+      description:
+        "One fleet incident per Region, for a rule whose cause on several clusters at once is likelier their Region's than theirs.",
+    }),
 }) satisfies z.ZodType<Rule, unknown>;
 
 /** Per-cluster (or fleet-wide) changes to one rule, from the deployment configuration. */

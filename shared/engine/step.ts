@@ -142,6 +142,7 @@ export function step(input: StepInput): StepOutput {
     incidents: [...current.values()],
     regroup,
     settings: settings.grouping,
+    perRegion: (rule) => ruleSet.get(rule)?.perRegion !== undefined,
   });
   for (const incident of grouped.incidents) current.set(incident.id, incident);
 
@@ -182,6 +183,7 @@ export function step(input: StepInput): StepOutput {
         ...(settings.graph && { graph: settings.graph }),
         factsOf: (cluster) => input.facts?.get(cluster),
         whereOf: (cluster) => whereOf(input.labels?.get(cluster), settings.graph?.region),
+        regionOf: (cluster) => settings.grouping.regionOf?.get(cluster),
       }),
     );
     for (const incident of decision.about)

@@ -38,6 +38,8 @@ export interface PlanInput {
   readonly grouping?: GroupingConfig;
   /** A scenario's labels of the clusters the configuration does not name. */
   readonly labels?: ReadonlyMap<string, Labels>;
+  /** A scenario's Regions of the clusters the configuration does not name. */
+  readonly regions?: ReadonlyMap<string, string>;
 }
 
 /** Resolve each cluster's rules (fleet overrides, then the cluster's own) and the history a poll must read. */
@@ -137,7 +139,7 @@ function minuteRead(
 
 /** A watched cluster as the configuration names it, or as a scenario labels it. */
 function labelled(input: PlanInput, byName: ReadonlyMap<string, ClusterConfig>, name: string): LabelledCluster {
-  return byName.get(name) ?? { name, labels: input.labels?.get(name) ?? {} };
+  return byName.get(name) ?? { name, labels: input.labels?.get(name) ?? {}, region: input.regions?.get(name) };
 }
 
 /**
@@ -147,10 +149,17 @@ function labelled(input: PlanInput, byName: ReadonlyMap<string, ClusterConfig>, 
 function groupingSettings(input: PlanInput, byName: ReadonlyMap<string, ClusterConfig>): GroupingSettings {
   const grouping = input.config?.grouping ?? input.grouping ?? groupingSchema.parse({});
   const ops = input.config?.ops ?? {};
+  const regionOf = new Map(
+    input.clusters.flatMap((name) => {
+      const { region } = clusterLabels(labelled(input, byName, name), ops);
+      return region ? [[name, region] as const] : [];
+    }),
+  );
   return {
     waitMs: durationMs(grouping.wait),
     intervalMs: durationMs(grouping.interval),
     joinWithinMs: durationMs(grouping.joinWithin),
+    ...(regionOf.size > 0 && { regionOf }),
     ...(grouping.by.length > 0 && {
       groupOf: new Map(
         input.clusters.map((name) => [name, groupKey(clusterLabels(labelled(input, byName, name), ops), grouping.by)]),

@@ -187,6 +187,7 @@ export async function replayScenario(scenario: Scenario, options: ReplayOptions)
     stepSeconds: scenario.stepSeconds,
     ...(scenario.grouping && { grouping: scenario.grouping }),
     ...(scenario.labels && { labels: scenario.labels }),
+    ...(scenario.regions && { regions: scenario.regions }),
   });
   let clock = scenario.start;
   const stores = memoryStores(() => clock);

@@ -40,6 +40,8 @@ const scenarioSchema = z.strictObject({
       z.strictObject({
         signals: signalRecord(seriesSchema),
         labels: labelsSchema.optional(),
+        // The AWS Region the cluster runs in, as a configuration's `clusters[].region` says it.
+        region: z.string().min(1).optional(),
       }),
     )
     .refine((clusters) => Object.keys(clusters).length > 0, { error: 'expected at least one cluster' })
@@ -107,6 +109,8 @@ export interface Scenario {
   readonly clusters: ReadonlyMap<string, ScenarioSeries>;
   /** The clusters' labels, for those that have any. */
   readonly labels?: ReadonlyMap<string, Labels>;
+  /** The clusters' Regions, for those that name one. */
+  readonly regions?: ReadonlyMap<string, string>;
   /** How its clusters group into fleet incidents, when it says (a replay's configuration says otherwise). */
   readonly grouping?: GroupingConfig;
   readonly maintenance: readonly MaintenanceWindow[];
@@ -251,6 +255,7 @@ export function parseScenario(value: unknown, file: string): Scenario {
     steps,
     clusters,
     labels: new Map(Object.entries(raw.clusters).flatMap(([name, c]) => (c.labels ? [[name, c.labels]] : []))),
+    regions: new Map(Object.entries(raw.clusters).flatMap(([name, c]) => (c.region ? [[name, c.region]] : []))),
     ...(raw.grouping && { grouping: raw.grouping }),
     maintenance,
     silences,

@@ -1,5 +1,7 @@
 import type { Notification } from '../../shared/engine/notification.ts';
-import { loadScenario, only, replayShipped } from '../support/engine-fixtures.ts';
+import { replayScenario } from '../../shared/scenario/replay.ts';
+import { parseScenario } from '../../shared/scenario/scenario.ts';
+import { defaultRuleSet, loadScenario, only, replayShipped, scenarioJson } from '../support/engine-fixtures.ts';
 
 const ofKind = (notifications: readonly Notification[], kind: Notification['kind']) =>
   notifications.filter((n) => n.kind === kind);
@@ -96,5 +98,41 @@ describe('the lifecycle over messy outages', () => {
         ['node-churn', 'resolved', undefined, 'scenarios/upgrade-blips-inside-window.json'],
       ]);
     });
+  });
+});
+
+describe('CloudWatch impaired in a Region', () => {
+  it('pages once for the Region, naming it and CloudWatch, with the AWS Health Dashboard to check', async () => {
+    const { notifications } = await replayShipped('regional-cloudwatch-impairment');
+    const page = only(ofKind(notifications, 'page'));
+
+    expect([page.title, page.clusters]).toEqual([
+      'CloudWatch in us-east-1 may be impaired: cluster signals stopped arriving on prod-use1 and 2 more',
+      ['prod-use1', 'stage-use1', 'dev-use1'],
+    ]);
+    expect(page.hints.some((hint) => /AWS Health Dashboard/.test(hint.text))).toBe(true);
+  });
+
+  it('opens one incident per Region when clusters of two Regions go dark together', async () => {
+    const dark = { 'apiserver.requests': '900*30 _*30', 'apiserver.write.p99': '0.2*30 _*30' };
+    const scenario = parseScenario(
+      scenarioJson({
+        clusters: {
+          'prod-use1': { region: 'us-east-1', signals: dark },
+          'dev-use1': { region: 'us-east-1', signals: dark },
+          'prod-euw1': { region: 'eu-west-1', signals: dark },
+        },
+      }),
+      'two-regions-dark.json',
+    );
+    const { notifications } = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
+
+    expect(ofKind(notifications, 'page').map((n) => [n.title, n.clusters])).toEqual([
+      [
+        'CloudWatch in us-east-1 may be impaired: cluster signals stopped arriving on prod-use1 and 1 more',
+        ['prod-use1', 'dev-use1'],
+      ],
+      ['Cluster signals stopped arriving on prod-euw1', ['prod-euw1']],
+    ]);
   });
 });

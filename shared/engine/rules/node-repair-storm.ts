@@ -21,6 +21,17 @@ export const nodeRepairStorm: Rule = {
       unit: 'nodes',
       description: 'fewest replacements that count, for small clusters (spot interruptions and scale-ins left out)',
     },
+    stormShare: {
+      default: 0.1,
+      unit: 'ratio',
+      description:
+        'share of the cluster repaired within 10 minutes: repairs in quick succession, half again the rate of the 30-minute share',
+    },
+    stormRepairs: {
+      default: 2,
+      unit: 'nodes',
+      description: 'fewest repairs within 10 minutes that count as a storm (spot interruptions and scale-ins left out)',
+    },
     notReadyShare: { default: 0.3, unit: 'ratio', description: 'share of nodes NotReady at once' },
     writeP99Seconds: {
       default: 1,
@@ -32,8 +43,35 @@ export const nodeRepairStorm: Rule = {
   when: {
     kind: 'allOf',
     conditions: [
-      { kind: 'window', of: repairedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
-      { kind: 'window', of: possibleRepairs, aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
+      {
+        // A fifth of the cluster within half an hour, or repairs in quick succession: a repair loop replaces a node,
+        // the replacement fails like the one before it, and the next repair follows within minutes, so the second or
+        // third repair already shows the storm that the half hour would only confirm later.
+        kind: 'anyOf',
+        conditions: [
+          {
+            kind: 'allOf',
+            conditions: [
+              { kind: 'window', of: repairedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
+              { kind: 'window', of: possibleRepairs, aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
+            ],
+          },
+          {
+            kind: 'allOf',
+            conditions: [
+              { kind: 'window', of: repairedShare, aggregate: 'sum', window: '10m', op: '>=', value: '$stormShare' },
+              {
+                kind: 'window',
+                of: possibleRepairs,
+                aggregate: 'sum',
+                window: '10m',
+                op: '>=',
+                value: '$stormRepairs',
+              },
+            ],
+          },
+        ],
+      },
       {
         kind: 'anyOf',
         conditions: [

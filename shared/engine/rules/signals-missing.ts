@@ -52,4 +52,7 @@ export const signalsMissing: Rule = {
     },
   ],
   runbook: 'docs/runbooks/signals-missing.md',
+  // Several clusters of one Region dark together are one cause, likelier CloudWatch there than their control planes:
+  // one incident per Region, which resolves when the Region's data is back (AWS's December 2021 us-east-1 event).
+  perRegion: { title: 'CloudWatch in {region} may be impaired: cluster signals stopped arriving' },
 };

@@ -22,6 +22,12 @@ export interface GroupingSettings {
    * share a fleet incident. A cluster it does not name (or every cluster, without it) is in the group "".
    */
   readonly groupOf?: ReadonlyMap<string, string>;
+  /**
+   * Each cluster's Region, where the configuration (or a scenario) says it: a rule grouped per Region
+   * (`Rule.perRegion`) never puts clusters of two Regions, or a cluster of unknown Region with one of a known Region,
+   * in one fleet incident.
+   */
+  readonly regionOf?: ReadonlyMap<string, string>;
 }
 
 /** One root cause at one severity on one or more clusters: what on-call is paged about once. */
@@ -42,7 +48,9 @@ export interface GroupInput {
   readonly incidents: readonly Incident[];
   /** Incidents to place: opened at this step, or re-rooted or escalated so that their old fleet incident is not theirs. */
   readonly regroup: ReadonlySet<string>;
-  readonly settings: Pick<GroupingSettings, 'joinWithinMs' | 'groupOf'>;
+  readonly settings: Pick<GroupingSettings, 'joinWithinMs' | 'groupOf' | 'regionOf'>;
+  /** Whether a rule's fleet incidents are one per Region (`Rule.perRegion`); none is without it. */
+  readonly perRegion?: (rule: string) => boolean;
 }
 
 export interface GroupOutput {
@@ -63,7 +71,8 @@ interface Bucket {
  * Group: the same root cause at the same severity on several clusters of one group is one fleet incident. Its one
  * reason to hold a page back: a cluster that starts firing a rule while that rule's fleet incident of its group is
  * young joins it, and is announced as an update, not a page. Different root causes, and clusters of different groups
- * (`grouping.by`: staging and prod), never share a fleet incident, so each pages under its own dedup key: a page
+ * (`grouping.by`: staging and prod; Regions, for a rule whose cause on several clusters at once is likelier their
+ * Region than each of them), never share a fleet incident, so each pages under its own dedup key: a page
  * appended to another group's open incident would notify no one where that incident was acknowledged. A fleet
  * incident closes only when its last cluster has recovered, so that one resolve closes it.
  *
@@ -86,7 +95,10 @@ export function groupIncidents(input: GroupInput): GroupOutput {
     bucket.members.push(incident);
     buckets.set(key, bucket);
   };
-  const keyOf = (cluster: string) => input.settings.groupOf?.get(cluster) ?? '';
+  const keyOf = (cluster: string, rule: string) => {
+    const group = input.settings.groupOf?.get(cluster) ?? '';
+    return input.perRegion?.(rule) ? `${group}\u0000${input.settings.regionOf?.get(cluster) ?? ''}` : group;
+  };
   const pending: Incident[] = [];
   for (const incident of input.incidents) {
     // An incident merged into its cause leaves its fleet incident; what is left of that one carries on.
@@ -103,7 +115,7 @@ export function groupIncidents(input: GroupInput): GroupOutput {
           b.severity === incident.severity &&
           input.at - Date.parse(b.group.openedAt) <= input.settings.joinWithinMs &&
           !b.members.some((m) => m.cluster === incident.cluster) &&
-          b.members.every((m) => keyOf(m.cluster) === keyOf(incident.cluster)),
+          b.members.every((m) => keyOf(m.cluster, b.rule) === keyOf(incident.cluster, incident.rule)),
       )
       .sort((a, b) => a.group.openedAt.localeCompare(b.group.openedAt) || a.group.id.localeCompare(b.group.id));
     // A fleet incident is named after the incident that opens it, at the step it opens: a re-rooted or escalated

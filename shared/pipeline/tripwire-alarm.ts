@@ -14,9 +14,13 @@ import type { Sample, SignalName } from '../engine/signals.ts';
  * - a webhook fails closed: calling errors under `failurePolicy: Fail` count as rejections and answer 500
  *   (`apierrors.NewInternalError` in the apiserver's webhook dispatchers), so at least `MIN_REJECTIONS` rejections with
  *   at least half as many 5xx. A policy that denies on purpose answers 4xx and leaves this leg quiet;
- * - nodes are cut off at scale: at least `NOTREADY_SHARE` of the nodes NotReady (Container Insights' failed node
- *   count), and at least `MIN_NOTREADY` of them, so that nodes-notready-at-scale pages within minutes, not on the slow
- *   cadence. Only a cluster with Container Insights has this leg; it adds two metrics to its alarm.
+ * - nodes are cut off: at least `MIN_NOTREADY` nodes NotReady (Container Insights' failed node count), so that
+ *   nodes-notready-at-scale pages within minutes, not on the slow cadence. The leg reads the NotReady count alone, not
+ *   its share of the nodes: every minute the rule's share (half the nodes, three at least) holds, this count holds
+ *   too, so arming on it arms at least as early, for one alarm metric where the share needs two ($0.10 a cluster-month
+ *   less: CloudWatch bills an alarm per metric it reads). What it costs instead: a cluster keeps minute reads while
+ *   three or more of its nodes are NotReady, whatever their share (docs/benchmarks.md measures it). Only a cluster
+ *   with Container Insights has this leg.
  * Missing data is breaching: a cluster that goes dark is read every minute, so signals-missing can page.
  */
 
@@ -32,15 +36,13 @@ export const MIN_REQUESTS = 50;
 export const MIN_REJECTIONS = 10;
 /** Rejections that come with 5xx: at least this share of them means calls fail closed, not policy denials. */
 export const CLOSED_SHARE = 0.5;
-/** NotReady nodes as a share of all: nodes-notready-at-scale's default share (docs/rules.md says why a half). */
-export const NOTREADY_SHARE = 0.5;
-/** Fewest NotReady nodes that arm: the node lifecycle controller counts a zone unhealthy only from three. */
+/** NotReady nodes that arm: the node lifecycle controller counts a zone unhealthy only from three. */
 export const MIN_NOTREADY = 3;
 
 /**
  * The metrics the alarm reads, each named by the canonical signal it stands for, with the names of the metric
  * catalogue (shared/config/metric-catalogue.ts): EKS vended metrics (Average for a `_P99` metric, Sum for a count) and
- * Container Insights' node counts (Maximum, as the poller reads them).
+ * Container Insights' NotReady node count (Maximum, as the poller reads it).
  */
 export const TRIPWIRE_METRICS = {
   write: {
@@ -57,12 +59,6 @@ export const TRIPWIRE_METRICS = {
     from: 'eks',
     metricName: EKS_METRICS.webhookRejections,
     statistic: 'Sum',
-  },
-  nodes: {
-    signal: 'nodes.total',
-    from: 'containerInsights',
-    metricName: CONTAINER_INSIGHTS_METRICS.nodes,
-    statistic: 'Maximum',
   },
   notReady: {
     signal: 'nodes.notready',
@@ -156,11 +152,8 @@ export function tripwireDefinition(
       expression: shareWithFloor('rejections', MIN_REJECTIONS, metric('errors'), CLOSED_SHARE, 'rejections'),
     });
   }
-  if (has('nodes') && has('notReady')) {
-    legs.push({
-      name: 'nodes NotReady',
-      expression: shareWithFloor('notReady', MIN_NOTREADY, metric('notReady'), NOTREADY_SHARE, 'nodes'),
-    });
+  if (has('notReady')) {
+    legs.push({ name: 'nodes NotReady', expression: atLeast(metric('notReady'), constant(MIN_NOTREADY)) });
   }
   if (legs.length === 0) return undefined;
   const [only] = legs;

@@ -53,7 +53,7 @@ describe('the cost model and the templates', () => {
     const monthly = (item: string) => lines.find((l) => l.item === item)?.monthly;
 
     expect([monthly('Tripwire alarms'), monthly('Pipeline alarms')]).toEqual([
-      expect.closeTo(2 * 7 * 0.1),
+      expect.closeTo(2 * 6 * 0.1),
       expect.closeTo(8 * 0.1),
     ]);
   });

@@ -34,14 +34,13 @@ describe('tripwireDefinition', () => {
     ]);
   });
 
-  it('reads seven metrics, each once, whatever the number of legs that use it', () => {
+  it('reads six metrics, each once, whatever the number of legs that use it', () => {
     expect(tripwireDefinition(SETTINGS, EVERY_SIGNAL)?.metrics).toEqual([
       'write',
       'requests',
       'errors',
       'shed',
       'rejections',
-      'nodes',
       'notReady',
     ]);
   });
@@ -69,9 +68,7 @@ describe('tripwireDefinition', () => {
       (signal) => signal === 'nodes.total' || signal === 'nodes.notready',
     );
 
-    expect(definition && renderTripwireExpression(definition.expression)).toBe(
-      '((notReady >= 3) AND (notReady >= (0.5 * nodes)))',
-    );
+    expect(definition && renderTripwireExpression(definition.expression)).toBe('(notReady >= 3)');
   });
 
   it('is none for a cluster that provides nothing a leg needs', () => {
@@ -108,13 +105,24 @@ describe('tripwireBreaches', () => {
     expect(breaches({ ...quiet, 'webhook.rejections': 400 })).toBe(false);
   });
 
-  it('arms when half of the nodes are NotReady, at three nodes at least', () => {
+  it('arms from three NotReady nodes, whatever their share, and not below', () => {
     expect([
       breaches({ ...quiet, 'nodes.total': 60, 'nodes.notready': 30 }),
-      breaches({ ...quiet, 'nodes.total': 60, 'nodes.notready': 29 }),
+      breaches({ ...quiet, 'nodes.total': 600, 'nodes.notready': 3 }),
       breaches({ ...quiet, 'nodes.total': 4, 'nodes.notready': 2 }),
       breaches({ ...quiet, 'nodes.total': 4, 'nodes.notready': 3 }),
-    ]).toEqual([true, false, false, true]);
+    ]).toEqual([true, true, false, true]);
+  });
+
+  it('arms on every minute the NotReady rule could page on: half of the nodes, three at least', () => {
+    const minutes = [3, 4, 10, 60, 600].flatMap((nodes) =>
+      [Math.max(3, Math.ceil(nodes / 2)), nodes].map((notReady) => ({ nodes, notReady })),
+    );
+    expect(
+      minutes.filter(
+        ({ nodes, notReady }) => !breaches({ ...quiet, 'nodes.total': nodes, 'nodes.notready': notReady }),
+      ),
+    ).toEqual([]);
   });
 
   it('breaches when no metric has a datapoint: missing data is breaching', () => {
@@ -150,12 +158,12 @@ describe('tripwireAlarmMetrics', () => {
     deploymentConfigSchema.parse({ clusters: [{ name: 'x', ...fields }] }).clusters[0] as ClusterConfig;
   const on = { enabled: true, ...SETTINGS };
 
-  it('counts the seven metrics of an EKS cluster with Container Insights, five without, none when the tripwires are off', () => {
+  it('counts the six metrics of an EKS cluster with Container Insights, five without, none when the tripwires are off', () => {
     expect([
       tripwireAlarmMetrics([cluster({})], on),
       tripwireAlarmMetrics([cluster({ source: { containerInsights: false } })], on),
       tripwireAlarmMetrics([cluster({})], { ...on, enabled: false }),
-    ]).toEqual([7, 5, 0]);
+    ]).toEqual([6, 5, 0]);
   });
 
   it('counts only the custom metrics of a custom profile cluster', () => {

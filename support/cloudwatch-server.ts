@@ -29,10 +29,10 @@ import type {
   PutMetricDataInput,
   StatisticSet,
 } from '@aws-sdk/client-cloudwatch';
-import type { ErrorFaultKind } from './faults.ts';
 import { GET_METRIC_DATA_QUOTAS, GetMetricDataQuotaMeter, type GetMetricDataQuotas } from './get-metric-data-quotas.ts';
 import {
   awsJsonErrorReply,
+  type FaultAnswers,
   type HttpReply,
   LoopbackServer,
   type LoopbackServerOptions,
@@ -254,16 +254,11 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
     return awsJsonErrorReply(error, ERROR_TYPES[error.code] ?? error.code);
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    switch (kind) {
-      case 'throttle':
-        return new ServiceError('Throttling', 'Rate exceeded');
-      case 'server-error':
-        return new ServiceError('InternalServiceError', 'Internal service error (injected fault)', 500);
-      case 'unavailable':
-        return new ServiceError('ServiceUnavailable', 'Service unavailable (injected fault)', 503);
-    }
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['Throttling', 'Rate exceeded', 400],
+    'server-error': ['InternalServiceError', 'Internal service error (injected fault)', 500],
+    unavailable: ['ServiceUnavailable', 'Service unavailable (injected fault)', 503],
+  };
 
   #putMetricData(input: PutMetricDataInput): void {
     if (input.Namespace?.startsWith('AWS/') && !this.#acceptVendedNamespaces) {

@@ -7,8 +7,8 @@
  * answers `RequestLimitExceeded` (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html).
  */
 import { element } from './aws-query-server.ts';
-import type { ErrorFaultKind } from './faults.ts';
 import {
+  type FaultAnswers,
   type HttpReply,
   LoopbackServer,
   type LoopbackServerOptions,
@@ -75,14 +75,9 @@ export class Ec2Server extends LoopbackServer<URLSearchParams> {
     };
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    switch (kind) {
-      case 'throttle':
-        return new ServiceError('RequestLimitExceeded', 'Request limit exceeded.', 503);
-      case 'server-error':
-        return new ServiceError('InternalError', 'An internal error has occurred (injected fault)', 500);
-      case 'unavailable':
-        return new ServiceError('Unavailable', 'The server is overloaded (injected fault)', 503);
-    }
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['RequestLimitExceeded', 'Request limit exceeded.', 503],
+    'server-error': ['InternalError', 'An internal error has occurred (injected fault)', 500],
+    unavailable: ['Unavailable', 'The server is overloaded (injected fault)', 503],
+  };
 }

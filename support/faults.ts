@@ -1,6 +1,6 @@
 /**
  * Faults the loopback AWS fakes inject, shared by every fake so tests script failures the same way whatever the
- * service. Error faults are answered in the service's own error shape (see each server's `faultError`), so the
+ * service. Error faults are answered in the service's own error shape (see each server's `faultAnswers`), so the
  * real SDK parses and classifies them exactly as it would a real throttle or outage.
  */
 

@@ -6,6 +6,7 @@ import { dueReads } from '../shared/pipeline/cadence.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
 import type { WatchPlan } from '../shared/pipeline/watch-plan.ts';
 import type { CloudWatchServer } from './cloudwatch-server.ts';
+import { webhookFailuresFromPrometheus } from './prometheus-signals.ts';
 import { seededRandom } from './seeded-random.ts';
 
 /** One seed for the whole benchmark: change it and every generated fleet changes, keep it and they repeat. */
@@ -39,14 +40,7 @@ function fleetCluster(index: number): ClusterConfig {
     source: {
       profile: 'eks',
       nodeGroups: [`${name}-general`, `${name}-spot`],
-      custom: {
-        'webhook.failures': {
-          namespace: 'Sentinel/Prometheus',
-          metricName: 'apiserver_admission_webhook_failures',
-          dimensions: { ClusterName: name },
-          stat: 'Sum',
-        },
-      },
+      custom: webhookFailuresFromPrometheus(name),
     },
   });
 }

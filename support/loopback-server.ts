@@ -58,6 +58,9 @@ export interface ServiceCall<Input> {
 
 export type LoopbackServerOptions = FaultPlanOptions;
 
+/** What a service answers to each kind of error fault: its error code, message and HTTP status. */
+export type FaultAnswers = Readonly<Record<ErrorFaultKind, readonly [code: string, message: string, status: number]>>;
+
 export abstract class LoopbackServer<Input> {
   readonly faults: FaultPlan;
   readonly #calls = new Map<string, number>();
@@ -120,8 +123,13 @@ export abstract class LoopbackServer<Input> {
 
   protected abstract encodeError(error: ServiceError, requestId: string): HttpReply;
 
-  /** The error the real service answers when it throttles, fails internally or is unavailable. */
-  protected abstract faultError(kind: ErrorFaultKind): ServiceError;
+  /** The errors the real service answers when it throttles, fails internally or is unavailable. */
+  protected abstract readonly faultAnswers: FaultAnswers;
+
+  protected faultError(kind: ErrorFaultKind): ServiceError {
+    const [code, message, status] = this.faultAnswers[kind];
+    return new ServiceError(code, message, status);
+  }
 
   async #serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = randomUUID();

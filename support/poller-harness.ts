@@ -7,6 +7,7 @@ import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { parseScenario, type Scenario } from '../shared/scenario/scenario.ts';
 import { parseJson } from '../shared/schema-errors.ts';
 import { type AwsHarness, TABLE, writeConfig } from './aws-harness.ts';
+import { webhookFailuresFromPrometheus } from './prometheus-signals.ts';
 
 export type PollHandler = (
   event: PollEvent | ReturnType<typeof alarmEventFor>,
@@ -41,14 +42,7 @@ export function harnessClusters(names: readonly string[]): ClusterConfig[] {
       profile: 'eks',
       nodeGroups: [`${name}-nodes`],
       containerInsights: true,
-      custom: {
-        'webhook.failures': {
-          namespace: 'Sentinel/Prometheus',
-          metricName: 'apiserver_admission_webhook_failures',
-          dimensions: { ClusterName: name },
-          stat: 'Sum',
-        },
-      },
+      custom: webhookFailuresFromPrometheus(name),
     },
     overrides: {},
   }));

@@ -7,8 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AwsQueryServer, element } from './aws-query-server.ts';
-import type { ErrorFaultKind } from './faults.ts';
-import { type LoopbackServerOptions, ServiceError } from './loopback-server.ts';
+import { type FaultAnswers, type LoopbackServerOptions, ServiceError } from './loopback-server.ts';
 
 /** The account in every ARN the fake hands out. */
 export const SNS_ACCOUNT_ID = '000000000000';
@@ -104,16 +103,11 @@ export class SnsServer extends AwsQueryServer {
     this.subscriptions.length = 0;
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    switch (kind) {
-      case 'throttle':
-        return new ServiceError('Throttled', 'Rate exceeded', 429);
-      case 'server-error':
-        return new ServiceError('InternalError', 'Internal error (injected fault)', 500);
-      case 'unavailable':
-        return new ServiceError('ServiceUnavailable', 'Service unavailable (injected fault)', 503);
-    }
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['Throttled', 'Rate exceeded', 429],
+    'server-error': ['InternalError', 'Internal error (injected fault)', 500],
+    unavailable: ['ServiceUnavailable', 'Service unavailable (injected fault)', 503],
+  };
 
   protected run(operation: string, params: URLSearchParams): string {
     switch (operation) {

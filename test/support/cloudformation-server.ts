@@ -3,8 +3,7 @@
  * (`sentinel test-page --stack`, `sentinel poll --stack`) to run unmodified against it.
  */
 import { AwsQueryServer, element } from '../../support/aws-query-server.ts';
-import type { ErrorFaultKind } from '../../support/faults.ts';
-import { ServiceError } from '../../support/loopback-server.ts';
+import { type FaultAnswers, ServiceError } from '../../support/loopback-server.ts';
 
 export async function startCloudFormationServer(): Promise<CloudFormationServer> {
   return new CloudFormationServer().listen();
@@ -35,9 +34,9 @@ export class CloudFormationServer extends AwsQueryServer {
     );
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    return kind === 'throttle'
-      ? new ServiceError('Throttling', 'Rate exceeded')
-      : new ServiceError('InternalFailure', 'Internal failure (injected fault)', kind === 'unavailable' ? 503 : 500);
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['Throttling', 'Rate exceeded', 400],
+    'server-error': ['InternalFailure', 'Internal failure (injected fault)', 500],
+    unavailable: ['InternalFailure', 'Internal failure (injected fault)', 503],
+  };
 }

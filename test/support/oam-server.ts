@@ -5,8 +5,8 @@
  * (https://docs.aws.amazon.com/OAM/latest/APIReference/API_ListAttachedLinks.html). It refuses a request that is not
  * SigV4-signed for the `oam` service, as OAM would.
  */
-import type { ErrorFaultKind } from '../../support/faults.ts';
 import {
+  type FaultAnswers,
   type HttpReply,
   LoopbackServer,
   type RawRequest,
@@ -91,13 +91,9 @@ export class OamServer extends LoopbackServer<Record<string, unknown>> {
     };
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    return kind === 'throttle'
-      ? new ServiceError('ThrottlingException', 'Rate exceeded', 429)
-      : new ServiceError(
-          'InternalServerException',
-          'Internal failure (injected fault)',
-          kind === 'unavailable' ? 503 : 500,
-        );
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['ThrottlingException', 'Rate exceeded', 429],
+    'server-error': ['InternalServerException', 'Internal failure (injected fault)', 500],
+    unavailable: ['InternalServerException', 'Internal failure (injected fault)', 503],
+  };
 }

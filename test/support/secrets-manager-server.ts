@@ -4,8 +4,8 @@
  * JSON body `{ SecretId }`, errors as `{ __type, message }`
  * (https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_GetSecretValue.html).
  */
-import type { ErrorFaultKind } from '../../support/faults.ts';
 import {
+  type FaultAnswers,
   type HttpReply,
   LoopbackServer,
   type LoopbackServerOptions,
@@ -86,14 +86,9 @@ export class SecretsManagerServer extends LoopbackServer<SecretInput> {
     };
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    switch (kind) {
-      case 'throttle':
-        return new ServiceError('ThrottlingException', 'Rate exceeded');
-      case 'server-error':
-        return new ServiceError('InternalServiceError', 'Internal service error (injected fault)', 500);
-      case 'unavailable':
-        return new ServiceError('ServiceUnavailable', 'Service unavailable (injected fault)', 503);
-    }
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['ThrottlingException', 'Rate exceeded', 400],
+    'server-error': ['InternalServiceError', 'Internal service error (injected fault)', 500],
+    unavailable: ['ServiceUnavailable', 'Service unavailable (injected fault)', 503],
+  };
 }

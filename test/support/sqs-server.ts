@@ -10,9 +10,9 @@
  * entries, distinct Ids of at most 80 alphanumerics, hyphens and underscores, and 1 MiB in all.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { ErrorFaultKind } from '../../support/faults.ts';
 import {
   awsJsonErrorReply,
+  type FaultAnswers,
   type HttpReply,
   LoopbackServer,
   type RawRequest,
@@ -127,16 +127,11 @@ export class SqsServer extends LoopbackServer<Record<string, unknown>> {
     return awsJsonErrorReply(error, ERROR_TYPES[error.code] ?? error.code);
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    switch (kind) {
-      case 'throttle':
-        return new ServiceError('RequestThrottled', 'Request is throttled.');
-      case 'server-error':
-        return new ServiceError('InternalError', 'Internal error (injected fault)', 500);
-      case 'unavailable':
-        return new ServiceError('ServiceUnavailable', 'Service unavailable (injected fault)', 503);
-    }
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['RequestThrottled', 'Request is throttled.', 400],
+    'server-error': ['InternalError', 'Internal error (injected fault)', 500],
+    unavailable: ['ServiceUnavailable', 'Service unavailable (injected fault)', 503],
+  };
 
   #send(url: string, entries: readonly Entry[]): QueuedMessage[] {
     const queue = this.#queue(url);

@@ -5,8 +5,7 @@
  * (https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html).
  */
 import { AwsQueryServer, element } from '../../support/aws-query-server.ts';
-import type { ErrorFaultKind } from '../../support/faults.ts';
-import { type RawRequest, type ServiceCall, ServiceError } from '../../support/loopback-server.ts';
+import { type FaultAnswers, type RawRequest, type ServiceCall, ServiceError } from '../../support/loopback-server.ts';
 
 export async function startStsServer(): Promise<StsServer> {
   return new StsServer().listen();
@@ -45,9 +44,9 @@ export class StsServer extends AwsQueryServer {
     return `${element('UserId', `AROAEXAMPLE:${arn.split('/').pop()}`)}${element('Account', account)}${element('Arn', arn)}`;
   }
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    return kind === 'throttle'
-      ? new ServiceError('Throttling', 'Rate exceeded', 400)
-      : new ServiceError('InternalFailure', 'Internal failure (injected fault)', kind === 'unavailable' ? 503 : 500);
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['Throttling', 'Rate exceeded', 400],
+    'server-error': ['InternalFailure', 'Internal failure (injected fault)', 500],
+    unavailable: ['InternalFailure', 'Internal failure (injected fault)', 503],
+  };
 }

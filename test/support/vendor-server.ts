@@ -5,6 +5,7 @@
  */
 import type { ErrorFaultKind } from '../../support/faults.ts';
 import {
+  type FaultAnswers,
   type HttpReply,
   LoopbackServer,
   type RawRequest,
@@ -74,16 +75,11 @@ export abstract class VendorServer extends LoopbackServer<VendorInput> {
 
   protected abstract serve(call: ServiceCall<VendorInput>, requestId: string): HttpReply;
 
-  protected faultError(kind: ErrorFaultKind): ServiceError {
-    switch (kind) {
-      case 'throttle':
-        return new ServiceError('RateLimited', 'Rate limit exceeded', 429);
-      case 'server-error':
-        return new ServiceError('InternalServerError', 'Internal server error (injected fault)', 500);
-      case 'unavailable':
-        return new ServiceError('ServiceUnavailable', 'Service unavailable (injected fault)', 503);
-    }
-  }
+  protected readonly faultAnswers: FaultAnswers = {
+    throttle: ['RateLimited', 'Rate limit exceeded', 429],
+    'server-error': ['InternalServerError', 'Internal server error (injected fault)', 500],
+    unavailable: ['ServiceUnavailable', 'Service unavailable (injected fault)', 503],
+  };
 }
 
 export function jsonReply(status: number, body: unknown): HttpReply {

@@ -1,6 +1,6 @@
 import { SECRET_MAX_AGE_SECONDS } from '../aws/vendors/secret-values.ts';
 import { readConfigFile } from '../io/input-files.ts';
-import type { ClusterConfig } from '../shared/config/deployment-config.ts';
+import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
 import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
 import { metricsPerPoll } from '../shared/pipeline/query-plan.ts';
@@ -16,6 +16,8 @@ import type { Scenario } from '../shared/scenario/scenario.ts';
 import { type CostLine, type FleetUsage, priceTemplate } from '../support/resource-pricing.ts';
 import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';
+import type { ScenarioFigures } from './detection-quality.ts';
+import type { FleetScaleRow } from './fleet-scale.ts';
 import type { PollFootprint } from './poll-footprint.ts';
 import { configuredSecrets, type SignalCosts, signalCosts, smsSubscribers } from './signal-costs.ts';
 
@@ -122,6 +124,34 @@ export function costModel(inputs: CostInputs): CostModel {
         option.quietPolledShare * MINUTES_PER_MONTH * metricsPerClusterPoll * AWS_PRICES.getMetricDataMetric.usd +
         (option.tripwire ? tripwireMetricsPerCluster * AWS_PRICES.standardAlarmMetricMonth.usd : 0),
     })),
+  };
+}
+
+/** What the cost model reads from the other measurements: the quiet week's replay, the poll footprint, the fleet polls. */
+export function costInputsFrom(measured: {
+  readonly config: DeploymentConfig;
+  readonly signals: ReadonlySet<SignalName>;
+  readonly quietWeek: Scenario;
+  readonly quiet: ScenarioFigures;
+  readonly footprint: PollFootprint;
+  readonly fleet: readonly FleetScaleRow[];
+  readonly cadenceOptions: readonly CadenceOption[];
+}): Omit<CostInputs, 'stack'> {
+  const { config, quietWeek, quiet } = measured;
+  const smallest = measured.fleet[0]?.figures;
+  const largest = measured.fleet.at(-1)?.figures;
+  if (!smallest || !largest) throw new Error('bench: the fleet polls are missing');
+  return {
+    exampleClusters: config.clusters,
+    signals: measured.signals,
+    quietPolledShare: quiet.polledShare,
+    tripwireChangesPerClusterMonth: tripwireChangesPerMonth(quietWeek, config.poll.tripwire),
+    footprint: measured.footprint,
+    cadenceOptions: measured.cadenceOptions,
+    pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),
+    notificationsPerClusterMonth:
+      (quiet.notifications / quietWeek.clusters.size) * (MINUTES_PER_MONTH / quietWeek.steps),
+    dashboard: config.dashboard.enabled,
   };
 }
 

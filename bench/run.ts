@@ -8,10 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { readConfigFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
-import { MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 import { measureBundles } from './bundles.ts';
 import { measureCadenceOptions } from './cadence-options.ts';
-import { costModel, tripwireChangesPerMonth } from './cost-model.ts';
+import { costInputsFrom, costModel } from './cost-model.ts';
 import { synthesizeDeployedStack } from './deployed-stack.ts';
 import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
 import { measureFleetScale } from './fleet-scale.ts';
@@ -21,7 +20,7 @@ import { measureNotificationSizes } from './notification-sizes.ts';
 import { measurePollFootprint } from './poll-footprint.ts';
 import { measureReadSizes } from './read-sizes.ts';
 import { type BenchResults, renderResults } from './report.ts';
-import { withSmallFleetSettings } from './small-fleet.ts';
+import { smallFleetQuietShare, withSmallFleetSettings } from './small-fleet.ts';
 
 const started = performance.now();
 const at = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -53,29 +52,28 @@ try {
   const { config } = readConfigFile(stack.configFile);
   const quietWeek = corpus.find((s) => s.name === QUIET_WEEK)?.scenario;
   const quiet = detection.scenarios.find((s) => s.file === QUIET_WEEK);
-  const smallest = fleet[0]?.figures;
-  const largest = fleet.at(-1)?.figures;
-  if (!quietWeek || !quiet || !smallest || !largest)
-    throw new Error('bench: the quiet week or the fleet polls are missing');
-  const costInputs = {
-    exampleClusters: config.clusters,
+  if (!quietWeek || !quiet) throw new Error('bench: the quiet week is missing');
+  const costInputs = costInputsFrom({
+    config,
     signals: ruleSet.signals(),
-    quietPolledShare: quiet.polledShare,
-    tripwireChangesPerClusterMonth: tripwireChangesPerMonth(quietWeek, config.poll.tripwire),
+    quietWeek,
+    quiet,
     footprint,
+    fleet,
     cadenceOptions,
-    pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),
-    notificationsPerClusterMonth:
-      (quiet.notifications / quietWeek.clusters.size) * (MINUTES_PER_MONTH / quietWeek.steps),
-    dashboard: config.dashboard.enabled,
-  };
+  });
   const cost = costModel({ ...costInputs, stack });
   step('synthesizing generated fleets of 1,000 and 10,000 clusters in 3 Regions and 20 accounts');
   const fleetSynth = measureFleetSynth(costInputs.tripwireChangesPerClusterMonth);
   step('pricing the same fleets with the small-fleet settings');
   const smallFleetConfig = withSmallFleetSettings(stack.configFile);
   const smallFleetStack = synthesizeDeployedStack(smallFleetConfig.file);
-  const smallFleetCost = costModel({ ...costInputs, stack: smallFleetStack, cadenceOptions: [] });
+  const smallFleetCost = costModel({
+    ...costInputs,
+    quietPolledShare: smallFleetQuietShare(cadenceOptions),
+    stack: smallFleetStack,
+    cadenceOptions: [],
+  });
   smallFleetStack.dispose();
   smallFleetConfig.dispose();
 

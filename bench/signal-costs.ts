@@ -6,9 +6,11 @@ import { AWS_PRICES } from '../shared/pricing/aws-prices.ts';
 
 /**
  * What Container Insights publishes for an EKS cluster, counted as CloudWatch bills it: 24 metrics per cluster, 8 per
- * node, 9 per pod and 6 per service, pods and services counted by name
- * (https://github.com/aws/containers-roadmap/issues/672, which lists the count Container Insights documents; its
- * performance log events are billed as log ingestion on top, and left out here, so this is a floor).
+ * node, 9 per pod and 6 per service, pods and services counted by name. No AWS page at hand states these counts: they
+ * come from a user's tally in https://github.com/aws/containers-roadmap/issues/672, not from AWS. AWS's metric table
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Container-Insights-metrics-EKS.html) lists the
+ * metrics and their dimension sets, each set a metric of its own, and says they are "charged as custom metrics". The
+ * performance log events are billed as log ingestion on top, and left out here, so this is a floor.
  */
 export const CONTAINER_INSIGHTS_METRICS_PER = { cluster: 24, node: 8, pod: 9, service: 6 } as const;
 

@@ -266,16 +266,18 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
     ],
   },
   'AWS::Lambda::EventSourceMapping': {
-    // Lambda long-polls a queue it consumes whether or not it holds messages: at least 5 pollers for a standard queue
-    // (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html), each a ReceiveMessage per 20 s wait at most
-    // (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html).
+    // Lambda long-polls a queue it consumes whether or not it holds messages, each poller a ReceiveMessage per 20 s
+    // wait at most (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html).
+    // At low traffic Lambda keeps five pollers, and "can optimize to as few as 2" unless maximum concurrency is set
+    // (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html): priced at five, the most an idle
+    // queue costs, since AWS does not say when it goes down to two.
     priced: (mappings) => {
-      const requests = mappings.length * 5 * 3 * MINUTES_PER_MONTH;
+      const receives = (pollers: number) => mappings.length * pollers * 3 * MINUTES_PER_MONTH;
       return [
         line(
           'SQS polling',
-          requests * AWS_PRICES.sqsRequest.usd,
-          `${mappings.length} queue(s) a function consumes: ${count(requests)} receives at least`,
+          receives(5) * AWS_PRICES.sqsRequest.usd,
+          `${mappings.length} queue(s) a function consumes, idle: ${count(receives(5))} receives by 5 pollers (${count(receives(2))} by as few as 2)`,
         ),
       ];
     },

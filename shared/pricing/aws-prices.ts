@@ -22,10 +22,21 @@ const KMS = 'https://aws.amazon.com/kms/pricing/';
 const SECRETS_MANAGER = 'https://aws.amazon.com/secrets-manager/pricing/';
 const STEP_FUNCTIONS = 'https://aws.amazon.com/step-functions/pricing/';
 const XRAY = 'https://aws.amazon.com/xray/pricing/';
-const SNS_SMS = 'https://aws.amazon.com/sns/sms-pricing/';
-/** "Metrics collected by Container Insights are charged as custom metrics." */
-const CONTAINER_INSIGHTS =
-  'https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/ContainerInsights.html (charged as custom metrics, at the CloudWatch price)';
+/**
+ * SNS delivers SMS through AWS End User Messaging SMS, which bills each message part plus the carrier's fee per part
+ * (https://docs.aws.amazon.com/sms-voice/latest/userguide/sms-billing.html names the price page;
+ * https://repost.aws/knowledge-center/sns-pinpoint-high-sms-charges gives the formula). The figure below, a US message
+ * part before carrier fees, was not read from that price page: no copy of it was at hand when it was written, so
+ * check it there before relying on it; prices vary by country and by origination number.
+ */
+const SNS_SMS = 'https://aws.amazon.com/end-user-messaging/pricing/ (not read: see above)';
+/**
+ * "When you use Container Insights to collect the following metrics, the metrics are charged as custom metrics"
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Container-Insights-metrics-EKS.html), at the custom
+ * metric price of https://aws.amazon.com/cloudwatch/pricing/. Container Insights with enhanced observability is billed
+ * per observation instead (Container-Insights-metrics-enhanced-EKS.html), which this table does not price.
+ */
+const CONTAINER_INSIGHTS = `${CLOUDWATCH} (custom metrics; Container-Insights-metrics-EKS.html)`;
 
 const price = (usd: number, unit: string, source: string): AwsPrice => ({ usd, unit, source });
 

@@ -37,7 +37,9 @@ export const VENDOR_ENDPOINTS = {
   /**
    * Jira Service Management's integration events API, which took over Opsgenie's Alert API (create, note, close by
    * alias, request status) under /jsm/ops/integration on the Atlassian API host
-   * (https://developer.atlassian.com/cloud/jira/service-desk-ops/rest/v1/api-group-integration-events/).
+   * (https://developer.atlassian.com/cloud/jira/service-desk-ops/rest/v1/api-group-integration-events/). That
+   * reference names api.atlassian.com only; the EU host has no primary source: api.eu.atlassian.com is what
+   * integrations for EU sites use (as Opsgenie's EU accounts use api.eu.opsgenie.com), not an Atlassian page.
    */
   jsm: { us: 'https://api.atlassian.com/jsm/ops/integration', eu: 'https://api.eu.atlassian.com/jsm/ops/integration' },
 } as const;

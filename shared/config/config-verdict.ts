@@ -40,7 +40,7 @@ export interface ConfigVerdict {
 export function configVerdict(config: DeploymentConfig): ConfigVerdict {
   return {
     errors: [...subscriptionErrors(config), ...recipientErrors(config), ...opsErrors(config)],
-    warnings: [...audienceWarnings(config), ...sinkWarnings(config)],
+    warnings: [...audienceWarnings(config), ...sinkWarnings(config), ...nodeKindWarnings(config)],
   };
 }
 
@@ -179,6 +179,31 @@ function audienceWarnings(config: DeploymentConfig): ConfigWarning[] {
     });
   }
   return warnings;
+}
+
+/** Clusters named in a kind warning; the rest are counted. */
+const NAMED_UNKINDED = 3;
+
+/**
+ * A cluster whose configuration does not say how its nodes run gets the hints for every kind on its pages, each
+ * labelled: a page several times longer than it needs to be, with commands for node groups it may not have. One
+ * warning for the fleet, pointing at the first such cluster, since a fleet of thousands would otherwise print thousands.
+ */
+function nodeKindWarnings(config: DeploymentConfig): ConfigWarning[] {
+  const unkinded = config.clusters.flatMap((cluster, index) =>
+    cluster.source.profile === 'eks' && cluster.source.nodes === undefined ? [{ name: cluster.name, index }] : [],
+  );
+  const [first] = unkinded;
+  if (first === undefined) return [];
+  const named = unkinded.slice(0, NAMED_UNKINDED).map((c) => c.name);
+  const more = unkinded.length > named.length ? ` and ${unkinded.length - named.length} more` : '';
+  return [
+    {
+      code: 'sentinel:clusterKindUnknown',
+      path: jsonPath(['clusters', first.index, 'source', 'nodes']),
+      message: `${named.join(', ')}${more} do${unkinded.length === 1 ? 'es' : ''} not say how ${unkinded.length === 1 ? 'its' : 'their'} nodes run, so ${unkinded.length === 1 ? 'its' : 'their'} pages carry the hints for every kind of cluster. Set source.nodes (managed-node-groups, self-managed-groups, karpenter, auto-mode, fargate, or a list); sentinel doctor says what each cluster runs.`,
+    },
+  ];
 }
 
 /** Who hears the pipeline's own alarms: see `pipelineAlarms` in the configuration's schema. */

@@ -18,6 +18,9 @@ const PAGERDUTY_TRIGGER = 'https://developer.pagerduty.com/docs/events-API-v2/tr
 const OPSGENIE_ALERT_API = 'https://docs.opsgenie.com/docs/alert-api';
 const OPSGENIE_FIELDS = 'https://docs.opsgenie.com/docs/alerts-and-alert-fields';
 const SLACK_BLOCKS = 'https://api.slack.com/reference/block-kit/blocks';
+/** A secondary source: the only page found that gives Opsgenie's total for `details` (see `opsgenie.details`). */
+const OPSGENIE_DETAILS_SECONDARY =
+  'https://metainf.atlassian.net/wiki/pages/diffpages.action?originalId=2495480226&pageId=2510815273';
 
 export const PROTOCOL_LIMITS = {
   sns: {
@@ -45,17 +48,24 @@ export const PROTOCOL_LIMITS = {
     alias: { max: 512, unit: 'characters', source: OPSGENIE_FIELDS },
     entity: { max: 512, unit: 'characters', source: OPSGENIE_FIELDS },
     description: { max: 15_000, unit: 'characters', source: OPSGENIE_ALERT_API },
-    /** Custom properties: 8,000 characters in total, keys and values. */
-    details: { max: 8000, unit: 'characters', source: OPSGENIE_ALERT_API },
+    /**
+     * Custom properties: 8,000 characters in total, keys and values. No primary source: Opsgenie's own Alert API and
+     * "Alerts and Alert Fields" pages give lengths for message, alias, entity, description and tags but none for
+     * `details`; the number is from a third-party integration's documentation that quotes the Alert API's table
+     * ("Map of key-value pairs to use as custom properties of the alert. 8 000 characters total"). It is held as the
+     * safer reading, since a larger total, if Opsgenie takes one, only loses cluster names to the email.
+     */
+    details: { max: 8000, unit: 'characters', source: OPSGENIE_DETAILS_SECONDARY },
     tags: { max: 20, unit: 'items', source: OPSGENIE_FIELDS },
     tag: { max: 50, unit: 'characters', source: OPSGENIE_FIELDS },
     note: { max: 25_000, unit: 'characters', source: OPSGENIE_ALERT_API },
   },
   /**
    * AWS Chatbot's custom-notification schema (https://docs.aws.amazon.com/chatbot/latest/adminguide/custom-notifs.html)
-   * gives no length for its fields; Chatbot posts them to Slack as Block Kit blocks, whose limits are Slack's: a
-   * header's text at most 150 characters, a section's text at most 3,000. A longer field is cut by Slack or refused,
-   * so the renderer holds Slack's numbers.
+   * gives no length for its fields, and no other AWS page does (its API reference documents lengths only for custom
+   * actions, not notifications): there is no primary source for them. Chatbot posts them to Slack as Block Kit blocks,
+   * whose limits are Slack's own, primary for what Slack shows: a header's text at most 150 characters, a section's
+   * text at most 3,000. A longer field is cut by Slack or refused, so the renderer holds Slack's numbers.
    */
   chatbot: {
     title: { max: 150, unit: 'characters', source: SLACK_BLOCKS },

@@ -6,6 +6,9 @@ import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { runSentinel as run } from '../support/command-output.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
+/** A cluster that says how its nodes run, as a configuration without a kind warning does. */
+const KINDED = { nodes: 'managed-node-groups' };
+
 const oncall = { protocol: 'sms', endpoint: '+4915112345678' };
 const team = { protocol: 'email', endpoint: 'team@example.com' };
 const EXAMPLE = repoPath('config/sentinel.example.json');
@@ -19,7 +22,10 @@ describe('sentinel validate-config', () => {
   };
   /** Everyone hears what they should: no warning. */
   const heard = (fields: Record<string, unknown> = {}) => ({
-    clusters: [{ name: 'a' }, { name: 'b' }],
+    clusters: [
+      { name: 'a', source: KINDED },
+      { name: 'b', source: KINDED },
+    ],
     subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [team] }] },
     digest: { recipients: ['lead@example.com'] },
     ...fields,
@@ -46,7 +52,15 @@ describe('sentinel validate-config', () => {
     const invalid = await run(
       'validate-config',
       '--json',
-      write('bad.json', heard({ clusters: [{ name: 'a' }, { name: 'a' }] })),
+      write(
+        'bad.json',
+        heard({
+          clusters: [
+            { name: 'a', source: KINDED },
+            { name: 'a', source: KINDED },
+          ],
+        }),
+      ),
     );
 
     expect([valid.code, JSON.parse(valid.output.stdoutText)]).toEqual([
@@ -103,7 +117,7 @@ describe('sentinel validate-config', () => {
   });
 
   it('fails with --strict when there is a warning, exiting 1', async () => {
-    const file = write('nobody.json', { clusters: [{ name: 'a' }] });
+    const file = write('nobody.json', { clusters: [{ name: 'a', source: KINDED }] });
 
     const { code, output } = await run('validate-config', '--strict', file);
 
@@ -165,7 +179,15 @@ describe('sentinel validate-config', () => {
   });
 
   it('passes --strict on a fleet in several Regions, since every cluster has a tripwire in its own', async () => {
-    const file = write('elsewhere.json', heard({ clusters: [{ name: 'a', region: 'us-east-1' }, { name: 'b' }] }));
+    const file = write(
+      'elsewhere.json',
+      heard({
+        clusters: [
+          { name: 'a', source: KINDED, region: 'us-east-1' },
+          { name: 'b', source: KINDED },
+        ],
+      }),
+    );
 
     const { code, output } = await run('validate-config', '--strict', '--region=eu-west-1', file);
 
@@ -173,7 +195,10 @@ describe('sentinel validate-config', () => {
   });
 
   it('refuses clusters of other accounts without the ops account and Region, with exit code 2', async () => {
-    const file = write('unplaced.json', heard({ clusters: [{ name: 'a', accountId: '222233334444' }] }));
+    const file = write(
+      'unplaced.json',
+      heard({ clusters: [{ name: 'a', source: KINDED, accountId: '222233334444' }] }),
+    );
 
     const { code, output } = await run('validate-config', file);
 

@@ -5,6 +5,9 @@ import { loadConfig } from '../../shared/config/deployment-config.ts';
 import { InputError } from '../../shared/errors.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
+/** A cluster that says how its nodes run, as a configuration without a kind warning does. */
+const KINDED = { nodes: 'managed-node-groups' };
+
 const FILE = 'config/sentinel.json';
 const oncall = { protocol: 'sms', endpoint: '+4915112345678' };
 const team = { protocol: 'email', endpoint: 'team@example.com' };
@@ -13,7 +16,10 @@ const team = { protocol: 'email', endpoint: 'team@example.com' };
 function configWith(fields: Record<string, unknown>) {
   return loadConfig(
     {
-      clusters: [{ name: 'a' }, { name: 'b' }],
+      clusters: [
+        { name: 'a', source: KINDED },
+        { name: 'b', source: KINDED },
+      ],
       subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [team] }] },
       digest: { recipients: ['lead@example.com'] },
       ...fields,
@@ -96,7 +102,7 @@ describe('configVerdict', () => {
   it('refuses a cluster filter longer than SNS allows', () => {
     const names = Array.from({ length: 150 }, (_, i) => `cluster-${i}`);
     const config = configWith({
-      clusters: names.map((name) => ({ name })),
+      clusters: names.map((name) => ({ name, source: KINDED })),
       subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [team] }] },
     });
 
@@ -112,7 +118,7 @@ describe('configVerdict', () => {
     const names = Array.from({ length: 50 }, (_, i) => `cluster-${i}`);
     const phone = { protocol: 'sms', endpoint: '+4915187654321' };
     const config = configWith({
-      clusters: names.map((name) => ({ name })),
+      clusters: names.map((name) => ({ name, source: KINDED })),
       subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [phone] }] },
     });
 
@@ -188,6 +194,20 @@ describe('configVerdict', () => {
     });
   });
 
+  it('warns once, at the first, when clusters do not say how their nodes run, naming three and counting the rest', () => {
+    const clusters = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name }));
+    const kinded = { name: 'k', source: KINDED };
+
+    expect(configVerdict(configWith({ clusters: [kinded, ...clusters] })).warnings).toEqual([
+      {
+        code: 'sentinel:clusterKindUnknown',
+        path: '$.clusters[1].source.nodes',
+        message:
+          'a, b, c and 2 more do not say how their nodes run, so their pages carry the hints for every kind of cluster. Set source.nodes (managed-node-groups, self-managed-groups, karpenter, auto-mode, fargate, or a list); sentinel doctor says what each cluster runs.',
+      },
+    ]);
+  });
+
   it('warns when tickets or the digest go to no one', () => {
     const config = configWith({ subscriptions: { paging: [{ subscribers: [oncall] }] }, digest: {} });
 
@@ -201,10 +221,10 @@ describe('configVerdict', () => {
     const config = configWith({
       ops: { accountId: '111122223333', region: 'eu-west-1' },
       clusters: [
-        { name: 'a' },
-        { name: 'b', region: 'us-east-1' },
-        { name: 'c', accountId: '222233334444', region: 'us-east-1' },
-        { name: 'd', accountId: '222233334444' },
+        { name: 'a', source: KINDED },
+        { name: 'b', source: KINDED, region: 'us-east-1' },
+        { name: 'c', source: KINDED, accountId: '222233334444', region: 'us-east-1' },
+        { name: 'd', source: KINDED, accountId: '222233334444' },
       ],
     });
 
@@ -218,7 +238,7 @@ describe('configVerdict', () => {
         region: 'eu-west-1',
         existingSinks: ['arn:aws:oam:us-east-1:111122223333:sink/abc'],
       },
-      clusters: [{ name: 'a', accountId: '222233334444' }],
+      clusters: [{ name: 'a', source: KINDED, accountId: '222233334444' }],
     });
 
     expect(configVerdict(config).warnings.map((w) => [w.code, w.path])).toEqual([
@@ -229,7 +249,7 @@ describe('configVerdict', () => {
 
 describe('configVerdict on the ops account', () => {
   it('refuses clusters of other accounts when the file names no ops account and Region', () => {
-    const config = configWith({ clusters: [{ name: 'd', accountId: '222233334444' }] });
+    const config = configWith({ clusters: [{ name: 'd', source: KINDED, accountId: '222233334444' }] });
 
     expect(configVerdict(config).errors).toEqual([
       {
@@ -243,7 +263,7 @@ describe('configVerdict on the ops account', () => {
   it('accepts a cluster that names the ops account itself without "ops"', () => {
     const config = configWith({
       ops: { accountId: '111122223333' },
-      clusters: [{ name: 'a', accountId: '111122223333' }],
+      clusters: [{ name: 'a', source: KINDED, accountId: '111122223333' }],
     });
 
     expect(configVerdict(config).errors).toEqual([]);
@@ -256,7 +276,7 @@ describe('configVerdict on the ops account', () => {
         region: 'eu-west-1',
         existingSinks: ['arn:aws:oam:eu-west-1:999988887777:sink/abc', 'arn:aws:oam:eu-west-1:111122223333:sink/def'],
       },
-      clusters: [{ name: 'a', accountId: '222233334444' }],
+      clusters: [{ name: 'a', source: KINDED, accountId: '222233334444' }],
     });
 
     expect(configVerdict(config).errors).toEqual([

@@ -159,6 +159,7 @@ describe('synth', () => {
       '$.subscriptions.paging',
       '$.subscriptions.notice',
       '$.digest.recipients',
+      '$.clusters[0].source.nodes',
     ]);
     expect(warnings).toEqual(expected.map((w) => `${file} ${w.path}: ${w.message}`));
   });

@@ -1,5 +1,6 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone, Token, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -12,6 +13,7 @@ import { pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
+import { ForwardingAlarmRoutes } from './forwarding-alarms.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { MetricsSink } from './metrics-sink.ts';
 import { NodeEventRules } from './node-events.ts';
@@ -226,11 +228,27 @@ export class OpsStack extends Stack {
     this.nodeChurn.addEnvironment('SENTINEL_OPS_ACCOUNT', this.account);
     const linked = props.linkedAccounts ?? [];
     this.bindInstanceLookups(linked);
-    new NodeEventRules(this, 'NodeEvents', {
+    const nodeEvents = new NodeEventRules(this, 'NodeEvents', {
       target: this.nodeChurn.function,
       deadLetterQueue,
       accounts: [...new Set(linked.map((l) => l.account))].sort(),
     });
+    // Workload accounts forward to the linked bus, the ops account's other Regions (ForwardingStacks) to the default bus.
+    const otherRegions =
+      !Token.isUnresolved(this.region) &&
+      config.clusters.some((c) => c.region !== undefined && c.region !== this.region);
+    if (nodeEvents.linkedEventBus || otherRegions) {
+      const routes = new ForwardingAlarmRoutes(this, 'ForwardingAlarms', {
+        deployment,
+        buses: [
+          events.EventBus.fromEventBusName(this, 'DefaultBus', 'default'),
+          ...(nodeEvents.linkedEventBus ? [nodeEvents.linkedEventBus] : []),
+        ],
+        topic: this.topics.paging,
+        deadLetterQueue,
+      });
+      if (nodeEvents.linkedBus) routes.node.addDependency(nodeEvents.linkedBus);
+    }
 
     const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
     new SentinelSchedule(this, 'DigestSchedule', {

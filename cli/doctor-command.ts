@@ -78,16 +78,24 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     }
     return accounts;
   };
-  const tripwired = config.clusters.filter(
-    (cluster) => hasTripwire(cluster, config) && (cluster.region ?? opsRegion) === opsRegion,
-  );
+  // Every cluster's tripwire is an alarm in its own Region (its TripwireStack): each Region is asked for its own.
+  const tripwired = config.clusters.filter((cluster) => hasTripwire(cluster, config));
+  const tripwireRegions = [...new Set(tripwired.map((c) => c.region ?? opsRegion))];
   const alarms = new Map(
     (
-      await alarmStates(
-        clientFor(opsRegion),
-        tripwired.map((c) => tripwireAlarmName(deployment, displayNameOf(c))),
+      await Promise.all(
+        tripwireRegions.map(async (region) =>
+          (
+            await alarmStates(
+              clientFor(region),
+              tripwired
+                .filter((c) => (c.region ?? opsRegion) === region)
+                .map((c) => tripwireAlarmName(deployment, displayNameOf(c))),
+            )
+          ).map((alarm) => [`${region}/${alarm.name}`, alarm] as const),
+        ),
       )
-    ).map((alarm) => [alarm.name, alarm]),
+    ).flat(),
   );
   progress(
     out,
@@ -108,7 +116,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
       const presenceOf = (metric: (typeof presence)[number]['spec']) => presence.find((p) => p.spec === metric);
       const sink = sinks.get(region);
       const alarmName = tripwireAlarmName(deployment, displayNameOf(cluster));
-      const alarm = alarms.get(alarmName);
+      const alarm = alarms.get(`${region}/${alarmName}`);
       return {
         cluster: displayNameOf(cluster),
         region,

@@ -34,6 +34,7 @@ export class ForwardingStack extends Stack {
       busArn: `arn:${this.partition}:events:${props.opsRegion}:${this.account}:event-bus/default`,
       patterns,
       destination: `tripwire state changes and node events to the ops Region (${props.opsRegion})`,
+      deployment: props.deployment,
     });
   }
 }

@@ -1,10 +1,12 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { forwardingDeadLetterAlarm } from './forwarding-alarms.ts';
 
 /**
  * The events node churn is counted from, as EventBridge rule patterns: Auto Scaling's instance termination events
@@ -46,6 +48,8 @@ export interface NodeEventRulesProps {
  */
 export class NodeEventRules extends Construct {
   readonly linkedBus?: events.CfnEventBus;
+  /** The bus the workload accounts forward to, to add rules on. */
+  readonly linkedEventBus?: events.IEventBus;
 
   constructor(scope: Construct, id: string, props: NodeEventRulesProps) {
     super(scope, id);
@@ -71,6 +75,7 @@ export class NodeEventRules extends Construct {
       });
       this.linkedBus = linked;
       const bus = events.EventBus.fromEventBusName(this, 'LinkedBus', name);
+      this.linkedEventBus = bus;
       buses.push({ id: 'Linked', bus });
     }
     for (const { id: prefix, bus } of buses) {
@@ -100,17 +105,22 @@ export interface EventForwardingProps {
   readonly patterns: Readonly<Record<string, events.EventPattern>>;
   /** Where they go, for the rules' descriptions. */
   readonly destination: string;
+  /** The ops stack's name, which the dead-letter alarm's name starts with. */
+  readonly deployment: string;
 }
 
 /**
  * Rules on this account's default bus that forward events to a bus of the ops account (in another account, another
  * Region or both, https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-cross-region.html), with the role
  * EventBridge sends them with (PutEvents on that bus only). An event EventBridge could not forward for a day of
- * retries is kept in a dead-letter queue here for 14 days, to be redriven.
+ * retries is kept in a dead-letter queue here for 14 days, to be redriven; an alarm on its depth is forwarded the same
+ * way, and pages in the ops account (ForwardingAlarmRoutes).
  */
 export class EventForwarding extends Construct {
   readonly role: iam.Role;
   readonly deadLetterQueue: sqs.Queue;
+  /** Pages the ops account, by way of its state changes forwarded with the events. */
+  readonly deadLetterAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: EventForwardingProps) {
     super(scope, id);
@@ -130,7 +140,10 @@ export class EventForwarding extends Construct {
       { id: 'AwsSolutions-SQS3', reason },
       { id: 'Serverless-SQSRedrivePolicy', reason },
     );
-    for (const [name, eventPattern] of Object.entries(props.patterns)) {
+    const deadLetters = forwardingDeadLetterAlarm(this, props.deployment, this.deadLetterQueue);
+    this.deadLetterAlarm = deadLetters.alarm;
+    const patterns = { ...props.patterns, DeadLetterAlarm: deadLetters.pattern };
+    for (const [name, eventPattern] of Object.entries(patterns)) {
       new events.Rule(this, name, {
         description: `k8s-incident-sentinel: forwards ${props.destination}`,
         eventPattern,

@@ -1,29 +1,28 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, TimeZone, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as events from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../aws/dynamodb/table-schema.ts';
-import { nodeLookupRoleName } from '../aws/ec2/clients.ts';
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
 import { hasTripwire } from '../shared/config/deployment-shape.ts';
 import { pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
+import { ForwardingAlarmRoutes } from './forwarding-alarms.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { MetricsSink } from './metrics-sink.ts';
-import { NodeEventRules } from './node-events.ts';
+import { NodeChurn } from './node-churn.ts';
 import { NotificationTopics } from './notification-topics.ts';
 import { PagingDelivery } from './paging-delivery.ts';
+import { Poller } from './poller.ts';
 import { SelfMonitoring } from './self-monitoring.ts';
 import { SentinelDashboard } from './sentinel-dashboard.ts';
-import { bindMetricReads, bindTable, bindTopic, SentinelFunction } from './sentinel-function.ts';
+import { bindMetricReads, bindTable, bindTopic, type SentinelFunction } from './sentinel-function.ts';
 import { SentinelKey } from './sentinel-key.ts';
-import { SentinelSchedule } from './sentinel-schedule.ts';
 import { ShardWorkers } from './shard-workers.ts';
-import { TripwireStateChanges } from './tripwires.ts';
+import { TripwireArming } from './tripwire-arming.ts';
+import { WeeklyDigest } from './weekly-digest.ts';
 
 export interface OpsStackProps extends StackProps {
   readonly config: DeploymentConfig;
@@ -132,7 +131,7 @@ export class OpsStack extends Stack {
       projectionType: dynamodb.ProjectionType.ALL,
     });
 
-    this.poller = new SentinelFunction(this, 'Poller', {
+    this.poller = new Poller(this, 'Poller', {
       entry: 'functions/poller/handler.ts',
       description: 'k8s-incident-sentinel poller: reads cluster metrics, correlates incidents, pages on-call',
       // The digest's cost estimate bills the poller at this memory size.
@@ -145,7 +144,7 @@ export class OpsStack extends Stack {
       // A failed poll is retried twice; a retry that finds a later step already evaluated only delivers the outbox.
       retryAttempts: 2,
       maxEventAge: Duration.minutes(5),
-    });
+    }).function;
     const { poller, digest, tripwire, nodeChurn } = FUNCTION_ACCESS;
     bindTable(this.poller, this.table, poller.table);
     bindTopic(this.poller, this.topics.paging, 'SENTINEL_PAGING_TOPIC_ARN', poller.topics);
@@ -153,7 +152,7 @@ export class OpsStack extends Stack {
     // Metrics of linked workload accounts are read the same way, through the OAM sink: no role to assume.
     bindMetricReads(this.poller, poller.metrics);
 
-    this.digest = new SentinelFunction(this, 'Digest', {
+    this.digest = new WeeklyDigest(this, 'Digest', {
       entry: 'functions/digest/handler.ts',
       description: 'k8s-incident-sentinel weekly digest: incidents and near misses of the past week',
       memorySize: 512,
@@ -163,28 +162,14 @@ export class OpsStack extends Stack {
       deadLetterQueue,
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
-    });
+      digest: config.digest,
+    }).function;
     bindTable(this.digest, this.table, digest.table);
     bindTopic(this.digest, this.topics.digest, 'SENTINEL_DIGEST_TOPIC_ARN', digest.topics);
 
-    new SentinelSchedule(this, 'PollSchedule', {
-      description: 'k8s-incident-sentinel: poll every minute',
-      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
-      target: this.poller,
-      input: {
-        kind: 'poll',
-        scheduledTime: scheduler.ContextAttribute.scheduledTime,
-        executionId: scheduler.ContextAttribute.executionId,
-      },
-      // A poll that could not be handed over within a minute is superseded by the next one.
-      retryAttempts: 3,
-      maxEventAge: Duration.minutes(1),
-      deadLetterQueue,
-      key,
-    });
     // Tripwire state changes get a function of their own: a burst of them (an ingestion delay flips every tripwire at
     // once) must not queue behind, nor hold back, the poller's two reserved executions.
-    this.tripwire = new SentinelFunction(this, 'Tripwire', {
+    this.tripwire = new TripwireArming(this, 'Tripwire', {
       entry: 'functions/tripwire/handler.ts',
       description: 'k8s-incident-sentinel tripwire: arms and disarms minute-by-minute polling of a cluster',
       memorySize: 256,
@@ -194,24 +179,13 @@ export class OpsStack extends Stack {
       deadLetterQueue,
       retryAttempts: 2,
       maxEventAge: Duration.minutes(10),
-    });
+      deployment,
+      tripwires: config.clusters.some((cluster) => hasTripwire(cluster, config)),
+    }).function;
     bindTable(this.tripwire, this.table, tripwire.table);
-    // The alarms are in the TripwireStacks of each Region; their state changes reach this Region's default bus, from
-    // the other Regions through their ForwardingStack, and this rule hands them to the tripwire function.
-    if (config.clusters.some((cluster) => hasTripwire(cluster, config))) {
-      new TripwireStateChanges(this, 'Tripwires', {
-        deployment,
-        description: 'k8s-incident-sentinel: tripwire alarm state changes arm and disarm minute-by-minute polling',
-        target: new targets.LambdaFunction(this.tripwire.function, {
-          retryAttempts: 5,
-          maxEventAge: Duration.minutes(10),
-          deadLetterQueue,
-        }),
-      });
-    }
 
     // Node events get a function of their own too: a spot wave or a repair storm is a burst of them.
-    this.nodeChurn = new SentinelFunction(this, 'NodeChurn', {
+    const nodeChurnFunction = new NodeChurn(this, 'NodeChurn', {
       entry: 'functions/node-churn/handler.ts',
       description: 'k8s-incident-sentinel node churn: counts node terminations from Auto Scaling and EC2 events',
       memorySize: 256,
@@ -221,33 +195,27 @@ export class OpsStack extends Stack {
       deadLetterQueue,
       retryAttempts: 2,
       maxEventAge: Duration.hours(1),
+      linkedAccounts: props.linkedAccounts ?? [],
     });
+    this.nodeChurn = nodeChurnFunction.function;
     bindTable(this.nodeChurn, this.table, nodeChurn.table);
-    this.nodeChurn.addEnvironment('SENTINEL_OPS_ACCOUNT', this.account);
-    const linked = props.linkedAccounts ?? [];
-    this.bindInstanceLookups(linked);
-    new NodeEventRules(this, 'NodeEvents', {
-      target: this.nodeChurn.function,
-      deadLetterQueue,
-      accounts: [...new Set(linked.map((l) => l.account))].sort(),
-    });
-
-    const [hour = 0, minute = 0] = config.digest.time.split(':').map(Number);
-    new SentinelSchedule(this, 'DigestSchedule', {
-      description: `k8s-incident-sentinel: weekly digest, ${config.digest.day} ${config.digest.time} ${config.digest.timeZone}`,
-      schedule: scheduler.ScheduleExpression.cron({
-        minute: String(minute),
-        hour: String(hour),
-        weekDay: config.digest.day,
-        timeZone: TimeZone.of(config.digest.timeZone),
-      }),
-      target: this.digest,
-      input: { kind: 'digest', scheduledTime: scheduler.ContextAttribute.scheduledTime },
-      retryAttempts: 10,
-      maxEventAge: Duration.hours(2),
-      deadLetterQueue,
-      key,
-    });
+    const nodeEvents = nodeChurnFunction.events;
+    // Workload accounts forward to the linked bus, the ops account's other Regions (ForwardingStacks) to the default bus.
+    const otherRegions =
+      !Token.isUnresolved(this.region) &&
+      config.clusters.some((c) => c.region !== undefined && c.region !== this.region);
+    if (nodeEvents.linkedEventBus || otherRegions) {
+      const routes = new ForwardingAlarmRoutes(this, 'ForwardingAlarms', {
+        deployment,
+        buses: [
+          events.EventBus.fromEventBusName(this, 'DefaultBus', 'default'),
+          ...(nodeEvents.linkedEventBus ? [nodeEvents.linkedEventBus] : []),
+        ],
+        topic: this.topics.paging,
+        deadLetterQueue,
+      });
+      if (nodeEvents.linkedBus) routes.node.addDependency(nodeEvents.linkedBus);
+    }
 
     // Only a fleet larger than one shard can have a step to fan out (docs/scaling.md).
     if (config.clusters.length > SHARD_SIZE) {
@@ -324,30 +292,5 @@ export class OpsStack extends Stack {
     new CfnOutput(this, 'DigestTopicArn', { value: this.topics.digest.topicArn });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     if (dashboard) new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
-  }
-
-  /**
-   * The node-churn function looks up a node's tags with DescribeInstances: in this account directly, in a workload
-   * account through the node-lookup role its SourceAccountStack creates.
-   */
-  private bindInstanceLookups(linked: NonNullable<OpsStackProps['linkedAccounts']>): void {
-    const describe = FUNCTION_ACCESS.nodeChurn.instances.filter((action) => action.startsWith('ec2:'));
-    const assume = FUNCTION_ACCESS.nodeChurn.instances.filter((action) => action.startsWith('sts:'));
-    const policy = new iam.Policy(this.nodeChurn, 'LookUpInstances', {
-      statements: [new iam.PolicyStatement({ actions: describe, resources: ['*'] })],
-    });
-    this.nodeChurn.role.attachInlinePolicy(policy);
-    Validations.of(policy).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'ec2:DescribeInstances does not support resource-level permissions: AWS requires Resource "*". The policy allows this one read-only action.',
-    });
-    if (linked.length === 0) return;
-    this.nodeChurn.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: assume,
-        resources: linked.map((l) => `arn:${this.partition}:iam::${l.account}:role/${nodeLookupRoleName(l.region)}`),
-      }),
-    );
   }
 }

@@ -54,6 +54,7 @@ export class SourceAccountStack extends Stack {
       busArn: `arn:${this.partition}:events:${props.opsRegion ?? this.region}:${opsAccount}:event-bus/${nodeEventBusName(OPS_STACK)}`,
       patterns: NODE_EVENT_PATTERNS,
       destination: 'node events to the ops account, where node churn is counted',
+      deployment: OPS_STACK,
     });
     this.nodeLookupRole = this.nodeLookupRoleFor(opsAccount);
   }

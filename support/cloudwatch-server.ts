@@ -39,6 +39,7 @@ import {
   type RawRequest,
   type ServiceCall,
   ServiceError,
+  signedRegion,
 } from './loopback-server.ts';
 
 /** The account that PutMetricData writes to and that queries without an AccountId read. */
@@ -179,11 +180,12 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
 
   /**
    * Adds or replaces a metric alarm as DescribeAlarms reports it (name, state, reason, ...): alarms are not evaluated
-   * here, so a test sets the state the alarm would be in.
+   * here, so a test sets the state the alarm would be in. An alarm whose `AlarmArn` names a Region is described only
+   * to requests signed for that Region, as CloudWatch keeps each Region's alarms apart; one without is in every Region.
    */
   setAlarm(alarm: MetricAlarm): void {
     if (!alarm.AlarmName) throw new RangeError('an alarm needs a name');
-    this.#alarms.set(alarm.AlarmName, { ...alarm });
+    this.#alarms.set(`${alarmRegion(alarm) ?? '*'}/${alarm.AlarmName}`, { ...alarm });
   }
 
   /** Hides datapoints at or after `until`, as if they were not ingested yet; `undefined` shows everything again. */
@@ -222,13 +224,18 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
       );
     }
     try {
-      return { operation: target.slice(TARGET_PREFIX.length), input: JSON.parse(body || '{}') };
+      const region = signedRegion(headers);
+      return {
+        operation: target.slice(TARGET_PREFIX.length),
+        input: JSON.parse(body || '{}'),
+        ...(region && { region }),
+      };
     } catch {
       throw new ServiceError('SerializationException', 'The request body is not valid JSON');
     }
   }
 
-  protected handle({ operation, input }: ServiceCall<unknown>): HttpReply {
+  protected handle({ operation, input, region }: ServiceCall<unknown>): HttpReply {
     switch (operation) {
       case 'PutMetricData':
         this.#putMetricData(decodePutMetricData(input as Wire<PutMetricDataInput>));
@@ -241,7 +248,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
       case 'ListMetrics':
         return jsonReply(this.#listMetrics(input as ListMetricsInput));
       case 'DescribeAlarms':
-        return jsonReply(encodeDescribeAlarmsOutput(this.#describeAlarms(input as Wire<DescribeAlarmsInput>)));
+        return jsonReply(encodeDescribeAlarmsOutput(this.#describeAlarms(input as Wire<DescribeAlarmsInput>, region)));
       default:
         throw new ServiceError(
           'UnknownOperationException',
@@ -326,7 +333,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   }
 
   /** DescribeAlarms over the alarms set with `setAlarm`: metric alarms only (no composite alarm is ever set). */
-  #describeAlarms(input: Wire<DescribeAlarmsInput>): DescribeAlarmsOutput {
+  #describeAlarms(input: Wire<DescribeAlarmsInput>, region: string | undefined): DescribeAlarmsOutput {
     if (input.AlarmNames !== undefined && input.AlarmNamePrefix !== undefined) {
       throw new ServiceError(
         'InvalidParameterCombination',
@@ -345,6 +352,7 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
     const names = input.AlarmNames === undefined ? undefined : new Set(input.AlarmNames);
     const matching = [...this.#alarms.values()]
       .filter(() => metricAlarms)
+      .filter((alarm) => region === undefined || inRegion(alarm, region))
       .filter((alarm) => names === undefined || names.has(alarm.AlarmName ?? ''))
       .filter((alarm) => input.AlarmNamePrefix === undefined || alarm.AlarmName?.startsWith(input.AlarmNamePrefix))
       .filter((alarm) => input.StateValue === undefined || alarm.StateValue === input.StateValue)
@@ -858,4 +866,14 @@ function encodeDescribeAlarmsOutput(output: DescribeAlarmsOutput): unknown {
       StateTransitionedTimestamp: seconds(alarm.StateTransitionedTimestamp),
     })),
   };
+}
+
+/** The Region in an alarm's ARN, `arn:aws:cloudwatch:REGION:ACCOUNT:alarm:NAME`. */
+function alarmRegion(alarm: MetricAlarm): string | undefined {
+  return alarm.AlarmArn?.split(':')[3] || undefined;
+}
+
+function inRegion(alarm: MetricAlarm, region: string): boolean {
+  const own = alarmRegion(alarm);
+  return own === undefined || own === region;
 }

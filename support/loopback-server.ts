@@ -54,6 +54,13 @@ export interface RawRequest {
 export interface ServiceCall<Input> {
   operation: string;
   input: Input;
+  /** The Region the request was signed for (SigV4's credential scope), for a fake that keeps Regions apart. */
+  region?: string;
+}
+
+/** The Region of a SigV4-signed request: `Credential=AKID/DATE/REGION/SERVICE/aws4_request`. */
+export function signedRegion(headers: IncomingHttpHeaders): string | undefined {
+  return /Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(String(headers.authorization ?? ''))?.[1];
 }
 
 export type LoopbackServerOptions = FaultPlanOptions;

@@ -37,6 +37,7 @@ const CONFIG = {
       },
     },
     { name: 'dev-use1', accountId: WORKLOAD, source: { nodeGroups: ['eks-dev-default'] } },
+    { name: 'prod-euw1', region: 'eu-west-1', source: { nodeGroups: ['eks-prod-euw1'] } },
   ],
   subscriptions: { paging: [{ subscribers: [{ protocol: 'email', endpoint: 'oncall@example.com' }] }] },
 };
@@ -79,6 +80,21 @@ describe('sentinel doctor', () => {
       StateReason:
         'Threshold Crossed: no datapoints were received for 1 period and 1 missing datapoint was treated as [Breaching].',
     });
+    // prod-euw1's tripwire lives in eu-west-1; an alarm of the same name in the ops Region must not stand in for it.
+    const tripwireArn = (region: string) =>
+      `arn:aws:cloudwatch:${region}:${DEFAULT_ACCOUNT_ID}:alarm:OpsStack-tripwire-prod-euw1`;
+    harness.cloudwatch.setAlarm({
+      AlarmName: 'OpsStack-tripwire-prod-euw1',
+      AlarmArn: tripwireArn('eu-west-1'),
+      StateValue: 'ALARM',
+      StateReason: 'Threshold Crossed: 2 out of the last 3 datapoints were greater than the threshold (1.0).',
+    });
+    harness.cloudwatch.setAlarm({
+      AlarmName: 'OpsStack-tripwire-prod-euw1',
+      AlarmArn: tripwireArn('us-east-1'),
+      StateValue: 'OK',
+      StateReason: 'an alarm of another deployment',
+    });
     const output = new CapturedCommandOutput();
     code = await doctorCommand({ config: file }, output, NOW);
     report = output.stdoutText;
@@ -101,6 +117,10 @@ describe('sentinel doctor', () => {
     expect(prod).toContain('node churn: counted from Auto Scaling and EC2 events by the node-churn function');
     expect(prod).toContain('tripwire OpsStack-tripwire-prod-use1: OK');
     expect(prod).toMatch(/coverage: \d+ full, 0 partial, 0 skipped/);
+  });
+
+  it("reads the tripwire of a cluster outside the ops Region from that cluster's Region", () => {
+    expect(section(report, 'prod-euw1')).toContain('tripwire OpsStack-tripwire-prod-euw1: ALARM');
   });
 
   it('reports the cluster without Container Insights and webhook.failures, with the rules they leave blind', () => {
@@ -141,7 +161,7 @@ describe('sentinel doctor', () => {
     expect([json, diagnosis.healthy, diagnosis.clusters.map((c) => c.cluster)]).toEqual([
       1,
       false,
-      ['prod-use1', 'dev-use1'],
+      ['prod-use1', 'dev-use1', 'prod-euw1'],
     ]);
   });
 

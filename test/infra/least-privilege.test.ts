@@ -236,7 +236,9 @@ describe('the delivery role', () => {
 
     expect(table.map(([action]) => action).sort()).toEqual([...access.table]);
     expect(new Set(table.map(([, resource]) => resource))).toEqual(new Set([arn(synth.ops.table)]));
+    // The PagerDuty and Opsgenie keys and the URL of the https subscriber that keeps it in a secret.
     expect(secrets.map(([action]) => action)).toEqual([
+      'secretsmanager:GetSecretValue',
       'secretsmanager:GetSecretValue',
       'secretsmanager:GetSecretValue',
     ]);

@@ -326,6 +326,7 @@ describe('the topics', () => {
       (subscription) => subscription.Properties.Endpoint,
     );
     expect(endpoints.filter((endpoint) => /^https:/.test(endpoint))).toEqual([
+      'https://chat.example.com/hooks/oncall',
       'https://chat.example.com/hooks/platform',
     ]);
   });
@@ -369,8 +370,8 @@ describe('the topics', () => {
           deadLetterTargetArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DeadLetters'), 'Arn'] },
         },
       },
-      // The four subscribers SNS delivers to in the test configuration, and the delivery queue.
-      5,
+      // The five subscribers SNS delivers to in the test configuration, and the delivery queue.
+      6,
     );
   });
 });

@@ -37,6 +37,15 @@ describe('the logical ids of stateful resources', () => {
     ]);
   });
 
+  it('keep the named node-events bus where it was: under a new id CloudFormation would fail on its name', () => {
+    const template = synth.assembly.getStackByName('OpsStack').template as {
+      Resources: Record<string, { Type: string }>;
+    };
+    const buses = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::Events::EventBus');
+
+    expect(buses.map(([id]) => id)).toEqual(['NodeEventsLinkedAccountsBusB561F4E3']);
+  });
+
   it('stay those of the workload accounts’ forwarding dead-letter queue', () => {
     expect(statefulIds('SourceAccountStack')).toEqual(['AWS::SQS::Queue NodeEventsDeadLetters800D21C3']);
   });

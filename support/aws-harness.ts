@@ -26,7 +26,8 @@ export interface AwsHarness {
   readonly sns: SnsServer;
   readonly dynamoEndpoint: string;
   readonly topics: { paging: string; notice: string; digest: string };
-  close(): Promise<void>;
+  /** Stops the servers; dynalite in a child process says its peak resident set size. */
+  close(): Promise<{ readonly peakRssMb?: number }>;
 }
 
 export async function startAwsHarness(options: { readonly dynamoInChildProcess?: boolean } = {}): Promise<AwsHarness> {
@@ -54,18 +55,19 @@ export async function startAwsHarness(options: { readonly dynamoInChildProcess?:
     dynamoEndpoint,
     topics,
     close: async () => {
-      await Promise.all([cloudwatch.close(), sns.close(), dynamo.close()]);
+      const [, , stopped] = await Promise.all([cloudwatch.close(), sns.close(), dynamo.close()]);
+      return stopped ?? {};
     },
   };
 }
 
 /** dynalite in this process: cheapest to start, for tests whose writes are few. */
-async function startDynalite(): Promise<{ endpoint: string; close(): Promise<unknown> }> {
+async function startDynalite(): Promise<{ endpoint: string; close(): Promise<undefined> }> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<undefined>((resolve) => server.close(() => resolve(undefined))),
   };
 }
 

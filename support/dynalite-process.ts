@@ -28,7 +28,7 @@ interface Stopped {
 /** Start dynalite in a child process and wait for it to listen. */
 export async function startDynaliteProcess(): Promise<DynaliteProcess> {
   const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: ['--import', 'tsx', ...(process.env.DYNALITE_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/dprof'] : [])],
+    execArgv: ['--import', 'tsx'],
     // The child never needs the parent's test-runner flags (Jest's --experimental-vm-modules).
     env: { ...process.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -13,6 +13,7 @@ import { measureCadenceOptions } from './cadence-options.ts';
 import { costInputsFrom, costModel } from './cost-model.ts';
 import { synthesizeDeployedStack } from './deployed-stack.ts';
 import { loadCorpus, measureDetectionQuality } from './detection-quality.ts';
+import { measureFleetOutage } from './fleet-outage.ts';
 import { measureFleetScale } from './fleet-scale.ts';
 import { measureFleetSynth } from './fleet-synth.ts';
 import { evaluateGoals } from './goals.ts';
@@ -48,6 +49,9 @@ try {
 
   step('the worst minute of generated fleets of 1,000 to 10,000 clusters');
   const fleet = await measureFleetScale({ memoryMb: POLLER_MEMORY_MB });
+
+  step('every cluster of 10,000 failing in the same minute, without and with faults');
+  const fleetOutage = await measureFleetOutage();
 
   const { config } = readConfigFile(stack.configFile);
   const quietWeek = corpus.find((s) => s.name === QUIET_WEEK)?.scenario;
@@ -95,6 +99,7 @@ try {
     readSizes: measureReadSizes(),
     bundles,
     notificationSizes,
+    fleetOutage,
   };
   writeFileSync(at('./results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(at('./RESULTS.md'), renderResults(results));

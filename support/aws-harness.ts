@@ -15,6 +15,7 @@ import type { SignalName } from '../shared/engine/signals.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import { type CloudWatchServer, startCloudWatchServer } from './cloudwatch-server.ts';
+import { startDynaliteProcess } from './dynalite-process.ts';
 import { type SnsServer, startSnsServer } from './sns-server.ts';
 
 export const TABLE = 'sentinel-test';
@@ -26,15 +27,15 @@ export interface AwsHarness {
   readonly sns: SnsServer;
   readonly dynamoEndpoint: string;
   readonly topics: { paging: string; notice: string; digest: string };
-  close(): Promise<void>;
+  /** Stops the servers; dynalite in a child process says its peak resident set size. */
+  close(): Promise<{ readonly peakRssMb?: number }>;
 }
 
-export async function startAwsHarness(): Promise<AwsHarness> {
+export async function startAwsHarness(options: { readonly dynamoInChildProcess?: boolean } = {}): Promise<AwsHarness> {
   const cloudwatch = await startCloudWatchServer({ acceptVendedNamespaces: true });
   const sns = await startSnsServer();
-  const dynamo = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', () => resolve()));
-  const dynamoEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+  const dynamo = options.dynamoInChildProcess ? await startDynaliteProcess() : await startDynalite();
+  const dynamoEndpoint = dynamo.endpoint;
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
@@ -55,12 +56,19 @@ export async function startAwsHarness(): Promise<AwsHarness> {
     dynamoEndpoint,
     topics,
     close: async () => {
-      await Promise.all([
-        cloudwatch.close(),
-        sns.close(),
-        new Promise<void>((resolve) => dynamo.close(() => resolve())),
-      ]);
+      const [, , stopped] = await Promise.all([cloudwatch.close(), sns.close(), dynamo.close()]);
+      return stopped ?? {};
     },
+  };
+}
+
+/** dynalite in this process: cheapest to start, for tests whose writes are few. */
+async function startDynalite(): Promise<{ endpoint: string; close(): Promise<undefined> }> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<undefined>((resolve) => server.close(() => resolve(undefined))),
   };
 }
 

@@ -3,7 +3,7 @@ import type { DeploymentConfig } from '../config/deployment-config.ts';
 import type { Incident } from '../engine/incident.ts';
 import type { Notification } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
-import type { Activity } from '../pipeline/ports.ts';
+import type { Activity, PollRecord } from '../pipeline/ports.ts';
 import { tripwireAlarmMetrics } from '../pipeline/tripwire-alarm.ts';
 import { type CostModel, estimateCost } from './cost-model.ts';
 import { DIGEST_FORMAT, type Digest, type DigestSource, type WeekFigures, type WeekSpan } from './digest.ts';
@@ -104,6 +104,7 @@ export function buildDigest(input: DigestInput): Digest {
       margin,
       onsetMs: thresholds.nearMissOnsetMs,
     }),
+    ...nearMissesNotRecorded(activity.polls),
     latentRisks: latentRisks({
       incidents,
       pages: sent.filter((n) => n.kind === 'page'),
@@ -166,4 +167,10 @@ function weekSpan(week: DigestWeek): WeekSpan {
     firstDay: formatCivil(localTime(week.from, week.timeZone)),
     lastDay: formatCivil(localTime(week.to - 1, week.timeZone)),
   };
+}
+
+/** How many near misses the week's poll records left out, when any was. */
+function nearMissesNotRecorded(polls: readonly PollRecord[]): { nearMissesNotRecorded?: number } {
+  const left = polls.reduce((sum, poll) => sum + (poll.nearMissesOmitted ?? 0), 0);
+  return left > 0 ? { nearMissesNotRecorded: left } : {};
 }

@@ -197,6 +197,11 @@ export interface Digest {
   /** Rules that most need tuning first. */
   readonly noise: readonly RuleNoise[];
   readonly nearMisses: readonly NearMissReport[];
+  /**
+   * Near misses the week's poll records left out (each keeps the POLL_RECORD_LIST_MAX closest to firing,
+   * shared/pipeline/poll-record.ts): not in `nearMisses`, which only knows what was recorded. Absent when none was.
+   */
+  readonly nearMissesNotRecorded?: number;
   readonly latentRisks: readonly LatentRisk[];
   /** Silences that held during the week, earliest first. */
   readonly silences: readonly DigestSilence[];

@@ -1,6 +1,7 @@
 import { fitMessage, type MessageBodies, type RenderedMessage, SUBJECT_LIMIT } from '../notify/fit-message.ts';
 import { asciiLine } from '../notify/message-bodies.ts';
 import { formatEvidence, formatNumber } from '../notify/notification-text.ts';
+import { POLL_RECORD_LIST_MAX } from '../pipeline/poll-record.ts';
 import { formatMinutes } from '../time.ts';
 import type {
   ClusterWeek,
@@ -277,8 +278,14 @@ function latentRiskLines(risk: LatentRisk, digest: Digest): string[] {
 function risks(digest: Digest): string[] {
   const margin = `${formatNumber(digest.settings.nearMissMargin * 100)}%`;
   const lines = [...digest.latentRisks.flatMap((risk) => latentRiskLines(risk, digest)), ...cut(digest, 'latentRisks')];
+  const unrecorded = digest.nearMissesNotRecorded
+    ? wrap(
+        `Near misses not recorded: ${digest.nearMissesNotRecorded.toLocaleString('en-US')}. Each poll records the ${POLL_RECORD_LIST_MAX} closest to firing, so more clusters sat under a threshold than are listed here.`,
+        INDENT,
+      )
+    : [];
   if (digest.nearMisses.length === 0) {
-    lines.push(...wrap(`No rule came within ${margin} of a threshold without firing.`, INDENT));
+    lines.push(...wrap(`No rule came within ${margin} of a threshold without firing.`, INDENT), ...unrecorded);
     return lines;
   }
   lines.push(...wrap(`Rules that came within ${margin} of a threshold without firing, closest first:`, INDENT));
@@ -293,7 +300,7 @@ function risks(digest: Digest): string[] {
       ...wrap(formatEvidence(miss.closest), DETAIL),
     );
   }
-  lines.push(...cut(digest, 'nearMisses'));
+  lines.push(...cut(digest, 'nearMisses'), ...unrecorded);
   return lines;
 }
 

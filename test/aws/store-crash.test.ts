@@ -4,7 +4,7 @@ import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
-import { dyingAtFirstOutboxWrite } from '../support/dying-client.ts';
+import { dyingAtFirstOutboxWrite } from '../../support/store-faults.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 describe('a step whose writer dies after committing it', () => {

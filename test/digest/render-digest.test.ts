@@ -183,6 +183,21 @@ describe('the digest of a week', () => {
     ]);
   });
 
+  it('says how many near misses the poll records left out', () => {
+    const polls = [
+      ...pollsBetween(WEEK.from, weekMinute(10)),
+      ...pollsBetween(weekMinute(10), weekMinute(13), { nearMissesOmitted: 1_200 }),
+      ...pollsBetween(weekMinute(13), WEEK.to),
+    ];
+
+    const digest = digestOf({ ...NO_ACTIVITY, polls });
+
+    expect(digest.nearMissesNotRecorded).toBe(3_600);
+    expect(flowing(renderDigest(digest).bodies.email)).toContain(
+      'Near misses not recorded: 3,600. Each poll records the 100 closest to firing',
+    );
+  });
+
   it('never calls a week quiet when the poller stopped on its second day', () => {
     const digest = digestOf({ ...NO_ACTIVITY, polls: pollsBetween(WEEK.from, weekMinute(2 * 1440)) });
 

@@ -32,6 +32,19 @@ describe('step', () => {
       expect(run.notifications.map(said)).toEqual([`${minuteIso(2)} page opened outage`]);
     });
 
+    it('writes an open incident at the steps that change it, and once a day while nothing does', () => {
+      const run = runEngine({
+        rules: [flagRule('outage', 'webhook.p99')],
+        clusters: { 'dev-a': { 'webhook.p99': `0 1*${1 + 24 * 60}` } },
+      });
+
+      // Opened and paged at step 1; then the same, minute after minute, for a day, reminded every 4 hours.
+      const writes = run.outputs.map((output) => output.changed.length);
+      const quiet = run.outputs.slice(2).filter((output) => output.notifications.length === 0);
+      expect(writes.slice(0, 2)).toEqual([0, 1]);
+      expect(quiet.map((output) => output.changed.length).filter((n) => n > 0)).toEqual([1]);
+    });
+
     it('opens a ticket for a ticket-severity rule', () => {
       const run = runEngine({
         rules: [flagRule('tax', 'webhook.p99', { severity: 'ticket' })],

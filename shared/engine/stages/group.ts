@@ -65,6 +65,12 @@ interface Bucket {
   readonly severity: Severity;
   readonly members: Incident[];
   readonly merged: boolean;
+  /**
+   * Its members' clusters and their groups under `grouping.by`, kept beside the members: a fleet-wide outage places
+   * thousands of incidents, and asking each of them of every member would take the step quadratic time.
+   */
+  readonly clusters: Set<string>;
+  readonly keys: Set<string>;
 }
 
 /**
@@ -83,6 +89,10 @@ export function groupIncidents(input: GroupInput): GroupOutput {
   const at = isoSeconds(input.at);
   const buckets = new Map<string, Bucket>();
   const placed = new Map<string, Incident>();
+  const keyOf = (cluster: string, rule: string) => {
+    const group = input.settings.groupOf?.get(cluster) ?? '';
+    return input.perRegion?.(rule) ? `${group}\u0000${input.settings.regionOf?.get(cluster) ?? ''}` : group;
+  };
   const bucketOf = (incident: Incident, group: IncidentGroup, merged = false) => {
     const key = merged ? `merged:${incident.id}` : group.id;
     const bucket = buckets.get(key) ?? {
@@ -91,13 +101,13 @@ export function groupIncidents(input: GroupInput): GroupOutput {
       severity: incident.severity,
       members: [],
       merged,
+      clusters: new Set<string>(),
+      keys: new Set<string>(),
     };
     bucket.members.push(incident);
+    bucket.clusters.add(incident.cluster);
+    bucket.keys.add(keyOf(incident.cluster, incident.rule));
     buckets.set(key, bucket);
-  };
-  const keyOf = (cluster: string, rule: string) => {
-    const group = input.settings.groupOf?.get(cluster) ?? '';
-    return input.perRegion?.(rule) ? `${group}\u0000${input.settings.regionOf?.get(cluster) ?? ''}` : group;
   };
   const pending: Incident[] = [];
   for (const incident of input.incidents) {
@@ -114,8 +124,9 @@ export function groupIncidents(input: GroupInput): GroupOutput {
           b.rule === incident.rule &&
           b.severity === incident.severity &&
           input.at - Date.parse(b.group.openedAt) <= input.settings.joinWithinMs &&
-          !b.members.some((m) => m.cluster === incident.cluster) &&
-          b.members.every((m) => keyOf(m.cluster, b.rule) === keyOf(incident.cluster, incident.rule)),
+          !b.clusters.has(incident.cluster) &&
+          b.keys.size === 1 &&
+          b.keys.has(keyOf(incident.cluster, incident.rule)),
       )
       .sort((a, b) => a.group.openedAt.localeCompare(b.group.openedAt) || a.group.id.localeCompare(b.group.id));
     // A fleet incident is named after the incident that opens it, at the step it opens: a re-rooted or escalated

@@ -218,7 +218,7 @@ describe('loadConfig', () => {
       {
         path: '$.clusters[0].overrides["node-repair-storm"].params.minReplacements',
         message:
-          'rule "node-repair-storm" has no parameter "minReplacements"; it has: replacedShare, minReplaced, notReadyShare, writeP99Seconds, errorRatio',
+          'rule "node-repair-storm" has no parameter "minReplacements"; it has: replacedShare, minReplaced, stormShare, stormRepairs, notReadyShare, writeP99Seconds, errorRatio',
       },
     ]);
   });

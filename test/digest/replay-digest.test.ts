@@ -79,7 +79,6 @@ describe('the digest of the OPA webhook outage week', () => {
     expect(digest.noise.map((n) => [n.rule, n.advice])).toEqual(
       [
         'apiserver-sustained-errors',
-        'node-churn',
         'node-repair-storm',
         'nodes-notready-at-scale',
         'webhook-blackhole',

@@ -232,3 +232,36 @@ describe('robustness of the webhook rules to what a cluster reports', () => {
     expect(result.notifications.filter((n) => n.kind === 'ticket').map((n) => n.rule)).toEqual(['webhook-latency-tax']);
   });
 });
+
+describe('a narrow webhook failing closed beside a busy healthy one, at sizes the corpus does not have', () => {
+  // Seventy minutes of a healthy cluster, then thirty of a narrow webhook refused by its backend, then forty healthy.
+  const during = (quiet: number, failing: number) => `${quiet}*70 ${failing}*30 ${quiet}*40`;
+  const cluster = (webhookCalls: number, failing: number, answered5xx: boolean, background5xx: number) => ({
+    'apiserver.write.p99': '0.2*140',
+    'apiserver.requests': `${webhookCalls * 2}*140`,
+    'apiserver.429': '0*140',
+    'webhook.requests': `${webhookCalls}*140`,
+    'webhook.p99': '0.05*140',
+    'webhook.rejections': during(1, failing),
+    'apiserver.5xx': answered5xx ? during(background5xx, background5xx + failing) : `${background5xx}*140`,
+  });
+
+  it.each([
+    ['a 40-node cluster, 1,500 webhook calls a minute, 15 refused', 1_500, 15, 1],
+    ['a 600-node cluster, 20,000 webhook calls a minute, 150 refused', 20_000, 150, 12],
+  ])('pages webhook-blackhole within 3 minutes on %s', async (_, calls, failing, background) => {
+    const result = await replaySignals(cluster(calls, failing, true, background));
+    const pages = of(result, 'dev-a', 'page');
+
+    expect([pages.map((p) => p.rule), minutesAfter(result, 70, pages[0]) <= 3]).toEqual([['webhook-blackhole'], true]);
+  });
+
+  it.each([
+    ['1,500 webhook calls a minute, 15 denied', 1_500, 15, 1],
+    ['20,000 webhook calls a minute, 150 denied', 20_000, 150, 12],
+  ])('stays quiet when a policy denies on purpose (4xx): %s', async (_, calls, denied, background) => {
+    const result = await replaySignals(cluster(calls, denied, false, background));
+
+    expect(result.notifications.filter((n) => n.kind === 'page')).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Rule } from '../rule.ts';
-import { controlPlaneInvolved, controlPlaneInvolvedParams } from './control-plane-involved.ts';
+import { controlPlaneInvolvedParams, controlPlaneInvolvedWithinHour } from './control-plane-involved.ts';
 import { replacedShare } from './operands.ts';
 import { EKS_NODEGROUP_VERSION } from './sources.ts';
 
@@ -43,7 +43,9 @@ export const nodeChurn: Rule = {
           { kind: 'window', of: replacedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
         ],
       },
-      { kind: 'noneOf', conditions: controlPlaneInvolved },
+      // Over the replacements' half hour and the half hour before: the nodes an outage got repaired are that
+      // outage's, and its page already named them; once it resolves they must not become a churn ticket of their own.
+      { kind: 'noneOf', conditions: controlPlaneInvolvedWithinHour },
     ],
   },
   explains: [],

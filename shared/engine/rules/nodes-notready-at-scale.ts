@@ -21,13 +21,14 @@ export const nodesNotReadyAtScale: Rule = {
     },
     minNotReady: { default: 3, unit: 'nodes', description: 'fewest NotReady nodes that count, for small clusters' },
   },
-  // Three of four minutes: NotReady shows 40 to 50 seconds after the kubelets stop reporting (node monitor grace
-  // period), and a rolling replacement drains a few nodes at a time, never half of them.
+  // Two of three minutes, as the other pages: NotReady shows 40 to 50 seconds after the kubelets stop reporting (node
+  // monitor grace period), and a rolling replacement or a spot drain takes a few nodes at a time, never half of them,
+  // so a second minute at half confirms what no routine change makes; a count that glitches for one minute does not.
   when: {
     kind: 'allOf',
     conditions: [
-      { kind: 'sustained', of: notReadyShare, op: '>=', value: '$notReadyShare', m: 3, n: 4 },
-      { kind: 'sustained', of: 'nodes.notready', op: '>=', value: '$minNotReady', m: 3, n: 4 },
+      { kind: 'sustained', of: notReadyShare, op: '>=', value: '$notReadyShare', m: 2, n: 3 },
+      { kind: 'sustained', of: 'nodes.notready', op: '>=', value: '$minNotReady', m: 2, n: 3 },
     ],
   },
   explains: ['nodes-unreachable', 'node-repair-storm', 'node-churn'],

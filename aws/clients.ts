@@ -10,7 +10,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  * which retries throttling and 5xx. Endpoints follow the SDK's own AWS_ENDPOINT_URL_<SERVICE> variables, which is
  * how tests point the very same code at loopback servers.
  */
-export const RETRY_ATTEMPTS = { cloudwatch: 6, sns: 3, sqs: 3, dynamodb: 5, secretsManager: 3, ec2: 4 } as const;
+export const RETRY_ATTEMPTS = {
+  cloudwatch: 6,
+  sns: 3,
+  sqs: 3,
+  dynamodb: 5,
+  secretsManager: 3,
+  ec2: 4,
+  eks: 3,
+} as const;
 
 /** The SDK's own name for the middleware that logs every call; see `withoutCallLogging`. */
 export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';

@@ -1,6 +1,7 @@
 import { cloudWatchClients } from '../aws/clients.ts';
 import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch/inventory.ts';
 import { attachedLinks } from '../aws/cloudwatch/oam-links.ts';
+import { eksClients, eksNodeFacts } from '../aws/eks/node-facts.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
 import { displayNameOf } from '../shared/config/cluster-identity.ts';
@@ -13,10 +14,12 @@ import {
   opsPlacement,
 } from '../shared/config/deployment-shape.ts';
 import { type ClusterObservation, type Diagnosis, diagnose, renderDiagnosis } from '../shared/doctor/diagnosis.ts';
+import type { NodeKindObservation } from '../shared/doctor/node-kind.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
 import { DAY_MS } from '../shared/time.ts';
+import { awsFailure } from './aws-errors.ts';
 import { type CommandOutput, progress, UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';
 import { stackOutput } from './stack-outputs.ts';
@@ -44,7 +47,8 @@ export const DOCTOR_COMMAND = defineCommand({
   },
   notes: [
     'Read-only, with the default AWS credential chain of the ops account (AWS_PROFILE, AWS_REGION, ...): it needs',
-    'cloudwatch:ListMetrics, GetMetricData and DescribeAlarms, oam:ListAttachedLinks and cloudformation:DescribeStacks.',
+    'cloudwatch:ListMetrics, GetMetricData and DescribeAlarms, oam:ListAttachedLinks and cloudformation:DescribeStacks;',
+    'for a cluster whose source.nodes is unset, eks:DescribeCluster, ListNodegroups and ListFargateProfiles.',
     'Exit codes: 0 every page-level rule runs with all its signals on every cluster, 1 some do not (the fixes follow),',
     '3 AWS could not be asked (credentials, permissions, network): then nothing is known about the coverage.',
   ],
@@ -67,6 +71,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
   const ops = opsPlacement(config, { ...(process.env.AWS_REGION && { region: process.env.AWS_REGION }) });
   const opsRegion = ops.region ?? 'us-east-1';
   const clientFor = cloudWatchClients(opsRegion);
+  const eksFor = eksClients();
   const deployment = options.stack ?? OPS_STACK;
   const sinks = await sinksByRegion(config.ops.existingSinks, options, deployment, config.clusters, ops);
   const links = new Map<string, Promise<Set<string>>>();
@@ -136,6 +141,11 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
         })),
         containerInsights: await namespaceReports(owner, 'ContainerInsights', cluster.name),
         nodeChurn: countsNodeChurn(cluster),
+        ...(cluster.source.profile === 'eks' &&
+          cluster.source.nodes === undefined && {
+            nodeKind: await askNodeKind(cluster.name, region, linked, () => eksFor(region)),
+            nodeGroups: cluster.source.nodeGroups,
+          }),
         ...(linked && {
           link: sink
             ? { status: (await linkedTo(sink, region)).has(linked) ? 'present' : 'missing', sink }
@@ -155,6 +165,39 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
   if (options.json) out.stdout(JSON.stringify(diagnosisJson(diagnosis), null, 2));
   else for (const line of renderDiagnosis(diagnosis, now)) out.stdout(line);
   return diagnosis.healthy ? 0 : 1;
+}
+
+/**
+ * How EKS says the cluster's nodes run, for a cluster whose configuration does not say. EKS answers only the account
+ * that owns the cluster (there is no sink to read it through), so a workload account's cluster is not asked; a
+ * cluster EKS does not know, or a call it refuses, is said for that cluster alone: the kind only trims the hints of
+ * its pages, so it never changes the coverage, nor doctor's exit code.
+ */
+async function askNodeKind(
+  name: string,
+  region: string,
+  linkedAccount: string | undefined,
+  client: () => Parameters<typeof eksNodeFacts>[0],
+): Promise<NodeKindObservation> {
+  if (linkedAccount) {
+    return {
+      status: 'not-asked',
+      reason: `in account ${linkedAccount}, whose EKS the ops account cannot read: with that account's credentials, aws eks describe-cluster, list-nodegroups and list-fargate-profiles --region ${region} say how its nodes run`,
+    };
+  }
+  try {
+    return { status: 'described', facts: await eksNodeFacts(client(), name) };
+  } catch (error) {
+    if ((error as Error)?.name === 'ResourceNotFoundException') {
+      return {
+        status: 'not-asked',
+        reason: `EKS has no cluster named ${name} in ${region} (ResourceNotFoundException): check the cluster's name and region in the configuration`,
+      };
+    }
+    const failure = awsFailure(error);
+    if (!failure) throw error;
+    return { status: 'not-asked', reason: `EKS could not be asked: ${failure.message}` };
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import { type SeriesBySignal, SeriesWindow } from '../engine/signal-window.ts';
 import type { SignalName } from '../engine/signals.ts';
 import type { WatchedCluster } from '../pipeline/watch-plan.ts';
 import { roughDuration } from '../time.ts';
+import { describeNodeKind, type NodeKindObservation } from './node-kind.ts';
 
 /**
  * What `sentinel doctor` makes of what CloudWatch, OAM and the alarms say about each cluster: which signals it really
@@ -39,6 +40,10 @@ export interface ClusterObservation {
    * an EKS cluster with nodes whose `nodes.replaced` no custom metric replaces. Those signals need no metric.
    */
   readonly nodeChurn: boolean;
+  /** For an EKS cluster whose configuration does not say how its nodes run: what EKS says about them. */
+  readonly nodeKind?: NodeKindObservation;
+  /** The Auto Scaling groups the configuration names for the cluster (`source.nodeGroups`). */
+  readonly nodeGroups?: readonly string[];
   /** For a linked cluster: whether its account's link to the ops account's sink of its Region is attached. */
   readonly link?: { readonly status: 'present' | 'missing' | 'unknown'; readonly sink?: string };
   /** The cluster's tripwire alarm, when the deployment gives it one; `state` absent: no such alarm exists. */
@@ -216,6 +221,16 @@ export function renderDiagnosis(diagnosis: Diagnosis, now: number): string[] {
   }
   const toFix = diagnosis.clusters.flatMap((c) => c.fixes.map((fix) => `  - ${c.observation.cluster}: ${fix}`));
   if (toFix.length > 0) lines.push('To fix:', ...toFix, '');
+  const kinds = diagnosis.clusters.flatMap(({ observation: o }) =>
+    o.nodeKind ? [`  - ${describeNodeKind(o.cluster, o.nodeKind, o.nodeGroups ?? [])}`] : [],
+  );
+  if (kinds.length > 0) {
+    lines.push(
+      'How the nodes run, where source.nodes does not say (it keeps only the hints that apply):',
+      ...kinds,
+      '',
+    );
+  }
   lines.push(
     diagnosis.healthy
       ? 'Every page-level rule runs with all its signals on every cluster.'

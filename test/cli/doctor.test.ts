@@ -1,12 +1,12 @@
-import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { doctorCommand } from '../../cli/doctor-command.ts';
 import { main } from '../../cli/main.ts';
 import { readConfigFile } from '../../io/input-files.ts';
-import { signalSources } from '../../shared/pipeline/query-plan.ts';
 import { type AwsHarness, startAwsHarness, writeConfig } from '../../support/aws-harness.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../support/cloudwatch-server.ts';
+import { type EksServer, startEksServer } from '../../support/eks-server.ts';
 import { CapturedCommandOutput } from '../support/command-output.ts';
+import { reportEverySignal } from '../support/doctor-fixtures.ts';
 import { type OamServer, startOamServer } from '../support/oam-server.ts';
 
 /**
@@ -17,7 +17,6 @@ import { type OamServer, startOamServer } from '../support/oam-server.ts';
 const WORKLOAD = '222233334444';
 const SINK = `arn:aws:oam:us-east-1:${DEFAULT_ACCOUNT_ID}:sink/0f0e0d0c-0000-4000-8000-000000000001`;
 const NOW = Date.parse('2026-11-23T09:00:00Z');
-const MINUTE = 60_000;
 
 const CONFIG = {
   ops: { accountId: DEFAULT_ACCOUNT_ID, region: 'us-east-1', existingSinks: [SINK] },
@@ -45,6 +44,7 @@ const CONFIG = {
 describe('sentinel doctor', () => {
   let harness: AwsHarness;
   let oam: OamServer;
+  let eks: EksServer;
   let file: string;
   let code: number;
   let report: string;
@@ -53,25 +53,17 @@ describe('sentinel doctor', () => {
     harness = await startAwsHarness();
     oam = await startOamServer();
     process.env.AWS_ENDPOINT_URL_OAM = oam.endpoint;
+    eks = await startEksServer();
+    process.env.AWS_ENDPOINT_URL_EKS = eks.endpoint;
+    eks.clusters.set('prod-use1', {});
     file = writeConfig(CONFIG);
-    const { config } = readConfigFile(file);
-    // Every metric of each cluster's profile reports, a minute apart, until two minutes ago; none of ContainerInsights
-    // for dev-use1, which has Container Insights off.
-    for (const cluster of config.clusters) {
-      const account = cluster.accountId ?? DEFAULT_ACCOUNT_ID;
-      for (const { metrics } of signalSources(cluster)) {
-        for (const metric of metrics) {
-          if (cluster.name === 'dev-use1' && metric.namespace === 'ContainerInsights') continue;
-          const data: MetricDatum[] = Array.from({ length: 10 }, (_, i) => ({
-            MetricName: metric.metricName,
-            Dimensions: Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value })),
-            Timestamp: new Date(NOW - (11 - i) * MINUTE),
-            Value: 1,
-          }));
-          harness.cloudwatch.put({ Namespace: metric.namespace, MetricData: data }, account);
-        }
-      }
-    }
+    // Every metric of each cluster's profile reports; none of ContainerInsights for dev-use1, which has it off.
+    reportEverySignal(
+      harness.cloudwatch,
+      readConfigFile(file).config.clusters,
+      NOW,
+      (cluster, metric) => cluster.name === 'dev-use1' && metric.namespace === 'ContainerInsights',
+    );
     oam.addSink(SINK, [{ account: WORKLOAD, label: 'workload-a', resourceTypes: ['AWS::CloudWatch::Metric'] }]);
     harness.cloudwatch.setAlarm({ AlarmName: 'OpsStack-tripwire-prod-use1', StateValue: 'OK', StateReason: 'fine' });
     harness.cloudwatch.setAlarm({
@@ -102,7 +94,8 @@ describe('sentinel doctor', () => {
 
   afterAll(async () => {
     delete process.env.AWS_ENDPOINT_URL_OAM;
-    await Promise.all([harness.close(), oam.close()]);
+    delete process.env.AWS_ENDPOINT_URL_EKS;
+    await Promise.all([harness.close(), oam.close(), eks.close()]);
   });
 
   it('exits 1 while a page-level rule runs without some of its signals', () => {
@@ -135,13 +128,19 @@ describe('sentinel doctor', () => {
   });
 
   it('names the fix for each gap: the setting to turn on and the metric to publish', () => {
-    const fixes = report.slice(report.indexOf('To fix:'));
+    const fixes = report.slice(report.indexOf('To fix:'), report.indexOf('How the nodes run'));
 
     expect(fixes).toContain(
       '- dev-use1: turn on Container Insights for dev-use1 (nodes.total, nodes.notready), with the credentials of account 222233334444: aws eks create-addon --cluster-name dev-use1 --addon-name amazon-cloudwatch-observability --region us-east-1',
     );
     expect(fixes).toMatch(/- dev-use1: [^\n]*webhook\.failures/);
     expect(fixes).not.toContain('prod-use1:');
+  });
+
+  it('takes the Auto Scaling groups of a cluster EKS lists no managed node group of as self-managed groups', () => {
+    expect(report).toContain(
+      '- prod-use1: EKS reports no managed node group, no Fargate profile and Auto Mode off (the Auto Scaling groups of source.nodeGroups): add "source": {"nodes": "self-managed-groups"}',
+    );
   });
 
   it('notices a tripwire in ALARM on missing data while the metrics are fresh', () => {

@@ -139,7 +139,8 @@ describe('the poller over the real wire', () => {
   it('names the cause, the evidence and the hints in the page', () => {
     const page = published().find((p) => p.messageAttributes.kind?.StringValue === 'page');
     const chatbot = JSON.parse(page?.body.https ?? '{}');
-    expect(page?.subject).toBe('[PAGE] Admission webhook is black-holing API writes on dev-euw1');
+    // The configuration names no Region: the cluster is in the Region the poller runs in, which the subject says.
+    expect(page?.subject).toBe('[PAGE] Admission webhook is black-holing API writes on dev-euw1 (us-east-1)');
     expect(page?.body.email).toMatch(/webhook\.p99 .* = 10 s, threshold >= 2\.5 s/);
     expect(chatbot.content.nextSteps.join('\n')).toContain(
       'kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations',

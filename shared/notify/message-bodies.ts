@@ -368,6 +368,10 @@ function cutTo(notification: Notification, names: number, evidence: number): Cut
   };
 }
 
+/** What a notification too large even without its evidence keeps of what changed: lines, and characters of each. */
+const BARE_CHANGES = 20;
+const BARE_CHANGE_CHARS = 1_000;
+
 /** When not even every cluster's name fits, evidence stays for this many of those that are named. */
 const EVIDENCE_FLOOR = 10;
 
@@ -395,8 +399,15 @@ export function renderMessage(notification: Notification, limitBytes?: number): 
       limitBytes,
     );
   if (fitted) return fitted;
-  // Evidence and hints of one cluster alone exceed the limit: keep the headline and the runbook, never large.
-  const note = 'truncated to fit 256 KiB: evidence and hints left out';
-  const bare = { ...notification, evidence: [], hints: [], changes: [...notification.changes, note] };
+  // Evidence and hints of one cluster alone exceed the limit, or what changed lists a fleet (a resolve of 10,000
+  // clusters names each that recovered): keep the headline, the runbook and the start of each change, never large.
+  const changes = notification.changes
+    .slice(0, BARE_CHANGES)
+    .map((change) => (change.length > BARE_CHANGE_CHARS ? `${change.slice(0, BARE_CHANGE_CHARS)}...` : change));
+  const note =
+    changes.join() === notification.changes.join()
+      ? 'truncated to fit 256 KiB: evidence and hints left out'
+      : 'truncated to fit 256 KiB: evidence, hints and the rest of what changed left out';
+  const bare = { ...notification, evidence: [], hints: [], changes: [...changes, note] };
   return { ...render(cutTo(bare, 1, 1)), truncated: note };
 }

@@ -23,6 +23,22 @@ describe('a page as SNS carries it', () => {
     expect(JSON.parse(rendered.bodies.sqs)).toEqual(page);
   });
 
+  it('fits 256 KiB as the resolve of 10,000 clusters, whose changes name every cluster that recovered', () => {
+    const page = fleetPage(10_000);
+    const resolve = {
+      ...page,
+      kind: 'resolve' as const,
+      reason: 'resolved' as const,
+      changes: [`Recovered: ${page.clusters.join(', ')}`],
+    };
+
+    const rendered = renderMessage(resolve);
+
+    expect(publishBytes(rendered)).toBeLessThanOrEqual(MESSAGE_LIMIT_BYTES);
+    expect(rendered.truncated).toMatch(/rest of what changed left out/);
+    expect(rendered.bodies.email).toContain(`Recovered: ${page.clusters[0]}`);
+  });
+
   describe('grouping 3,000 clusters with long names', () => {
     const page = fleetPage(3000);
     const rendered = renderMessage(page);

@@ -14,11 +14,12 @@ export function fleetOutageSection({ fleetOutage: rows }: BenchResults): string[
   return [
     '## Fleet outage',
     '',
-    `Every cluster of a ${count(rows[0]?.clusters ?? 0)}-cluster fleet fails in the same minute: the polls run it over the DynamoDB stores (dynalite in a process of its own) and the loopback SNS until the fleet's page, its resolve and an unrelated cluster's page an hour later have gone out, in one process with the poller's heap (bench/fleet-outage.ts). Memory is sampled during each poll; the poller has 50 s and 512 MB.`,
+    `Every cluster of the fleet fails in the same minute (the case without faults at ${count(rows[0]?.clusters ?? 0)} clusters, each fault case at the size it names): the polls run it over the DynamoDB stores (dynalite in a process of its own) and the loopback SNS until the fleet's page, its resolve and an unrelated cluster's page an hour later have gone out, in one process with the poller's heap (bench/fleet-outage.ts). Memory is sampled during each poll; the poller has 50 s and 512 MB.`,
     '',
     table(
       [
         'faults',
+        'clusters',
         'completed',
         'paged as expected',
         'polls',
@@ -33,6 +34,7 @@ export function fleetOutageSection({ fleetOutage: rows }: BenchResults): string[
       ],
       rows.map((row) => [
         row.faults,
+        count(row.clusters),
         row.completed ? 'yes' : `no: ${row.error ?? ''}`,
         row.pagedAsExpected ? 'yes' : 'no',
         row.polls?.length ?? 0,

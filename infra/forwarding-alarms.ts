@@ -61,26 +61,41 @@ export interface ForwardingAlarmRoutesProps {
  * paging topic as the pipeline's own alarms do, naming the account and Region whose queue holds events.
  */
 export class ForwardingAlarmRoutes extends Construct {
+  private readonly rules: events.Rule[];
+
   constructor(scope: Construct, id: string, props: ForwardingAlarmRoutesProps) {
     super(scope, id);
     const state = events.EventField.fromPath('$.detail.state.value');
     const message = events.RuleTargetInput.fromText(
       `${forwardingAlarmName(props.deployment)} is ${state} in account ${events.EventField.account}, Region ${events.EventField.region}: events it could not forward to the ops account (node churn, tripwire state changes) wait in its forwarding dead-letter queue. See docs/operating.md, "Forwarding dead letters".`,
     );
-    props.buses.forEach((bus, index) => {
-      new events.Rule(this, index === 0 ? 'DefaultBus' : `Bus${index}`, {
-        description: 'k8s-incident-sentinel: forwarding dead-letter alarms of other accounts and Regions page',
-        eventBus: bus,
-        eventPattern: { ...ALARM_STATE_CHANGE, detail: { alarmName: [forwardingAlarmName(props.deployment)] } },
-        targets: [
-          new targets.SnsTopic(props.topic, {
-            message,
-            retryAttempts: 10,
-            maxEventAge: Duration.hours(1),
-            deadLetterQueue: props.deadLetterQueue,
-          }),
-        ],
-      });
-    });
+    this.rules = props.buses.map(
+      (bus, index) =>
+        new events.Rule(this, index === 0 ? 'DefaultBus' : `Bus${index}`, {
+          description: 'k8s-incident-sentinel: forwarding dead-letter alarms of other accounts and Regions page',
+          eventBus: bus,
+          eventPattern: { ...ALARM_STATE_CHANGE, detail: { alarmName: [forwardingAlarmName(props.deployment)] } },
+          targets: [
+            new targets.SnsTopic(props.topic, {
+              message,
+              retryAttempts: 10,
+              maxEventAge: Duration.hours(1),
+              deadLetterQueue: props.deadLetterQueue,
+            }),
+          ],
+        }),
+    );
+  }
+
+  /**
+   * The same state changes also go into the delivery queue, which pages PagerDuty, Opsgenie and Jira Service Management
+   * with them as it does with the ops account's own alarms (PagingDelivery.pageOnAlarms).
+   */
+  pageThrough(queue: sqs.IQueue, deadLetterQueue: sqs.IQueue): void {
+    for (const rule of this.rules) {
+      rule.addTarget(
+        new targets.SqsQueue(queue, { deadLetterQueue, retryAttempts: 5, maxEventAge: Duration.hours(1) }),
+      );
+    }
   }
 }

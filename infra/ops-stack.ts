@@ -204,6 +204,7 @@ export class OpsStack extends Stack {
     const otherRegions =
       !Token.isUnresolved(this.region) &&
       config.clusters.some((c) => c.region !== undefined && c.region !== this.region);
+    let forwardingAlarms: ForwardingAlarmRoutes | undefined;
     if (nodeEvents.linkedEventBus || otherRegions) {
       const routes = new ForwardingAlarmRoutes(this, 'ForwardingAlarms', {
         deployment,
@@ -215,6 +216,7 @@ export class OpsStack extends Stack {
         deadLetterQueue,
       });
       if (nodeEvents.linkedBus) routes.node.addDependency(nodeEvents.linkedBus);
+      forwardingAlarms = routes;
     }
 
     // Only a fleet larger than one shard can have a step to fan out (docs/scaling.md).
@@ -261,6 +263,7 @@ export class OpsStack extends Stack {
       ...(config.selfMonitoring.externalHeartbeat && { externalHeartbeat: config.selfMonitoring.externalHeartbeat }),
     });
     this.delivery?.pageOnAlarms(monitoring.alarms, deadLetterQueue);
+    if (this.delivery) forwardingAlarms?.pageThrough(this.delivery.queue, deadLetterQueue);
 
     // Optional (`dashboard.enabled`): $3.00 a month beyond the account's 3 free dashboards (docs/deploy.md).
     const dashboard = config.dashboard.enabled

@@ -21,6 +21,16 @@ interface PipelineAlarmText {
  * description.
  */
 export const PIPELINE_ALARMS: Readonly<Record<string, PipelineAlarmText>> = {
+  ForwardingDeadLetters: {
+    means:
+      'Events this account and Region could not forward to the ops account (node churn, tripwire state changes) wait in its forwarding dead-letter queue: its clusters page late or not at all.',
+    whatToDo: [
+      "In the account and Region the title names, read a message from the forwarding stack's `DeadLetters` queue: its attributes ERROR_CODE, ERROR_MESSAGE and RULE_ARN say why EventBridge gave up.",
+      'The usual causes: the OpsStack redeployed without this account among its linked accounts, the OpsStack torn down, or the forwarding role changed by hand.',
+      'Redrive the messages to the ops bus or purge them (docs/operating.md, "Forwarding dead letters"); until then these clusters are read on the slow cadence only.',
+    ],
+    severity: 'critical',
+  },
   PollerHeartbeat: {
     means: 'No poll did its job for 5 minutes: nothing is watching the clusters.',
     whatToDo: [

@@ -113,6 +113,19 @@ describe("the pipeline's own alarms, through the delivery function", () => {
     expect(harness.pagerduty.unmatchedResolves).toEqual([]);
   });
 
+  it("pages a workload account's forwarding dead-letter alarm, forwarded to the ops account, naming its account and Region", async () => {
+    const forwarded = 'OpsStack-ForwardingDeadLetters';
+    const record = alarmEvent('ALARM', IN_ALARM_SINCE, { value: 'OK', timestamp: IN_ALARM_SINCE }, forwarded);
+    expect((await deliver(record)).batchItemFailures).toEqual([]);
+
+    const [incident] = harness.pagerduty.incidentsFor(`${PIPELINE_ALARM_RULE}/${forwarded}/2026-03-04T09:31:12.345Z`);
+    const trigger = incident?.triggers[0] as { payload: { summary: string; custom_details: { whatToDo: string[] } } };
+    expect(trigger.payload.summary).toMatch(
+      /^Pipeline alarm OpsStack-ForwardingDeadLetters \(111111111111 eu-west-1\)/,
+    );
+    expect(trigger.payload.custom_details.whatToDo.join(' ')).toMatch(/DeadLetters. queue/);
+  });
+
   it('pages once when the same state change is delivered again, by EventBridge or by SQS', async () => {
     await deliver(inAlarm());
     await deliver(inAlarm(), inAlarm());

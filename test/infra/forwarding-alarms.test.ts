@@ -75,3 +75,33 @@ describe('forwarding dead letters', () => {
     }
   });
 });
+
+describe('forwarding dead letters, where PagerDuty or Opsgenie is configured', () => {
+  it('also go into the delivery queue, as the whole event, which the delivery function pages with', () => {
+    const app = newApp({ bundle: false });
+    try {
+      const paged = buildSentinelApp(app, { configFile: fixture('sentinel.test.json') });
+      const template = Template.fromStack(paged.ops);
+      const routes = Object.values(
+        template.findResources('AWS::Events::Rule', {
+          Properties: { EventPattern: { detail: { alarmName: [ALARM_NAME] } } },
+        }),
+      );
+
+      expect(routes.length).toBeGreaterThan(0);
+      for (const rule of routes) {
+        expect(rule.Properties.Targets).toEqual([
+          expect.objectContaining({ Arn: { Ref: expect.stringMatching(/PagingTopic/) } }),
+          {
+            Id: expect.any(String),
+            Arn: { 'Fn::GetAtt': [expect.stringMatching(/^PagingDeliveryQueue/), 'Arn'] },
+            DeadLetterConfig: { Arn: { 'Fn::GetAtt': [expect.stringMatching(/^DeadLetters/), 'Arn'] } },
+            RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 5 },
+          },
+        ]);
+      }
+    } finally {
+      rmSync(app.outdir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { IAM_ACTIONS as METRIC_SOURCE } from '../aws/cloudwatch/metric-source.ts';
+import { IAM_ACTIONS as TRIPWIRE_ALARMS } from '../aws/cloudwatch/tripwire-alarms.ts';
 import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb/activity-log.ts';
 import { IAM_ACTIONS as DELIVERY_LEDGER } from '../aws/dynamodb/delivery-ledger.ts';
 import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb/incident-repository.ts';
@@ -50,12 +51,13 @@ export const FUNCTION_ACCESS = {
       OUTBOX,
       ACTIVITY_LOG,
       TRIPWIRES,
+      TRIPWIRE_RECORDER,
       SHARD_FINDINGS,
       TABLE_QUERIES,
       NODE_CHURN_READER,
     ),
     topics: union(NOTIFIER),
-    metrics: union(METRIC_SOURCE),
+    metrics: union(METRIC_SOURCE, TRIPWIRE_ALARMS),
     // The external heartbeat's URL, when the configuration names one (infra/self-monitoring.ts grants it).
     secrets: union(SECRET_VALUES),
     instances: [],

@@ -235,7 +235,7 @@ export function bindMetricReads(fn: SentinelFunction, actions: readonly string[]
   Validations.of(policy).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason:
-      'cloudwatch:GetMetricData does not support resource-level permissions: AWS requires Resource "*". The policy allows this one read-only action.',
+      'cloudwatch:GetMetricData does not support resource-level permissions: AWS requires Resource "*". The policy allows reads only: GetMetricData, and for the poller DescribeAlarms of the tripwire states.',
   });
 }
 

@@ -7,12 +7,15 @@ import { TABLE_SCHEMA } from './table-schema.ts';
 /** What this module sends: one conditional put per alarm state change. */
 export const IAM_ACTIONS = ['dynamodb:PutItem'] as const;
 
-/** A tripwire left in ALARM (its alarm deleted, say) stops arming after a day rather than polling forever. */
+/**
+ * A tripwire left in ALARM (its alarm deleted, say) stops arming a day after it was last recorded rather than polling
+ * forever; the poller records every tripwire again on the slow cadence, so an alarm that still holds never expires.
+ */
 const TRIPWIRE_TTL_SECONDS = 86_400;
 
 /**
  * Writes a tripwire alarm's state change (`TRIPWIRE`/`<cluster>` in the incident table), from the alarm state-change
- * event; the polls read it through DynamoDbTripwires.
+ * event and from the poller's slow-cadence read of the alarms; the polls read it through DynamoDbTripwires.
  */
 export class DynamoDbTripwireRecorder implements TripwireRecorder {
   constructor(
@@ -29,9 +32,9 @@ export class DynamoDbTripwireRecorder implements TripwireRecorder {
             ...tripwireKey(cluster),
             state,
             changedAt,
-            expiresAt: Math.floor(changedAt / 1000) + TRIPWIRE_TTL_SECONDS,
+            expiresAt: Math.floor(Math.max(changedAt, now) / 1000) + TRIPWIRE_TTL_SECONDS,
           },
-          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt < :changedAt OR changedAt > :now`,
+          ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt <= :changedAt OR changedAt > :now`,
           ExpressionAttributeValues: { ':changedAt': changedAt, ':now': now },
         }),
       );

@@ -5,10 +5,12 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { cloudWatchClients, documentClient, secretsManagerClient, snsClient, sqsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch/metric-source.ts';
+import { CloudWatchTripwireAlarms } from '../../aws/cloudwatch/tripwire-alarms.ts';
 import { DynamoDbNodeChurnReader } from '../../aws/dynamodb/node-churn-reader.ts';
 import { DynamoDbShardFindings } from '../../aws/dynamodb/shard-findings.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
+import { DynamoDbTripwireRecorder } from '../../aws/dynamodb/tripwire-recorder.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';
 import { positiveIntegerEnv, requiredEnv } from '../../aws/environment.ts';
 import { SnsNotifier } from '../../aws/sns/notifier.ts';
@@ -16,6 +18,7 @@ import { SqsShardQueue } from '../../aws/sqs/shard-queue.ts';
 import { HttpHeartbeat } from '../../aws/vendors/heartbeat.ts';
 import { secretValues } from '../../aws/vendors/secret-values.ts';
 import { NodeChurnMetricSource } from '../../shared/churn/churn-metric-source.ts';
+import { hasTripwire } from '../../shared/config/deployment-shape.ts';
 import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
 import type { FanOut } from '../../shared/pipeline/shards.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
@@ -29,10 +32,11 @@ const { config } = loaded;
 const plan = configuredPlan({ ...loaded, region: requiredEnv('AWS_REGION') });
 const table = requiredEnv('SENTINEL_TABLE');
 const db = documentClient();
+const cloudWatch = cloudWatchClients(process.env.AWS_REGION);
 // CloudWatch for the cluster signals; the table for node churn, which the node-churn function counts from events.
 const metricSource = new NodeChurnMetricSource(
   new CloudWatchMetricSource({
-    clientFor: cloudWatchClients(process.env.AWS_REGION),
+    clientFor: cloudWatch,
     clusters: config.clusters,
     signals: plan.ruleSet.signals(),
   }),
@@ -42,6 +46,16 @@ const metricSource = new NodeChurnMetricSource(
 );
 const stores = dynamoDbStores({ client: db, table, now: Date.now });
 const tripwires = new DynamoDbTripwires(db, table);
+// The tripwire states as CloudWatch holds them, read back on the slow cadence: an alarm that stays in ALARM sends no
+// further event, and its recorded state would otherwise expire.
+const tripwireRefresh = {
+  alarms: new CloudWatchTripwireAlarms({
+    deployment: requiredEnv('SENTINEL_DEPLOYMENT'),
+    clientFor: cloudWatch,
+    regions: config.clusters.filter((c) => hasTripwire(c, config)).map((c) => c.region ?? 'default'),
+  }),
+  recorder: new DynamoDbTripwireRecorder(db, table),
+};
 const notifier = new SnsNotifier(snsClient(), {
   paging: requiredEnv('SENTINEL_PAGING_TOPIC_ARN'),
   notice: requiredEnv('SENTINEL_NOTICE_TOPIC_ARN'),
@@ -83,6 +97,7 @@ export const handler = middy<PollEvent, PollSummary, Error, Context>()
         ...stores,
         notifier,
         tripwires,
+        tripwireRefresh,
         owner: context.awsRequestId,
         ...(shardQueue && { fanOut: fanOut(shardQueue, context) }),
         now: Date.now,

@@ -65,6 +65,11 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   // Coverage follows from the configuration, so it is the same every minute: RulesPartial and RulesSkipped count it,
   // `sentinel doctor` explains it, and the list itself is logged only at debug level, not ingested every poll.
   if (report.coverage.length > 0) deps.logger.debug('rules without all their signals', { rules: report.coverage });
+  if (report.tripwireRefreshFailure !== undefined) {
+    deps.logger.error('tripwire alarms unreadable in CloudWatch; the recorded states arm this step', {
+      error: report.tripwireRefreshFailure,
+    });
+  }
   for (const cluster of report.blindTripwires) {
     deps.logger.warn('tripwire armed on data that reads fine: its alarm cannot read its metric', { cluster });
   }

@@ -23,6 +23,7 @@ import { retirements, withRetirementNotes } from './retired-clusters.ts';
 import { type FanOut, fanOutStep, readingOf, shardTasks } from './shards.ts';
 import { silencesForStep } from './silence.ts';
 import { StepQuarantinedError } from './step-claim.ts';
+import { refreshesTripwires, refreshTripwires, type TripwireRefresh } from './tripwire-refresh.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PollDependencies extends PipelineStores {
@@ -30,6 +31,8 @@ export interface PollDependencies extends PipelineStores {
   readonly metrics: MetricSource;
   readonly notifier: Notifier;
   readonly tripwires: Tripwires;
+  /** Where the tripwire states are read back from CloudWatch on the slow cadence; replay's emulated alarms need none. */
+  readonly tripwireRefresh?: TripwireRefresh;
   /** Read every cluster at this step, whatever the cadence says (a one-off poll from the command line). */
   readonly pollEveryCluster?: boolean;
   /** Where a step larger than one shard is read and evaluated; every step is read here without it (replay). */
@@ -70,6 +73,8 @@ export interface PollReport {
   readonly failed: readonly DeliveryFailure[];
   /** Steps this poll quarantined (StepQuarantinedError): the StepsQuarantined metric. */
   readonly quarantined: readonly number[];
+  /** Why the tripwire states could not be read back from CloudWatch at this step; the recorded ones were used. */
+  readonly tripwireRefreshFailure?: string;
 }
 
 /**
@@ -90,11 +95,15 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   let freshClusters = 0;
   let blind: readonly string[] = [];
   let stepError: unknown;
+  let tripwireRefreshFailure: string | undefined;
   const quarantined: number[] = [];
   try {
     claim = await claimPastQuarantine(deps, at, startedAt + deps.leaseMs, quarantined);
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
+      if (deps.tripwireRefresh && !deps.pollEveryCluster && refreshesTripwires(plan, at)) {
+        tripwireRefreshFailure = await tripwiresRefreshed(deps, deps.tripwireRefresh);
+      }
       const armed = deps.pollEveryCluster ? new Set<string>() : await deps.tripwires.armed(at);
       // A cluster whose nodes are being replaced, possibly repaired, is read every minute as if its tripwire were armed.
       const byNodeChurn = deps.pollEveryCluster ? undefined : await deps.tripwires.armedByNodeChurn?.(at);
@@ -181,7 +190,21 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     delivered,
     failed,
     quarantined,
+    ...(tripwireRefreshFailure !== undefined && { tripwireRefreshFailure }),
   };
+}
+
+/**
+ * Reads the tripwire states back from CloudWatch. A failure is returned, not thrown: the recorded states still arm
+ * the step, and the next slow cycle tries again.
+ */
+async function tripwiresRefreshed(deps: PollDependencies, refresh: TripwireRefresh): Promise<string | undefined> {
+  try {
+    await refreshTripwires(refresh, new Set(deps.plan.clusters.map((c) => c.name)), deps.now());
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  }
 }
 
 /**

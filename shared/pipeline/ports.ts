@@ -228,9 +228,26 @@ export interface TripwireRecorder {
   /**
    * Keep `state` as the cluster's newest, unless a newer state change is already recorded (EventBridge may deliver
    * late or out of order): then `superseded`. A recorded change dated after `now` came from no real alarm and is
-   * overwritten, so it cannot hold the tripwire still.
+   * overwritten, so it cannot hold the tripwire still. Recording the same change again (its alarm read back from
+   * CloudWatch) keeps it from expiring.
    */
   record(cluster: string, state: string, changedAt: number, now: number): Promise<'recorded' | 'superseded'>;
+}
+
+/** A tripwire alarm's state as CloudWatch holds it when asked: what its last state-change event said. */
+export interface TripwireAlarmState {
+  readonly cluster: string;
+  readonly state: string;
+  /** When the alarm last changed state (epoch ms). */
+  readonly changedAt: number;
+}
+
+/**
+ * The deployment's tripwire alarms as CloudWatch holds them, read on the slow cadence: an alarm that stays in ALARM
+ * sends no further event, and one whose event was lost sends no second, so the recorded states are refreshed from here.
+ */
+export interface TripwireAlarms {
+  states(): Promise<readonly TripwireAlarmState[]>;
 }
 
 /** Delivers one notification to on-call; SNS when deployed, a list in replay. */

@@ -394,14 +394,15 @@ describe('IAM', () => {
     expect(publish).toHaveLength(2);
   });
 
-  it('grants CloudWatch only GetMetricData, to the poller, and assumes only the node-lookup roles of linked accounts', () => {
+  it('grants CloudWatch only GetMetricData and DescribeAlarms, and assumes only the node-lookup roles of linked accounts', () => {
     const statements = policyStatements();
     const cloudwatch = statements.filter(({ statement }) =>
       actionsOf(statement).some((a) => a.startsWith('cloudwatch:')),
     );
     const assume = statements.filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('sts:')));
+    // The poller also reads its tripwire alarms' states back on the slow cadence.
     expect(cloudwatch.map(({ statement }) => statement)).toEqual([
-      { Effect: 'Allow', Action: 'cloudwatch:GetMetricData', Resource: '*' },
+      { Effect: 'Allow', Action: ['cloudwatch:DescribeAlarms', 'cloudwatch:GetMetricData'], Resource: '*' },
     ]);
     expect(assume.map(({ policy }) => policy.startsWith('NodeChurn'))).toEqual([true]);
     for (const role of asList(assume[0]?.statement.Resource)) {
@@ -429,11 +430,13 @@ describe('IAM', () => {
     }
   });
 
-  it('gives no action on every resource except GetMetricData and DescribeInstances, which take no resource', () => {
+  it('gives no action on every resource except the CloudWatch reads and DescribeInstances', () => {
     const unscoped = policyStatements()
       .filter(({ statement }) => asList(statement.Resource).includes('*'))
       .flatMap(({ statement }) => actionsOf(statement));
-    expect(new Set(unscoped)).toEqual(new Set(['cloudwatch:GetMetricData', 'ec2:DescribeInstances']));
+    expect(new Set(unscoped)).toEqual(
+      new Set(['cloudwatch:DescribeAlarms', 'cloudwatch:GetMetricData', 'ec2:DescribeInstances']),
+    );
   });
 });
 

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { cloudWatchClients } from '../../aws/clients.ts';
+import { CloudWatchTripwireAlarms, DESCRIBE_ALARMS_MAX_RECORDS } from '../../aws/cloudwatch/tripwire-alarms.ts';
+import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
+import { type AwsHarness, clearTable, putScenario, startAwsHarness } from '../../support/aws-harness.ts';
+import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import {
+  harnessClusters,
+  loadPoller,
+  loadTripwire,
+  type PollHandler,
+  pollAt,
+  type TripwireHandler,
+  trimmedScenario,
+  tripwireAt,
+} from '../../support/poller-harness.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** The default slow cadence, 20 minutes, in steps. */
+const CYCLE = 20;
+
+describe('the tripwire states read back from CloudWatch on the slow cadence', () => {
+  let harness: AwsHarness;
+  let poll: PollHandler;
+  let tripwire: TripwireHandler;
+  let output: CapturedOutput;
+  /**
+   * A quiet step that opens a slow cycle, when the poller reads the tripwire alarms back. dev-a's full reads fall two
+   * steps after it, so a read of dev-a from T - 1 to T + 1 is a minute read its tripwire armed.
+   */
+  let T: number;
+
+  /** dev-a's tripwire alarm as CloudWatch holds it: in `state` since `since`. */
+  const alarmHolds = (state: 'ALARM' | 'OK', since: number) =>
+    harness.cloudwatch.setAlarm({
+      AlarmName: tripwireAlarmName('test', 'dev-a'),
+      StateValue: state,
+      StateReason: 'Threshold Crossed',
+      StateTransitionedTimestamp: new Date(since),
+      StateUpdatedTimestamp: new Date(since),
+    });
+
+  beforeAll(async () => {
+    output = captureOutput();
+    harness = await startAwsHarness();
+    // The fleet outage's first quiet half hour: dev-a reads healthy, so only its tripwire holds it on minute reads.
+    const scenario = trimmedScenario('scenarios/fleet-webhook-outage.json', 40);
+    const clusters = harnessClusters(['dev-a']);
+    await putScenario(scenario, clusters);
+    const first = scenario.start / MINUTE;
+    T = Math.ceil((first + 10) / CYCLE) * CYCLE * MINUTE;
+    poll = await loadPoller(harness, clusters);
+    tripwire = await loadTripwire();
+  }, 60_000);
+
+  beforeEach(async () => {
+    await clearTable(harness.dynamoEndpoint);
+    harness.cloudwatch.faults.clear();
+  });
+
+  afterAll(async () => {
+    output.restore();
+    await harness.close();
+  });
+
+  it('still arms minute reads for an alarm in ALARM for 30 hours, once its recorded state has expired', async () => {
+    await tripwireAt(tripwire, 'dev-a', 'ALARM', T - 30 * HOUR);
+    alarmHolds('ALARM', T - 30 * HOUR);
+
+    const expired = await pollAt(poll, T - MINUTE);
+    const refreshed = await pollAt(poll, T);
+    const next = await pollAt(poll, T + MINUTE);
+
+    expect([expired.polled, refreshed.polled, next.polled]).toEqual([0, 1, 1]);
+  }, 30_000);
+
+  it('arms minute reads for an alarm in ALARM whose state change was never recorded', async () => {
+    alarmHolds('ALARM', T - 30 * HOUR);
+
+    const before = await pollAt(poll, T - MINUTE);
+    const refreshed = await pollAt(poll, T);
+
+    expect([before.polled, refreshed.polled]).toEqual([0, 1]);
+  }, 30_000);
+
+  it('disarms a tripwire whose alarm went OK while its event was lost', async () => {
+    await tripwireAt(tripwire, 'dev-a', 'ALARM', T - 30 * MINUTE);
+    alarmHolds('OK', T - 10 * MINUTE);
+
+    const armed = await pollAt(poll, T - MINUTE);
+    const refreshed = await pollAt(poll, T);
+    const next = await pollAt(poll, T + MINUTE);
+
+    expect([armed.polled, refreshed.polled, next.polled]).toEqual([1, 0, 0]);
+  }, 30_000);
+
+  it('keeps polling on the recorded states when DescribeAlarms fails, and says so', async () => {
+    await tripwireAt(tripwire, 'dev-a', 'ALARM', T - 30 * MINUTE);
+    alarmHolds('OK', T - 10 * MINUTE);
+    harness.cloudwatch.faults.inject({ kind: 'server-error', operation: 'DescribeAlarms' });
+    const logged = output.json().length;
+
+    const summary = await pollAt(poll, T);
+
+    expect([summary.claim, summary.polled]).toEqual(['claimed', 1]);
+    expect(harness.cloudwatch.faults.fired['server-error']).toBeGreaterThan(0);
+    expect(
+      output
+        .json()
+        .slice(logged)
+        .filter((line) => line.level === 'ERROR')
+        .map((line) => [line.message, line.error]),
+    ).toEqual([
+      [
+        'tripwire alarms unreadable in CloudWatch; the recorded states arm this step',
+        expect.stringContaining('Internal service error'),
+      ],
+    ]);
+  }, 60_000);
+
+  it('pages DescribeAlarms by the deployment prefix, 100 alarms at a time, in each Region with tripwires', async () => {
+    for (let i = 0; i < DESCRIBE_ALARMS_MAX_RECORDS + 50; i++) {
+      const name = tripwireAlarmName('fleet', `c${i}`);
+      harness.cloudwatch.setAlarm({
+        AlarmName: name,
+        AlarmArn: `arn:aws:cloudwatch:us-east-1:111122223333:alarm:${name}`,
+        StateValue: 'ALARM',
+        StateTransitionedTimestamp: new Date(T),
+      });
+    }
+    harness.cloudwatch.setAlarm({
+      AlarmName: tripwireAlarmName('fleet', 'eu-a'),
+      AlarmArn: `arn:aws:cloudwatch:eu-west-1:111122223333:alarm:${tripwireAlarmName('fleet', 'eu-a')}`,
+      StateValue: 'OK',
+      StateTransitionedTimestamp: new Date(T),
+    });
+    harness.cloudwatch.setAlarm({
+      AlarmName: tripwireAlarmName('fleet-other', 'dev-a'),
+      StateValue: 'ALARM',
+      StateTransitionedTimestamp: new Date(T),
+    });
+    const alarms = (regions: string[]) =>
+      new CloudWatchTripwireAlarms({ deployment: 'fleet', clientFor: cloudWatchClients('us-east-1'), regions });
+
+    const before = harness.cloudwatch.calls.DescribeAlarms ?? 0;
+    const home = await alarms(['default']).states();
+    const calls = (harness.cloudwatch.calls.DescribeAlarms ?? 0) - before;
+    const both = await alarms(['default', 'eu-west-1', 'eu-west-1']).states();
+
+    expect([home.length, calls, home.every((a) => a.state === 'ALARM' && a.changedAt === T)]).toEqual([150, 2, true]);
+    expect(both.filter((a) => a.cluster === 'eu-a')).toEqual([{ cluster: 'eu-a', state: 'OK', changedAt: T }]);
+    expect(both).toHaveLength(151);
+  }, 30_000);
+});

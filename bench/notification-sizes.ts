@@ -1,11 +1,12 @@
 /**
  * How large each protocol's body of a page is, beside the limit it must stay under (shared/notify/protocol-limits.ts):
- * the first page of a real replay (opa-webhook-outage, one cluster) and the largest fleet page, the same page grouping
+ * the first page of a real replay (opa-webhook-outage, one cluster, with the example configuration, so that its first
+ * screen names the account and Region as a deployed page does) and the largest fleet page, the same page grouping
  * 10,000 clusters with names of 100 characters, the EKS maximum. `npx tsx bench/notification-sizes.ts` prints it alone.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import { parseConfigText } from '../shared/config/deployment-config.ts';
 import { detailsCharacters, opsgenieAlert, pagerDutyEvent } from '../shared/delivery/vendor-messages.ts';
 import type { Notification } from '../shared/engine/notification.ts';
 import { publishBytes } from '../shared/notify/fit-message.ts';
@@ -30,7 +31,9 @@ const SCENARIO = 'opa-webhook-outage';
 export async function replayedPage(): Promise<Notification> {
   const file = fileURLToPath(new URL(`../scenarios/${SCENARIO}.json`, import.meta.url));
   const scenario = parseScenario(JSON.parse(readFileSync(file, 'utf8')), `scenarios/${SCENARIO}.json`);
-  const replay = await replayScenario(scenario, { ruleSet: compileRuleSet([], 'rules') });
+  const configFile = fileURLToPath(new URL('../config/sentinel.example.json', import.meta.url));
+  const { config, ruleSet } = parseConfigText(readFileSync(configFile, 'utf8'), 'config/sentinel.example.json');
+  const replay = await replayScenario(scenario, { ruleSet, config });
   const page = replay.notifications.find((n) => n.kind === 'page');
   if (!page) throw new Error(`bench: ${SCENARIO} no longer pages`);
   return page;

@@ -34,4 +34,7 @@ export default {
   // Jest's default keeps a core for itself, which on a two-core machine runs one test file at a time; its main
   // process only waits on the workers, and the test files are CPU-bound.
   maxWorkers: '100%',
+  // A worker keeps what the test files it ran left on its heap (their module registries, fleets of 10,000 clusters);
+  // past this it is replaced after its file, so that a late file neither runs short of heap nor measures another's.
+  workerIdleMemoryLimit: '1GB',
 };

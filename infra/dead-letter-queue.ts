@@ -1,4 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -28,4 +29,26 @@ export class DeadLetterQueue extends sqs.Queue {
       { id: 'Serverless-SQSRedrivePolicy', reason },
     );
   }
+}
+
+/**
+ * The alarm on a dead-letter queue's depth: any message waiting, at the most of five minutes. Missing data (SQS sends
+ * none for an idle queue) is nothing waiting.
+ */
+export function messagesWaiting(
+  queue: sqs.IQueue,
+): Pick<
+  cloudwatch.AlarmProps,
+  'metric' | 'threshold' | 'comparisonOperator' | 'evaluationPeriods' | 'treatMissingData'
+> {
+  return {
+    metric: queue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(5),
+      statistic: cloudwatch.Stats.MAXIMUM,
+    }),
+    threshold: 0,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  };
 }

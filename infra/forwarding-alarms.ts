@@ -5,6 +5,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { messagesWaiting } from './dead-letter-queue.ts';
 
 /**
  * The alarm on a forwarding dead-letter queue, the same name in every account and Region that forwards: an alarm's
@@ -34,14 +35,7 @@ export function forwardingDeadLetterAlarm(
     alarmName: forwardingAlarmName(deployment),
     alarmDescription:
       'Events this account could not forward to the ops account wait in the forwarding dead-letter queue: node churn or tripwire state changes the ops account never saw. docs/operating.md, "Forwarding dead letters", says what to do.',
-    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-      period: Duration.minutes(5),
-      statistic: cloudwatch.Stats.MAXIMUM,
-    }),
-    threshold: 0,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    ...messagesWaiting(deadLetterQueue),
   });
   return { alarm, pattern: { ...ALARM_STATE_CHANGE, resources: [alarm.alarmArn] } };
 }

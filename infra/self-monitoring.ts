@@ -5,6 +5,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SecretReference } from '../shared/config/deployment-config.ts';
+import { messagesWaiting } from './dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { pipelineMetric } from './pipeline-metrics.ts';
 import { bindSecretReads, type SentinelFunction } from './sentinel-function.ts';
@@ -107,14 +108,7 @@ export class SelfMonitoring extends Construct {
     this.alarm('DeadLetters', props, {
       alarmDescription:
         'Messages are waiting in the dead-letter queue: something was given up on. Read them (each says where it comes from), fix the cause, then redrive or purge.',
-      metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(5),
-        statistic: cloudwatch.Stats.MAXIMUM,
-      }),
-      threshold: 0,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      ...messagesWaiting(props.deadLetterQueue),
     });
   }
 

@@ -1,7 +1,7 @@
 import { readConfigFile } from '../io/input-files.ts';
 import { configVerdict } from '../shared/config/config-verdict.ts';
 import { clusterSchema, type LoadedConfig } from '../shared/config/deployment-config.ts';
-import { InputError } from '../shared/errors.ts';
+import { InputError, shownFile } from '../shared/errors.ts';
 import type { CommandOutput } from './command.ts';
 import { UsageError } from './command.ts';
 import { defineCommand } from './command-line.ts';
@@ -61,7 +61,9 @@ export async function validateConfigCommand(
   } catch (error) {
     if (!(options.json && error instanceof InputError && error.file === file)) throw error;
     out.stdout(JSON.stringify({ file, valid: false, errors: error.problems, warnings: [] }, null, 2));
-    out.stderr(`sentinel: ${file} is not valid: ${error.problems.length} error(s), listed in the JSON on stdout`);
+    out.stderr(
+      `sentinel: ${shownFile(file)} is not valid: ${error.problems.length} error(s), listed in the JSON on stdout`,
+    );
     return 2;
   }
   const { config, ruleSet } = loaded;
@@ -69,7 +71,7 @@ export async function validateConfigCommand(
   if (options.json) {
     out.stdout(JSON.stringify({ file, valid: errors.length === 0, errors, warnings }, null, 2));
     if (errors.length > 0) {
-      out.stderr(`sentinel: ${file} is not valid: ${errors.length} error(s), listed in the JSON on stdout`);
+      out.stderr(`sentinel: ${shownFile(file)} is not valid: ${errors.length} error(s), listed in the JSON on stdout`);
       return 2;
     }
     return options.strict && warnings.length > 0 ? 1 : 0;

@@ -16,12 +16,20 @@ export interface InputProblem {
   readonly message: string;
 }
 
+/**
+ * A file's name as a message shows it: as given when it is a plain path, quoted as JSON when it holds spaces or control
+ * characters, so that the name is seen whole (a name of one tab would otherwise read as an empty one).
+ */
+export function shownFile(file: string): string {
+  return /^[\w./@:+,~-]+$/.test(file) ? file : JSON.stringify(file);
+}
+
 /** A configuration, rule or scenario file that does not follow its schema. */
 export class InputError extends SentinelError {
   constructor(
     readonly file: string,
     readonly problems: readonly InputProblem[],
   ) {
-    super(`${file} is not valid:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
+    super(`${shownFile(file)} is not valid:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`);
   }
 }

@@ -145,6 +145,12 @@ describe('sentinel', () => {
       ]);
     });
 
+    it('quotes a file name of blanks or control characters, so that the message shows it', async () => {
+      const { code, output } = await run('backtest', '--config=\t');
+
+      expect([code, output.stderrLines[0]]).toEqual([2, 'sentinel: "\\t" is not valid:']);
+    });
+
     it('exits 2 for malformed JSON, without a stack', async () => {
       const file = write('broken.json', '{ "format": "sentinel.scenario/v1", ');
       const { code, output } = await run('replay', file);

@@ -17,10 +17,11 @@ import type { Sample, SignalName } from '../engine/signals.ts';
  * - nodes are cut off: at least `MIN_NOTREADY` nodes NotReady (Container Insights' failed node count), so that
  *   nodes-notready-at-scale pages within minutes, not on the slow cadence. The leg reads the NotReady count alone, not
  *   its share of the nodes: every minute the rule's share (half the nodes, three at least) holds, this count holds
- *   too, so arming on it arms at least as early, for one alarm metric where the share needs two ($0.10 a cluster-month
- *   less: CloudWatch bills an alarm per metric it reads). What it costs instead: a cluster keeps minute reads while
- *   three or more of its nodes are NotReady, whatever their share (docs/benchmarks.md measures it). Only a cluster
- *   with Container Insights has this leg.
+ *   too, so arming on it arms at least as early (and a climb that pages on its first minute at half had three
+ *   NotReady the minute before, so that minute is read), for one alarm metric where the share needs two ($0.10 a
+ *   cluster-month less: CloudWatch bills an alarm per metric it reads). What it costs instead: a cluster keeps minute
+ *   reads while three or more of its nodes are NotReady, whatever their share (docs/benchmarks.md measures it). Only a
+ *   cluster with Container Insights has this leg.
  * Missing data is breaching: a cluster that goes dark is read every minute, so signals-missing can page.
  */
 

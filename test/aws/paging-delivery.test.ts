@@ -50,7 +50,8 @@ beforeAll(async () => {
   harness = await startDeliveryHarness();
   const opa = (await replayShipped('opa-webhook-outage')).notifications.filter((n) => n.severity === 'critical');
   const fleet = (await replayShipped('fleet-webhook-outage')).notifications.filter((n) => n.severity === 'critical');
-  const [opaPage, opaUpdate, opaResolve] = opa;
+  const [opaPage, opaUpdate] = opa;
+  const opaResolve = opa.at(-1)?.kind === 'resolve' ? opa.at(-1) : undefined;
   const [fleetPage, fleetResolve] = fleet;
   if (!opaPage || !opaUpdate || !opaResolve || !fleetPage || !fleetResolve) throw new Error('scenario stories changed');
   stories = [

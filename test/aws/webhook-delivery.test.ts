@@ -36,8 +36,10 @@ const postedIds = (path: string) => webhook.posts.filter((p) => p.path === path)
 beforeAll(async () => {
   [harness, webhook] = await Promise.all([startDeliveryHarness(), startWebhookServer()]);
   const opa = (await replayShipped('opa-webhook-outage')).notifications.filter((n) => n.severity === 'critical');
-  [page, update, resolve] = opa as [Notification, Notification, Notification];
-  if (!page || !update || !resolve) throw new Error('scenario story changed');
+  // The page, its first update (the outage has two, its symptoms a minute apart) and the resolve that ends it.
+  [page, update] = opa as [Notification, Notification];
+  resolve = opa.at(-1) as Notification;
+  if (!page || !update || resolve?.kind !== 'resolve') throw new Error('scenario story changed');
   const clusters = [...new Set(opa.flatMap((n) => n.clusters))].map((name) => ({ name }));
   Object.assign(process.env, {
     SENTINEL_CONFIG_FILE: writeConfig({

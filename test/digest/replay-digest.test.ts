@@ -38,7 +38,7 @@ describe('the digest of the OPA webhook outage week', () => {
     ]);
   });
 
-  it('lists the page with its symptoms, its 95 minutes and its three notifications', () => {
+  it('lists the page with its symptoms, its 95 minutes and its four notifications', () => {
     const blackhole = digest.incidents.find((i) => i.rule === 'webhook-blackhole');
 
     expect(blackhole).toMatchObject({
@@ -46,10 +46,10 @@ describe('the digest of the OPA webhook outage week', () => {
       clusters: ['dev-euw1'],
       openedAt: '2019-03-04T09:31:00Z',
       openForMs: 95 * MINUTE,
-      notifications: 3,
-      symptoms: expect.arrayContaining(['node-repair-storm']),
+      notifications: 4,
+      symptoms: expect.arrayContaining(['nodes-notready-at-scale', 'node-repair-storm']),
     });
-    expect(email).toContain('Opened 2019-03-04 09:31, resolved after 1 h 35 min; 3 notifications this week.');
+    expect(email).toContain('Opened 2019-03-04 09:31, resolved after 1 h 35 min; 4 notifications this week.');
   });
 
   it('lists the latency-tax ticket, opened the week before, after the page', () => {

@@ -154,6 +154,105 @@ describe('kubelets cut off from the control plane, nothing replacing the nodes',
   });
 });
 
+describe('half the nodes or more cut off, at sizes, speeds and levels the corpus does not have', () => {
+  const QUIET = 60;
+  const AFTER = 40;
+  /** A healthy apiserver around the nodes: what a cluster cut off from its nodes still reports. */
+  const cluster = (total: number, notReady: readonly number[]) => {
+    const steps = notReady.length;
+    return {
+      'apiserver.write.p99': `0.2*${steps}`,
+      'apiserver.requests': `3000*${steps}`,
+      'apiserver.5xx': `1*${steps}`,
+      'nodes.total': `${total}*${steps}`,
+      'nodes.notready': notReady.join(' '),
+    };
+  };
+  /** An hour quiet, then `perMinute` of the nodes more NotReady each minute up to `level`, held for 40 minutes. */
+  const climb = (total: number, perMinute: number, level: number) => {
+    const minutes = Math.ceil(level / perMinute);
+    return [
+      ...Array<number>(QUIET).fill(0),
+      ...Array.from({ length: minutes }, (_, i) => Math.round(total * Math.min(level, perMinute * (i + 1)))),
+      ...Array<number>(AFTER).fill(Math.round(total * level)),
+    ];
+  };
+  const firstAt = (shares: readonly number[], test: (minute: number) => boolean) =>
+    shares.findIndex((_, minute) => test(minute));
+  const pageMinute = (result: ReplayResult) => {
+    const page = result.notifications.find((n) => n.kind === 'page');
+    return page ? (Date.parse(page.at) - result.scenario.start) / MINUTE : undefined;
+  };
+
+  it.each([
+    [12, 0.05],
+    [12, 0.6],
+    [48, 0.02],
+    [48, 0.2],
+    [300, 0.01],
+    [300, 0.04],
+    [300, 0.3],
+  ])(
+    'pages %i nodes climbing by %f of them a minute no later than a 30 %% NotReady alarm (3 of 3 minutes), and within a minute of half',
+    async (total, perMinute) => {
+      const notReady = climb(total, perMinute, 0.85);
+      const shares = notReady.map((n) => n / total);
+      const half = firstAt(shares, (m) => (shares[m] ?? 0) >= 0.5);
+      const alarm = firstAt(shares, (m) => m >= 2 && [0, 1, 2].every((back) => (shares[m - back] ?? 0) >= 0.3));
+
+      const result = await replaySignals(cluster(total, notReady));
+      const page = pageMinute(result);
+
+      expect([
+        result.notifications.find((n) => n.kind === 'page')?.rule,
+        page !== undefined && page - half <= 1,
+      ]).toEqual(['nodes-notready-at-scale', true]);
+      expect(page).toBeLessThanOrEqual(Math.max(alarm, half));
+    },
+  );
+
+  it('pages the first minute at half when the share climbed through a quarter for the two minutes before', async () => {
+    // 300 nodes: 24 % (72), 36 % (108), 48 % (144), then 51 % (153).
+    const notReady = [...Array<number>(QUIET).fill(0), 30, 72, 108, 144, 153, 200, ...Array<number>(AFTER).fill(240)];
+
+    const result = await replaySignals(cluster(300, notReady));
+
+    expect(pageMinute(result)).toBe(QUIET + 4);
+  });
+
+  it('waits for a second minute at half when the nodes go all at once', async () => {
+    const notReady = [...Array<number>(QUIET).fill(0), ...Array<number>(AFTER).fill(9)];
+
+    const result = await replaySignals(cluster(12, notReady));
+
+    expect(pageMinute(result)).toBe(QUIET + 1);
+  });
+
+  it('pages no one for a node count that glitches past half for one minute', async () => {
+    const notReady = [...Array<number>(QUIET).fill(0), 180, ...Array<number>(AFTER).fill(0)];
+
+    const result = await replaySignals(cluster(300, notReady));
+
+    expect(result.notifications.filter((n) => n.kind === 'page')).toEqual([]);
+  });
+
+  it('pages no one for one zone of three cut off from the control plane, however it climbs', async () => {
+    // A zone of a 300-node cluster whose nodes lose their path one by one, up to 45 % of the cluster, and no further.
+    const notReady = [
+      ...Array<number>(QUIET).fill(0),
+      ...climb(300, 0.05, 0.45).slice(QUIET),
+      ...Array.from({ length: 30 }, (_, i) => 130 + (i % 5)),
+    ];
+
+    const result = await replaySignals(cluster(300, notReady));
+
+    expect([
+      result.notifications.filter((n) => n.kind === 'page'),
+      result.notifications.some((n) => n.kind === 'ticket' && n.rule === 'nodes-unreachable'),
+    ]).toEqual([[], true]);
+  });
+});
+
 describe('a spot wave in a three-hour window', () => {
   it('opens a node-churn ticket on two hours of zeros, reading the baseline as none before', async () => {
     const result = await replayShipped('spot-wave-short-history');

@@ -57,11 +57,12 @@ describe('replay output of the OPA webhook outage', () => {
       ]).toEqual([true, true]);
     });
 
-    it('writes the symptoms of the update as rule ids', () => {
-      expect(parsed().find((o) => o.kind === 'update')?.symptoms).toEqual([
-        'nodes-notready-at-scale',
-        'node-repair-storm',
-      ]);
+    it('writes the symptoms of each update as rule ids', () => {
+      expect(
+        parsed()
+          .filter((o) => o.kind === 'update')
+          .map((o) => o.symptoms),
+      ).toEqual([['nodes-notready-at-scale'], ['nodes-notready-at-scale', 'node-repair-storm']]);
     });
 
     it('prints the objects in time order', () => {
@@ -80,7 +81,7 @@ describe('replay output of the OPA webhook outage', () => {
 
     it('summarises what was sent and how the expectations went', () => {
       expect(renderTimeline(result)).toContain(
-        'Sent: 1 page, 1 ticket, 1 update, 2 resolve.\nExpectations: 7 passed, 0 failed.',
+        'Sent: 1 page, 1 ticket, 2 update, 2 resolve.\nExpectations: 7 passed, 0 failed.',
       );
     });
 

@@ -1,4 +1,5 @@
 import type { Rule } from '../rule.ts';
+import { nodesNotReadyFor } from './nodes-notready-for.ts';
 import { notReadyShare } from './operands.ts';
 import { pauseAutoRepair } from './pause-auto-repair.ts';
 import { DATADOG_2023, EKS_NODES, EKS_VPC_CNI, K8S_NODE_LIFECYCLE, K8S_NODES } from './sources.ts';
@@ -19,16 +20,34 @@ export const nodesNotReadyAtScale: Rule = {
       unit: 'ratio',
       description: 'share of nodes NotReady: more than one zone of three can make',
     },
+    climbShare: {
+      default: 0.25,
+      unit: 'ratio',
+      description:
+        'share of nodes NotReady in each of the two minutes before a first minute at half: one zone of three, climbing',
+    },
     minNotReady: { default: 3, unit: 'nodes', description: 'fewest NotReady nodes that count, for small clusters' },
   },
-  // Two of three minutes, as the other pages: NotReady shows 40 to 50 seconds after the kubelets stop reporting (node
-  // monitor grace period), and a rolling replacement or a spot drain takes a few nodes at a time, never half of them,
-  // so a second minute at half confirms what no routine change makes; a count that glitches for one minute does not.
+  // Three minutes of evidence, in one of two shapes. A jump: half or more in 2 of 3 minutes, since NotReady shows 40
+  // to 50 seconds after the kubelets stop reporting (node monitor grace period) and a rolling replacement or a spot
+  // drain takes a few nodes at a time, never half, so a second minute at half confirms what no routine change makes,
+  // and a count that glitches for one minute does not page. A climb: a change that spreads over the nodes (an update
+  // on a randomized timer, a rollout) passes a zone's worth first; two minutes at a quarter or more and then half is
+  // more than one zone cut off makes, so its first minute at half pages instead of its second.
   when: {
-    kind: 'allOf',
+    kind: 'anyOf',
     conditions: [
-      { kind: 'sustained', of: notReadyShare, op: '>=', value: '$notReadyShare', m: 2, n: 3 },
-      { kind: 'sustained', of: 'nodes.notready', op: '>=', value: '$minNotReady', m: 2, n: 3 },
+      {
+        kind: 'allOf',
+        conditions: nodesNotReadyFor('$notReadyShare', 2, 3),
+      },
+      {
+        kind: 'allOf',
+        conditions: [
+          { kind: 'threshold', of: notReadyShare, op: '>=', value: '$notReadyShare' },
+          ...nodesNotReadyFor('$climbShare', 3, 3),
+        ],
+      },
     ],
   },
   explains: ['nodes-unreachable', 'node-repair-storm', 'node-churn'],

@@ -1,6 +1,6 @@
 import type { Rule } from '../rule.ts';
 import { controlPlaneInvolved, controlPlaneInvolvedParams } from './control-plane-involved.ts';
-import { notReadyShare } from './operands.ts';
+import { nodesNotReadyFor } from './nodes-notready-for.ts';
 import { pauseAutoRepair } from './pause-auto-repair.ts';
 import { EKS_NODES, EKS_VPC_CNI, K8S_NODES } from './sources.ts';
 
@@ -30,8 +30,7 @@ export const nodesUnreachable: Rule = {
   when: {
     kind: 'allOf',
     conditions: [
-      { kind: 'sustained', of: notReadyShare, op: '>=', value: '$notReadyShare', m: 10, n: 12 },
-      { kind: 'sustained', of: 'nodes.notready', op: '>=', value: '$minNotReady', m: 10, n: 12 },
+      ...nodesNotReadyFor('$notReadyShare', 10, 12),
       {
         // Nothing visibly replaces the nodes, and the apiserver is healthy; on a cluster without a replacement
         // signal the rule still runs, on what it has.

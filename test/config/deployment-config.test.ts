@@ -252,6 +252,14 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('accepts a time zone alias for the digest, such as US/Pacific or Etc/UTC', () => {
+    const zones = ['US/Pacific', 'Etc/UTC'].map(
+      (zone) => loadConfig(exampleWith([['digest', 'timeZone'], zone]), FILE).config.digest.timeZone,
+    );
+
+    expect(zones).toEqual(['US/Pacific', 'Etc/UTC']);
+  });
+
   it('rejects an invalid email subscriber', () => {
     const config = exampleWith([['subscriptions', 'paging', 0, 'subscribers', 1, 'endpoint'], 'oncall.example.com']);
 

@@ -52,10 +52,16 @@ export interface WindowCondition {
   readonly value: Threshold;
 }
 
-/** The recent window's aggregate against the baseline window just before it, as a ratio or a difference. */
+/**
+ * The recent window's aggregate against the baseline window just before it, as a ratio or a difference. With `per`
+ * (and mode `delta`), the difference of `of` is divided by the difference of `per` over the same windows: how much
+ * `of` rose for each unit `per` rose, such as the 5xx that came with each new webhook rejection. It is unknown while
+ * `per` has not risen to twice its baseline: a smaller rise is noise, or an event the baseline has taken in.
+ */
 export interface ChangeCondition {
   readonly kind: 'change';
   readonly of: Operand;
+  readonly per?: Operand;
   readonly aggregate: 'avg' | 'max' | 'min' | 'sum';
   readonly window: Duration;
   readonly baseline: Duration;
@@ -153,6 +159,8 @@ export function conditionSignals(condition: Condition): readonly SignalName[] {
     case 'anyOf':
     case 'noneOf':
       return [...new Set(condition.conditions.flatMap(conditionSignals))];
+    case 'change':
+      return [...new Set([...operandSignals(condition.of), ...(condition.per ? operandSignals(condition.per) : [])])];
     default:
       return operandSignals(condition.of);
   }
@@ -205,8 +213,10 @@ export function describeCondition(condition: Condition): string {
       const where = condition.where ? ` where ${condition.where.op} ${condition.where.value}` : '';
       return `${condition.aggregate} of ${describeOperand(condition.of)}${where} over ${condition.window} ${condition.op} ${condition.value}`;
     }
-    case 'change':
-      return `${condition.aggregate} of ${describeOperand(condition.of)} over ${condition.window}, as a ${condition.mode} to the ${condition.baseline} before, ${condition.op} ${condition.value}`;
+    case 'change': {
+      const per = condition.per ? ` per rise of ${describeOperand(condition.per)}` : '';
+      return `${condition.aggregate} of ${describeOperand(condition.of)} over ${condition.window}, as a ${condition.mode} to the ${condition.baseline} before${per}, ${condition.op} ${condition.value}`;
+    }
     case 'absent':
       return `no datapoint of ${condition.of.join(', ')} for ${condition.window}`;
     case 'allOf':

@@ -1,9 +1,11 @@
 import {
   type Aggregate,
+  type ChangeCondition,
   type Comparator,
   type Condition,
   describeOperand,
   type Operand,
+  type OperandCoverage,
   operandCoverage,
   operandSignals,
   type Term,
@@ -200,9 +202,9 @@ function aggregate(values: readonly number[], how: Aggregate, where?: (value: nu
 }
 
 /**
- * With gaps in the window, decide only when the gaps cannot change the answer. Sums, counts and maxima of
- * non-negative signals can only grow as samples arrive, minima only shrink; episode counts are bounded both ways;
- * averages are trusted above a minimum coverage.
+ * With gaps in the window, decide only when the gaps cannot change the answer. Sums and maxima of non-negative
+ * signals can only grow as samples arrive, minima only shrink; counts (each gap adds at most one) and episode counts
+ * are bounded both ways; averages are trusted above a minimum coverage.
  */
 function verdictWithGaps(
   how: Aggregate,
@@ -222,6 +224,13 @@ function verdictWithGaps(
     const { fewest, most } = episodeBounds(collected.samples, where ?? (() => false));
     const atFewest = compare(fewest, op, threshold);
     if (atFewest !== compare(most, op, threshold)) return 'unknown';
+    return atFewest ? 'met' : 'unmet';
+  }
+  if (how === 'count') {
+    // Each missing sample adds at most one to a count: decided when the fewest and the most the gaps allow agree.
+    const fewest = where ? values.filter(where).length : values.length;
+    const atFewest = compare(fewest, op, threshold);
+    if (atFewest !== compare(fewest + missing, op, threshold)) return 'unknown';
     return atFewest ? 'met' : 'unmet';
   }
   if (how === 'avg') {
@@ -245,7 +254,9 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
   const coverage =
     condition.kind === 'absent'
       ? { runnable: condition.of.some(has), missing: condition.of.filter((signal) => !has(signal)) }
-      : operandCoverage(condition.of, has);
+      : condition.kind === 'change' && condition.per
+        ? bothOperands(operandCoverage(condition.of, has), operandCoverage(condition.per, has))
+        : operandCoverage(condition.of, has);
   const lacking = [...new Set(coverage.missing)];
   if (!coverage.runnable) return { verdict: 'skipped', evidence: [], lacking };
 
@@ -344,6 +355,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
       const now = aggregate(recent.values, condition.aggregate);
       const before = aggregate(baseline.values, condition.aggregate);
+      if (condition.per) return changePer(condition, condition.per, window, now - before, threshold, lacking);
       if (condition.mode === 'ratio' && before === 0 && now > 0) {
         // Any rise from nothing is an infinite ratio; the evidence says what happened instead: none before, N now.
         const passed = compare(Number.POSITIVE_INFINITY, condition.op, threshold);
@@ -370,6 +382,51 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
     }
   }
+}
+
+/** A condition on two operands needs both to run; what either lacks is left out. */
+function bothOperands(a: OperandCoverage, b: OperandCoverage): OperandCoverage {
+  return { runnable: a.runnable && b.runnable, missing: [...a.missing, ...b.missing] };
+}
+
+/**
+ * The rise of a change condition's operand for each unit its `per` operand rose, over the same windows: unknown while
+ * `per` has not risen to twice its baseline (nothing clear to account for) or lacks the history, so that it neither
+ * fires nor resolves on it.
+ */
+function changePer(
+  condition: ChangeCondition,
+  per: Operand,
+  window: SignalWindow,
+  rise: number,
+  threshold: number,
+  lacking: readonly SignalName[],
+): ConditionResult {
+  const recentSamples = durationSamples(condition.window, window.stepSeconds);
+  const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
+  const recent = collect(window, per, 0, recentSamples);
+  const baseline = collect(window, per, recentSamples, baselineSamples);
+  const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
+  const baselineCovered =
+    baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
+  if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
+  const perBefore = aggregate(baseline.values, condition.aggregate);
+  const perRise = aggregate(recent.values, condition.aggregate) - perBefore;
+  // A rise smaller than the baseline it stands on cannot carry a ratio: noise divided by noise, or an event the
+  // baseline has taken in after it went on for a while.
+  if (!(perRise > 0) || perRise < perBefore) return { verdict: 'unknown', evidence: [], lacking };
+  const observed = rise / perRise;
+  const passed = compare(observed, condition.op, threshold);
+  const evidence: Evidence = {
+    what: describeOperand(condition.of),
+    over: `${condition.aggregate} over ${condition.window} vs the ${condition.baseline} before, per rise of ${describeOperand(per)}`,
+    observed,
+    op: condition.op,
+    threshold,
+    unit: 'x',
+    passed,
+  };
+  return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
 }
 
 /** A count for a sentence: whole numbers as they are, others to three significant digits. */

@@ -200,22 +200,31 @@ export const conditionSchema: z.ZodType<Condition> = z.lazy(() =>
           error: 'an episodes aggregate needs "where": which samples make an episode',
           path: ['where'],
         }),
-      z.strictObject({
-        kind: kindOf('change', "change: the recent window's aggregate against the baseline just before it."),
-        of: operandSchema,
-        aggregate: z
-          .enum(['avg', 'max', 'min', 'sum'])
-          .meta({ description: "How each window's samples become one value: avg, max, min or sum." }),
-        window: windowSchema,
-        baseline: windowSchema.meta({
-          description: `The window just before the recent one that it is compared with; ${WINDOW_RANGE}.`,
+      z
+        .strictObject({
+          kind: kindOf('change', "change: the recent window's aggregate against the baseline just before it."),
+          of: operandSchema,
+          per: operandSchema.optional().meta({
+            description:
+              'With mode delta: divide the change of `of` by the change of this operand over the same windows (how much `of` rose for each unit this rose); unknown while this has not risen to twice its baseline.',
+          }),
+          aggregate: z
+            .enum(['avg', 'max', 'min', 'sum'])
+            .meta({ description: "How each window's samples become one value: avg, max, min or sum." }),
+          window: windowSchema,
+          baseline: windowSchema.meta({
+            description: `The window just before the recent one that it is compared with; ${WINDOW_RANGE}.`,
+          }),
+          mode: z
+            .enum(['ratio', 'delta'])
+            .meta({ description: 'ratio: recent over baseline (2 for double); delta: recent minus baseline.' }),
+          op: comparatorSchema,
+          value: thresholdSchema,
+        })
+        .refine((c) => c.per === undefined || c.mode === 'delta', {
+          error: 'a change "per" another operand divides two differences: it needs mode "delta"',
+          path: ['per'],
         }),
-        mode: z
-          .enum(['ratio', 'delta'])
-          .meta({ description: 'ratio: recent over baseline (2 for double); delta: recent minus baseline.' }),
-        op: comparatorSchema,
-        value: thresholdSchema,
-      }),
       z.strictObject({
         kind: kindOf('absent', 'absent: none of the signals has a datapoint in the window.'),
         of: z.array(signalSchema).min(1).meta({ description: 'The signals that must all be silent.' }),

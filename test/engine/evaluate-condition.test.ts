@@ -380,6 +380,28 @@ describe('evaluateCondition', () => {
       expect(evaluate(windowOver('count', '>=', 2), { 'nodes.replaced': '7 _ 7' }).evidence[0]?.observed).toBe(2);
     });
 
+    const bigRepairsAtMost = (value: number): Condition => ({
+      kind: 'window',
+      of: 'nodes.replaced',
+      aggregate: 'count',
+      window: '6m',
+      where: { op: '>', value: 2 },
+      op: '<=',
+      value,
+    });
+
+    it('is met with gaps when a count under a ceiling stays under it however the gaps fill', () => {
+      expect(verdictOf(bigRepairsAtMost(3), { 'nodes.replaced': '5 0 _ 0 5 0' })).toBe('met');
+    });
+
+    it('is unknown with gaps when the gaps could push a count over its ceiling', () => {
+      expect(verdictOf(bigRepairsAtMost(2), { 'nodes.replaced': '5 0 _ 0 5 0' })).toBe('unknown');
+    });
+
+    it('is unmet with gaps when even every gap passing could not make a count', () => {
+      expect(verdictOf(windowOver('count', '>=', 5), { 'nodes.replaced': '7 _ 7' })).toBe('unmet');
+    });
+
     it('takes the largest sample for max', () => {
       expect(evaluate(windowOver('max', '>=', 9), { 'nodes.replaced': '1 9 2' }).verdict).toBe('met');
     });
@@ -642,6 +664,63 @@ describe('evaluateCondition', () => {
         verdict: 'skipped',
         evidence: [],
         lacking: ['apiserver.requests', 'apiserver.write.p99'],
+      });
+    });
+  });
+
+  describe('change per another operand', () => {
+    const errorsPerRejection = (op: '>=' | '<=', value: number): ChangeCondition => ({
+      kind: 'change',
+      of: 'apiserver.5xx',
+      per: 'webhook.rejections',
+      aggregate: 'avg',
+      window: '2m',
+      baseline: '6m',
+      mode: 'delta',
+      op,
+      value,
+    });
+
+    it('divides the rise of its operand by the rise of the other, over the same windows', () => {
+      expect(
+        evaluate(errorsPerRejection('>=', 0.5), { 'apiserver.5xx': '100*6 140*2', 'webhook.rejections': '5*6 45*2' })
+          .evidence,
+      ).toEqual([
+        {
+          what: 'apiserver.5xx',
+          over: 'avg over 2m vs the 6m before, per rise of webhook.rejections',
+          observed: 1,
+          op: '>=',
+          threshold: 0.5,
+          unit: 'x',
+          passed: true,
+        },
+      ]);
+    });
+
+    it('is unmet when the operand stays flat while the other rises: denials, not calls failing closed', () => {
+      expect(
+        verdictOf(errorsPerRejection('>=', 0.5), { 'apiserver.5xx': '100*8', 'webhook.rejections': '5*6 45*2' }),
+      ).toBe('unmet');
+    });
+
+    it('is unmet under a ceiling when the operand rises far more than the other: errors of their own', () => {
+      expect(
+        verdictOf(errorsPerRejection('<=', 2), { 'apiserver.5xx': '100*6 900*2', 'webhook.rejections': '5*6 12*2' }),
+      ).toBe('unmet');
+    });
+
+    it('is unknown while the other has not risen to twice its baseline', () => {
+      expect(
+        verdictOf(errorsPerRejection('>=', 0.5), { 'apiserver.5xx': '100*6 140*2', 'webhook.rejections': '30*6 45*2' }),
+      ).toBe('unknown');
+    });
+
+    it('is skipped, naming it, when the cluster lacks the other operand', () => {
+      expect(evaluate(errorsPerRejection('>=', 0.5), { 'apiserver.5xx': '100*8' })).toEqual({
+        verdict: 'skipped',
+        evidence: [],
+        lacking: ['webhook.rejections'],
       });
     });
   });

@@ -43,7 +43,8 @@ describe('a fail-closed webhook whose pods are all gone', () => {
       'webhook.rejections / webhook.requests',
       'webhook.rejections',
       'webhook.rejections',
-      'apiserver.5xx',
+      'apiserver.5xx / apiserver.requests',
+      'apiserver.5xx / apiserver.requests',
       'apiserver.5xx / webhook.rejections',
     ]);
   });
@@ -362,5 +363,70 @@ describe('a narrow webhook failing closed beside a busy healthy one, at sizes th
     const result = await replaySignals(cluster(calls, denied, false, background));
 
     expect(result.notifications.filter((n) => n.kind === 'page')).toEqual([]);
+  });
+});
+
+describe('a narrow webhook failing closed on busy 2,000-node clusters, and a policy denying on purpose beside them', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('narrow-webhook-on-large-clusters');
+  });
+
+  it.each([
+    ['prod-euw1', 150],
+    ['prod-euw2', 240],
+  ])(
+    'pages webhook-blackhole once on %s within 3 minutes, over a 5xx floor larger than the failing calls',
+    (cluster, onset) => {
+      const pages = of(result, cluster, 'page');
+
+      expect([pages.map((p) => p.rule), minutesAfter(result, onset, pages[0]) <= 3]).toEqual([
+        ['webhook-blackhole'],
+        true,
+      ]);
+    },
+  );
+
+  it('keeps the page open while the calls fail closed, since the 5xx rise with the rejections whatever their floor', () => {
+    const [resolved] = of(result, 'prod-euw1', 'resolve');
+
+    expect(minutesAfter(result, 200, resolved)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('sends nothing for denials during a morning ramp, whose 5xx climb with the traffic and not with the rejections', () => {
+    expect(of(result, 'prod-euw3')).toEqual([]);
+  });
+});
+
+describe('an etcd stall on a busy cluster whose policy denials wander', () => {
+  it('pages control-plane-degraded once and never names a webhook for 5xx the rejections do not account for', async () => {
+    const result = await replayShipped('write-latency-stalls-ramp-and-step');
+
+    expect(of(result, 'prod-usw2', 'page').map((p) => p.rule)).toEqual(['control-plane-degraded']);
+  });
+});
+
+describe('restart bursts and low errors that hold, with missing datapoints and noise', () => {
+  it('tickets two bursts on a 5-node cluster with a datapoint missing between them', async () => {
+    const result = await replayShipped('apiserver-restart-bursts-large-and-small');
+
+    expect(of(result, 'dev-cac1', 'ticket').map((t) => t.rule)).toEqual(['apiserver-restart-errors']);
+  });
+
+  it('reads no restarts into the noise of a low error share that holds for hours', async () => {
+    const result = await replayShipped('sustained-low-errors-conversion-webhook');
+
+    expect(of(result, 'prod-euw1', 'ticket').map((t) => t.rule)).toEqual(['apiserver-sustained-errors']);
+  });
+});
+
+describe('one zone cut off on a 2,000-node cluster that replaces a node a minute by routine scaling', () => {
+  it('gets the nodes-unreachable ticket: a node a minute of 2,000 is no repair storm', async () => {
+    const result = await replayShipped('nodes-notready-small-and-large');
+
+    expect(of(result, 'prod-use2b').map((n) => `${n.kind} ${n.rule}`)).toEqual([
+      'ticket nodes-unreachable',
+      'resolve nodes-unreachable',
+    ]);
   });
 });

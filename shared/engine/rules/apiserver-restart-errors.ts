@@ -15,7 +15,12 @@ export const apiserverRestartErrors: Rule = {
     maxErrorMinutes: {
       default: 10,
       unit: 'minutes',
-      description: 'minutes of the hour at or above the burst share: more is an outage, not restarts',
+      description: 'minutes of the hour at or above the floor share: more is an outage, not restarts',
+    },
+    floorRatio: {
+      default: 0.01,
+      unit: 'ratio',
+      description: 'share of 5xx plus 429 under which the minutes between bursts stay: half the burst share',
     },
     writeP99Seconds: {
       default: 1,
@@ -35,14 +40,15 @@ export const apiserverRestartErrors: Rule = {
         op: '>=',
         value: '$bursts',
       },
-      // A restart drops requests for a minute or two; an error share that hovers around the line for most of the
-      // hour is an outage (and another rule's), whose crossings must not read as bursts.
+      // A restart drops requests for a minute or two, from a floor far under the burst share; an error share that
+      // hovers near the line for most of the hour (an outage, or an API that keeps failing) is another rule's, and
+      // its noise crossing the line must not read as bursts: at most ten minutes of the hour at half the burst share.
       {
         kind: 'window',
         of: shedShare,
         aggregate: 'count',
         window: '1h',
-        where: { op: '>=', value: '$errorRatio' },
+        where: { op: '>=', value: '$floorRatio' },
         op: '<=',
         value: '$maxErrorMinutes',
       },

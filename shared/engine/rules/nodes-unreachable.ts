@@ -2,6 +2,7 @@ import type { Rule } from '../rule.ts';
 import { controlPlaneInvolved, controlPlaneInvolvedParams } from './control-plane-involved.ts';
 import { nodesNotReadyFor } from './nodes-notready-for.ts';
 import { pauseAutoRepair } from './pause-auto-repair.ts';
+import { repairsInAStorm, repairsInAStormParams } from './repairs-in-a-storm.ts';
 import { EKS_NODES, EKS_VPC_CNI, K8S_NODES } from './sources.ts';
 
 /** `nodes-unreachable`: see docs/rules.md for why each number, and its runbook (docs/runbooks/nodes-unreachable.md) for what to do. */
@@ -18,11 +19,7 @@ export const nodesUnreachable: Rule = {
       description: 'share of nodes NotReady: a quarter catches one zone of three cut off',
     },
     minNotReady: { default: 3, unit: 'nodes', description: 'fewest NotReady nodes that count, for small clusters' },
-    minReplaced: {
-      default: 3,
-      unit: 'nodes',
-      description: 'replacements within 30 minutes that make it node-repair-storm’s, not this rule’s',
-    },
+    ...repairsInAStormParams,
     ...controlPlaneInvolvedParams,
   },
   // Ten of twelve minutes: past the five minutes after which NotReady nodes' pods are evicted, and longer than the
@@ -32,13 +29,11 @@ export const nodesUnreachable: Rule = {
     conditions: [
       ...nodesNotReadyFor('$notReadyShare', 10, 12),
       {
-        // Nothing visibly replaces the nodes, and the apiserver is healthy; on a cluster without a replacement
-        // signal the rule still runs, on what it has.
+        // Nodes are not being repaired in a storm (node-repair-storm's, with its numbers: a large cluster's routine
+        // churn is not a storm), and the apiserver is healthy; on a cluster without a replacement signal the rule
+        // still runs, on what it has.
         kind: 'noneOf',
-        conditions: [
-          { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
-          ...controlPlaneInvolved,
-        ],
+        conditions: [repairsInAStorm, ...controlPlaneInvolved],
       },
     ],
   },

@@ -10,6 +10,24 @@ import {
 import { pauseAutoRepair } from './pause-auto-repair.ts';
 import { K8S_DOCS, K8S_METRICS, OPA_POSTMORTEM } from './sources.ts';
 
+/**
+ * The rise of the 5xx share over the last two minutes against the hour before, per rise of the rejection share: about
+ * 1 when calls fail closed. Shares of all requests and averages, so that a busy cluster's 5xx floor and its morning
+ * ramp cancel out; unknown until the rejection share has at least doubled.
+ */
+const errorsPerRejectionRise = (op: '>=' | '<=', value: `$${string}`) =>
+  ({
+    kind: 'change',
+    of: errorShare,
+    per: rejectionsPerRequest,
+    aggregate: 'avg',
+    window: '2m',
+    baseline: '1h',
+    mode: 'delta',
+    op,
+    value,
+  }) as const;
+
 /** `webhook-blackhole`: see docs/rules.md for why each number, and its runbook (docs/runbooks/webhook-blackhole.md) for what to do. */
 export const webhookBlackhole: Rule = {
   id: 'webhook-blackhole',
@@ -50,10 +68,11 @@ export const webhookBlackhole: Rule = {
       unit: 'x',
       description: 'fewest rejections of the last 2 minutes against the fewest of any minute of the hour before',
     },
-    errorJump: {
+    maxErrorsPerRejection: {
       default: 2,
       unit: 'x',
-      description: 'fewest 5xx of the last 2 minutes against the fewest of the hour before: the 5xx moved too',
+      description:
+        'rise of the 5xx share per rise of the rejection share above which the 5xx are not the rejections: the control plane failing on its own',
     },
   },
   // Three ways a webhook takes writes down, each with the signals a cluster may have (docs/rules.md, "How each
@@ -113,16 +132,11 @@ export const webhookBlackhole: Rule = {
                     op: '>=',
                     value: '$rejectionJump',
                   },
-                  {
-                    kind: 'change',
-                    of: 'apiserver.5xx',
-                    aggregate: 'min',
-                    window: '2m',
-                    baseline: '1h',
-                    mode: 'ratio',
-                    op: '>=',
-                    value: '$errorJump',
-                  },
+                  // Each call that fails closed is one rejection and one 500, so the 5xx share rises by about as
+                  // much as the rejection share: by far less for denials (4xx), by far more for a control plane that
+                  // fails on its own while denials wander.
+                  errorsPerRejectionRise('>=', '$closedShare'),
+                  errorsPerRejectionRise('<=', '$maxErrorsPerRejection'),
                 ],
               },
             ],

@@ -203,6 +203,10 @@ export class RuleSet {
       return Object.entries(override.params ?? {}).flatMap(([param, value]) => {
         const declared = rule.params[param];
         const where = jsonPath([...path, id, 'params', param]);
+        const retired = rule.retiredParams?.[param];
+        if (retired && Object.hasOwn(rule.retiredParams ?? {}, param)) {
+          return [{ path: where, message: `rule "${id}" no longer has parameter "${param}": ${retired}` }];
+        }
         if (!declared || !Object.hasOwn(rule.params, param)) {
           const known = Object.keys(rule.params).join(', ') || 'none';
           return [{ path: where, message: `rule "${id}" has no parameter "${param}"; it has: ${known}` }];

@@ -58,6 +58,11 @@ export interface Rule {
   readonly summary: string;
   readonly severity: Severity;
   readonly params: Readonly<Record<string, RuleParam>>;
+  /**
+   * Parameters an earlier release had and this one removed, each with what to do instead: an override of one is
+   * refused with that advice rather than as an unknown name, so that an upgrade says what changed.
+   */
+  readonly retiredParams?: Readonly<Record<string, string>>;
   readonly when: Condition;
   /** Rules whose findings this rule's incident explains: they attach to it as symptoms instead of paging. */
   readonly explains: readonly string[];

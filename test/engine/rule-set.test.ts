@@ -190,6 +190,18 @@ describe('RuleSet', () => {
       ]);
     });
 
+    it('refuses an override of a parameter an earlier release removed, saying what replaced it', () => {
+      const [problem] = defaultRuleSet().checkOverrides({ 'webhook-blackhole': { params: { errorJump: 3 } } }, [
+        'rules',
+        'overrides',
+      ]);
+
+      expect(problem?.path).toBe('$.rules.overrides["webhook-blackhole"].params.errorJump');
+      expect(problem?.message).toMatch(
+        /^rule "webhook-blackhole" no longer has parameter "errorJump": .*maxErrorsPerRejection/,
+      );
+    });
+
     it('accepts overrides of known rules and parameters', () => {
       expect(
         defaultRuleSet().checkOverrides({ 'node-churn': { params: { minReplaced: 8 }, severity: 'page' } }, ['x']),

@@ -75,6 +75,10 @@ export const webhookBlackhole: Rule = {
         'rise of the 5xx share per rise of the rejection share above which the 5xx are not the rejections: the control plane failing on its own',
     },
   },
+  retiredParams: {
+    errorJump:
+      'the 5xx are no longer judged against twice their floor but by how much their share rose per rise of the rejection share; remove the override, and set maxErrorsPerRejection (default 2) only if the 5xx of a webhook failing closed outgrow its rejections',
+  },
   // Three ways a webhook takes writes down, each with the signals a cluster may have (docs/rules.md, "How each
   // failure shows"): calls hang (webhook p99 at its timeout), calls fail where failures are scraped, and calls fail
   // closed on a stock EKS cluster (rejections that answer 500).

@@ -331,6 +331,13 @@ export const ruleSchema = z.strictObject({
     )
     .default({})
     .meta({ description: 'Numbers its conditions name as $name, each with a default that overrides may change.' }),
+  retiredParams: z
+    .record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/), z.string().min(1))
+    .optional()
+    .meta({
+      description:
+        'Parameters an earlier version of the rule had, each with what to do instead: an override of one is refused with that advice.',
+    }),
   when: conditionSchema.meta({ description: 'The condition that fires the rule.' }),
   explains: z.array(ruleIdSchema).default([]).meta({
     description: 'Rules whose findings this one explains: on the same cluster they become its symptoms, not pages.',

@@ -13,9 +13,22 @@ export type Threshold = number | `$${string}`;
  */
 export type Term = SignalName | { readonly sum: readonly SignalName[] };
 export type DifferenceOperand = { readonly difference: readonly [Term, Term] };
+/**
+ * The confidence at which a share of events is read by its lower bound: the two-sided Wilson score interval's lower
+ * end at this level (z = 1.645, 1.96 or 2.576).
+ */
+export type ShareConfidence = 0.9 | 0.95 | 0.99;
+export const SHARE_CONFIDENCES: readonly ShareConfidence[] = [0.9, 0.95, 0.99];
+
 export type RatioOperand = {
   readonly ratio: readonly [Term | DifferenceOperand, Term];
   readonly minDenominator?: number;
+  /**
+   * A share of events (requests answered 5xx among all requests), read at each sample as the lowest share its counts
+   * support at this confidence rather than as the bare quotient: 4 errors of 100 requests may well be 1.6 %, while
+   * 4,000 of 100,000 are 3.9 % at least. Changes between windows still compare the quotients.
+   */
+  readonly confidence?: ShareConfidence;
 };
 export type Operand = Term | RatioOperand | DifferenceOperand;
 
@@ -106,6 +119,13 @@ export type Condition =
   | AnyOfCondition
   | NoneOfCondition;
 
+/** The operand with its shares read as plain quotients, as a change between windows reads them. */
+export function asQuotient<T extends Operand>(operand: T): T {
+  if (typeof operand !== 'object' || !('ratio' in operand) || !operand.confidence) return operand;
+  const { confidence: _bound, ...plain } = operand;
+  return plain as T;
+}
+
 export function termSignals(term: Term): readonly SignalName[] {
   return typeof term === 'string' ? [term] : term.sum;
 }
@@ -191,7 +211,8 @@ export function describeOperand(operand: Operand): string {
   if (typeof operand === 'object' && 'ratio' in operand) {
     const [top, bottom] = operand.ratio;
     const numerator = typeof top === 'object' && 'difference' in top ? `(${describeOperand(top)})` : describeTerm(top);
-    return `${numerator} / ${describeTerm(bottom)}`;
+    const bound = operand.confidence ? ` (${operand.confidence * 100} % lower bound)` : '';
+    return `${numerator} / ${describeTerm(bottom)}${bound}`;
   }
   if (typeof operand === 'object' && 'difference' in operand) {
     return `${describeTerm(operand.difference[0])} - ${describeTerm(operand.difference[1])}`;

@@ -1,5 +1,6 @@
 import {
   type Aggregate,
+  asQuotient,
   type ChangeCondition,
   type Comparator,
   type Condition,
@@ -8,6 +9,7 @@ import {
   type OperandCoverage,
   operandCoverage,
   operandSignals,
+  type ShareConfidence,
   type Term,
   type Threshold,
 } from './condition.ts';
@@ -94,7 +96,40 @@ function termAt(window: SignalWindow, term: Term, back: number): number | null {
   return total;
 }
 
-export function operandAt(window: SignalWindow, operand: Operand, back: number): number | null {
+/**
+ * The normal quantile of each share confidence, two-sided (Wilson, "Probable inference, the law of succession, and
+ * statistical inference", JASA 1927; the interval Agresti and Coull recommend for small counts, The American
+ * Statistician 1998).
+ */
+const Z_OF: Readonly<Record<ShareConfidence, number>> = { 0.9: 1.645, 0.95: 1.96, 0.99: 2.576 };
+
+/**
+ * The lower end of the Wilson score interval of `events` among `trials`: the smallest share the counts support. It
+ * stays near the quotient for thousands of trials and falls well below it for a handful, so that a share of a few
+ * events needs more of them to pass a threshold. An events count above the trials (a ratio that is not a share of
+ * events) is read as all of them.
+ */
+export function shareLowerBound(events: number, trials: number, confidence: ShareConfidence): number {
+  const z = Z_OF[confidence];
+  const p = Math.min(events, trials) / trials;
+  const z2n = (z * z) / trials;
+  const centre = p + z2n / 2;
+  const spread = z * Math.sqrt((p * (1 - p)) / trials + z2n / (4 * trials));
+  return Math.max(0, (centre - spread) / (1 + z2n));
+}
+
+/**
+ * How a share is read: `bound`, the lower end of its interval where the operand asks for one (a comparison with a
+ * threshold); `point`, the plain quotient (averages compared between windows, whose counts pool many samples).
+ */
+export type ShareReading = 'bound' | 'point';
+
+export function operandAt(
+  window: SignalWindow,
+  operand: Operand,
+  back: number,
+  reading: ShareReading = 'bound',
+): number | null {
   if (typeof operand === 'string' || 'sum' in operand) return termAt(window, operand, back);
   if ('difference' in operand) {
     const from = termAt(window, operand.difference[0], back);
@@ -113,6 +148,7 @@ export function operandAt(window: SignalWindow, operand: Operand, back: number):
   if (numerator === null || denominator === null) return null;
   // Too little traffic to judge a share: report no failure rather than a noisy ratio.
   if (denominator <= 0 || denominator < (operand.minDenominator ?? 0)) return 0;
+  if (operand.confidence && reading === 'bound') return shareLowerBound(numerator, denominator, operand.confidence);
   return numerator / denominator;
 }
 
@@ -135,13 +171,19 @@ interface Collected {
   readonly samples: readonly (number | null)[];
 }
 
-function collect(window: SignalWindow, operand: Operand, from: number, count: number): Collected {
+function collect(
+  window: SignalWindow,
+  operand: Operand,
+  from: number,
+  count: number,
+  reading: ShareReading = 'bound',
+): Collected {
   const values: number[] = [];
   const samples: (number | null)[] = [];
   let missing = 0;
   // Oldest first, so that episodes are counted in time order.
   for (let back = from + count - 1; back >= from; back--) {
-    const value = operandAt(window, operand, back);
+    const value = operandAt(window, operand, back, reading);
     samples.push(value);
     if (value === null) missing++;
     else values.push(value);
@@ -282,7 +324,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
 
   const threshold = resolveThreshold(condition.value, params);
   const evidenceOf = (observed: number, over: string, passed: boolean): Evidence => ({
-    what: describeOperand(condition.of),
+    what: describeOperand(condition.kind === 'change' ? asQuotient(condition.of) : condition.of),
     over,
     observed,
     op: condition.op,
@@ -347,8 +389,10 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
     case 'change': {
       const recentSamples = durationSamples(condition.window, window.stepSeconds);
       const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
-      const recent = collect(window, condition.of, 0, recentSamples);
-      const baseline = collect(window, condition.of, recentSamples, baselineSamples);
+      // A change compares averages of the plain shares: each window holds many samples, and a bound on each would
+      // move with the traffic rather than with the share.
+      const recent = collect(window, condition.of, 0, recentSamples, 'point');
+      const baseline = collect(window, condition.of, recentSamples, baselineSamples, 'point');
       const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
       const baselineCovered =
         baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
@@ -362,7 +406,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
         const total = countsEvents(condition.of) ? aggregate(recent.values, 'sum') : now;
         const what = countsEvents(condition.of) ? '' : ` (${condition.aggregate})`;
         const evidence: Evidence = {
-          what: describeOperand(condition.of),
+          what: describeOperand(asQuotient(condition.of)),
           over: `none in the ${condition.baseline} before, ${formatCount(total)}${what} in the last ${condition.window}`,
           observed: total,
           op: '>',
@@ -404,8 +448,8 @@ function changePer(
 ): ConditionResult {
   const recentSamples = durationSamples(condition.window, window.stepSeconds);
   const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
-  const recent = collect(window, per, 0, recentSamples);
-  const baseline = collect(window, per, recentSamples, baselineSamples);
+  const recent = collect(window, per, 0, recentSamples, 'point');
+  const baseline = collect(window, per, recentSamples, baselineSamples, 'point');
   const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
   const baselineCovered =
     baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
@@ -418,8 +462,8 @@ function changePer(
   const observed = rise / perRise;
   const passed = compare(observed, condition.op, threshold);
   const evidence: Evidence = {
-    what: describeOperand(condition.of),
-    over: `${condition.aggregate} over ${condition.window} vs the ${condition.baseline} before, per rise of ${describeOperand(per)}`,
+    what: describeOperand(asQuotient(condition.of)),
+    over: `${condition.aggregate} over ${condition.window} vs the ${condition.baseline} before, per rise of ${describeOperand(asQuotient(per))}`,
     observed,
     op: condition.op,
     threshold,

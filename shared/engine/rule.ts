@@ -8,7 +8,7 @@ import {
   outOfRange,
   rangeOfUnit,
 } from './bounds.ts';
-import type { Condition } from './condition.ts';
+import { type Condition, SHARE_CONFIDENCES } from './condition.ts';
 import { type Duration, isDuration } from './duration.ts';
 import { HINT_SCOPES, type HintScope } from './hint-scope.ts';
 import { signalSchema, unknownSignalMessage } from './signal-schema.ts';
@@ -142,6 +142,13 @@ const operandSchema = z
         minDenominator: z.number().min(0).optional().meta({
           description: 'Below this denominator the ratio is unknown, not computed: too few requests to judge a share.',
         }),
+        confidence: z
+          .union(SHARE_CONFIDENCES.map((level) => z.literal(level)))
+          .optional()
+          .meta({
+            description:
+              'For a share of events (errors among requests): read each sample as the lower end of its Wilson score interval at this confidence, so that a share of a few events needs more of them to pass a threshold.',
+          }),
       }),
       differenceSchema,
     ],

@@ -40,7 +40,7 @@ describe('a fail-closed webhook whose pods are all gone', () => {
     const [page] = of(result, 'dev-euc1', 'page');
 
     expect(page?.evidence[0]?.items.map((e) => e.what)).toEqual([
-      'webhook.rejections / webhook.requests',
+      'webhook.rejections / webhook.requests (95 % lower bound)',
       'webhook.rejections',
       'webhook.rejections',
       'apiserver.5xx / apiserver.requests',

@@ -1,3 +1,4 @@
+import { asQuotient } from '../condition.ts';
 import type { Rule } from '../rule.ts';
 import { errorShare } from './operands.ts';
 import { EKS_CONTROL_PLANE_LOGS, K8S_AGGREGATION, K8S_METRICS } from './sources.ts';
@@ -30,7 +31,7 @@ export const apiserverSustainedErrors: Rule = {
   when: {
     kind: 'allOf',
     conditions: [
-      { kind: 'sustained', of: errorShare, op: '>=', value: '$errorRatio', m: 50, n: 60 },
+      { kind: 'sustained', of: asQuotient(errorShare), op: '>=', value: '$errorRatio', m: 50, n: 60 },
       {
         kind: 'change',
         of: errorShare,

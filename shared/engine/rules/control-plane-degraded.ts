@@ -1,3 +1,4 @@
+import { asQuotient } from '../condition.ts';
 import type { Rule } from '../rule.ts';
 import {
   errorsPerRejection,
@@ -150,9 +151,9 @@ export const controlPlaneDegraded: Rule = {
     notifyWhen: {
       kind: 'anyOf',
       conditions: [
-        { kind: 'sustained', of: shedShare, op: '>=', value: 0.4, m: 6, n: 8 },
+        { kind: 'sustained', of: asQuotient(shedShare), op: '>=', value: 0.4, m: 6, n: 8 },
         { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 6, n: 8 },
-        { kind: 'sustained', of: shedShare, op: '>=', value: 0.2, m: 12, n: 15 },
+        { kind: 'sustained', of: asQuotient(shedShare), op: '>=', value: 0.2, m: 12, n: 15 },
         { kind: 'sustained', of: netWriteP99, op: '>=', value: '$elevatedWriteP99Seconds', m: 12, n: 15 },
       ],
     },

@@ -1,3 +1,4 @@
+import { asQuotient } from '../condition.ts';
 import type { Rule } from '../rule.ts';
 import { errorsPerFailure, webhookFailureShare } from './operands.ts';
 import { GATEKEEPER_ISSUE, K8S_METRICS } from './sources.ts';
@@ -28,7 +29,7 @@ export const webhookFailingOpen: Rule = {
   when: {
     kind: 'allOf',
     conditions: [
-      { kind: 'sustained', of: webhookFailureShare, op: '>=', value: '$failureRatio', m: 10, n: 15 },
+      { kind: 'sustained', of: asQuotient(webhookFailureShare), op: '>=', value: '$failureRatio', m: 10, n: 15 },
       { kind: 'sustained', of: errorsPerFailure, op: '<', value: '$closedShare', m: 10, n: 15 },
       {
         kind: 'noneOf',

@@ -1,5 +1,6 @@
 import type { MetricSpec, SignalSource } from '../config/metric-catalogue.ts';
 import {
+  asQuotient,
   type Condition,
   type DifferenceOperand,
   describeOperand,
@@ -83,11 +84,13 @@ export function graphLink(request: GraphRequest, settings: GraphSettings): strin
   let full = false;
   /** Adds the line of `operand` on `cluster` unless it is there already; whether the graph has it. */
   const line = (cluster: string, where: GraphCluster, operand: Operand): boolean => {
-    const key = `${cluster} ${describeOperand(operand)}`;
+    // Metric math graphs a share as its plain quotient; the threshold's own label says where a rule reads its bound.
+    const plotted = describeOperand(asQuotient(operand));
+    const key = `${cluster} ${plotted}`;
     if (lines.has(key)) return true;
     if (full || (!graphed.has(cluster) && graphed.size === MAX_CLUSTERS)) return false;
     const unit = unitOf(operand);
-    const label = clusters.length > 1 ? `${cluster}: ${describeOperand(operand)}` : describeOperand(operand);
+    const label = clusters.length > 1 ? `${cluster}: ${plotted}` : plotted;
     const entries = lineOf(operand, where, settings.region, { label, yAxis: axisOf(units, unit) }, metrics.length);
     if (!entries) return false;
     if (metrics.length + entries.length > MAX_ENTRIES) {

@@ -65,7 +65,7 @@ describe('the graph one click away from a notification', () => {
     expect(horizontal).toEqual(
       expect.arrayContaining([
         { label: 'webhook.p99 >= 2.5', value: 2.5, yAxis: 'left' },
-        { label: 'apiserver.5xx / apiserver.requests >= 0.05', value: 0.05, yAxis: 'right' },
+        { label: 'apiserver.5xx / apiserver.requests (95 % lower bound) >= 0.05', value: 0.05, yAxis: 'right' },
       ]),
     );
   });

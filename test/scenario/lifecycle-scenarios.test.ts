@@ -99,6 +99,32 @@ describe('the lifecycle over messy outages', () => {
       ]);
     });
   });
+
+  describe('a repair loop at its capped pace on a 2,000-node cluster, for hours', () => {
+    const scenario = loadScenario('repair-loop-at-capped-pace');
+    // The control plane recovers at +330m and the last repair of the loop begins at +331m.
+    const loopEnds = scenario.start + 332 * 60_000;
+
+    it('pages once and keeps the incident open, without a flap, while the loop runs', async () => {
+      const { notifications, incidents } = await replayShipped('repair-loop-at-capped-pace');
+      const storm = incidents.filter((i) => i.cluster === 'batch-use1' && i.rule === 'node-repair-storm');
+
+      expect(ofKind(notifications, 'page').map((n) => [n.rule, n.clusters])).toEqual([
+        ['node-repair-storm', ['batch-use1']],
+      ]);
+      expect(storm.map((i) => [i.flaps, Date.parse(i.resolvedAt ?? '') >= loopEnds])).toEqual([[0, true]]);
+    });
+
+    it('leaves the twin’s rotation and the zone cut off to the rules that own them', async () => {
+      const { notifications } = await replayShipped('repair-loop-at-capped-pace');
+      const elsewhere = notifications.filter((n) => !n.clusters.includes('batch-use1') && n.kind !== 'resolve');
+
+      expect(elsewhere.map((n) => [n.kind, n.rule, n.clusters])).toEqual([
+        ['ticket', 'node-churn', ['batch-use2']],
+        ['ticket', 'nodes-unreachable', ['batch-euw1']],
+      ]);
+    });
+  });
 });
 
 describe('CloudWatch impaired in a Region', () => {

@@ -57,16 +57,11 @@ export interface FleetOutageRow {
   /** One page, one resolve, the lone cluster's page, in that order and nothing else, and PagerDuty saw the same. */
   readonly pagedAsExpected?: boolean;
   readonly subjects?: readonly string[];
+  /** The step of the poll that published each page and resolve. */
+  readonly pagedAtSteps?: readonly number[];
   readonly totalMs?: number;
   /** Each poll (the poller's invocations), in order. */
-  readonly polls?: readonly {
-    step: number;
-    ms: number;
-    cpuMs: number;
-    peakHeapMb: number;
-    peakRssMb: number;
-    error?: string;
-  }[];
+  readonly polls?: readonly PollFigures[];
   readonly functions?: readonly FunctionFigures[];
   /** Whether every invocation of every function stayed within its timeout and memory (FUNCTION_LIMITS). */
   readonly withinLimits?: boolean;
@@ -119,6 +114,36 @@ function figuresOf(name: FunctionName, invocations: readonly FleetInvocation[]):
   };
 }
 
+/** A poll: its figures, and what its summary says it did (`claim`, notifications delivered, unreadable clusters). */
+interface PollFigures {
+  readonly step: number;
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly peakHeapMb: number;
+  readonly peakRssMb: number;
+  readonly claim?: string;
+  readonly delivered?: number;
+  readonly unreadableClusters?: number;
+  readonly error?: string;
+}
+
+function pollOf({ step, ms, cpuMs, peakHeapMb, peakRssMb, result, error }: FleetInvocation): PollFigures {
+  const summary = result as { claim?: string; delivered?: number; unreadableClusters?: number } | undefined;
+  return {
+    step,
+    ms,
+    cpuMs,
+    peakHeapMb,
+    peakRssMb,
+    ...(summary && {
+      claim: summary.claim,
+      delivered: summary.delivered,
+      unreadableClusters: summary.unreadableClusters,
+    }),
+    ...(error !== undefined && { error }),
+  };
+}
+
 /** One case, in this (child) process: prints its FleetOutageRow. */
 async function runCase(index: number, clusters: number): Promise<FleetOutageRow> {
   const [faults, plan] = CASES[index] ?? CASES[0];
@@ -126,6 +151,7 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
   const outage = await runFleetOutage({
     clusters,
     ...(plan && { faults: plan() }),
+    ...(process.env.FLEET_OUTAGE_LOGS && { logDirectory: process.env.FLEET_OUTAGE_LOGS }),
     // Each poll as it ends, for whoever watches a long run.
     onInvocation: (invocation) => {
       if (invocation.function !== 'poller') return;
@@ -156,17 +182,9 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
       loneIncident?.status === 'triggered' &&
       loneIncident.triggers === 1,
     subjects: outage.subjects,
+    pagedAtSteps: outage.paged.map((message) => message.step),
     totalMs,
-    polls: outage.invocations
-      .filter((invocation) => invocation.function === 'poller')
-      .map(({ step, ms, cpuMs, peakHeapMb, peakRssMb, error }) => ({
-        step,
-        ms,
-        cpuMs,
-        peakHeapMb,
-        peakRssMb,
-        ...(error !== undefined && { error }),
-      })),
+    polls: outage.invocations.filter((invocation) => invocation.function === 'poller').map(pollOf),
     functions: (Object.keys(FUNCTION_LIMITS) as FunctionName[]).map((name) => figuresOf(name, outage.invocations)),
     withinLimits: outage.invocations.every(withinLimits),
     struck: outage.struck,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Duration } from 'aws-cdk-lib';
@@ -119,6 +120,8 @@ export interface FleetInvocation extends Invocation {
 export interface FleetOutageRun {
   /** The subjects of what reached the paging and notice topics, in order. */
   readonly subjects: readonly string[];
+  /** Each message of the paging topic, with the step of the poll (or retry) that published it. */
+  readonly paged: readonly { readonly step: number; readonly subject: string }[];
   /** PagerDuty's incidents, in the order they opened: their status and how many trigger events each took. */
   readonly pagerDuty: readonly { readonly status: string; readonly triggers: number }[];
   readonly invocations: readonly FleetInvocation[];
@@ -158,6 +161,8 @@ export async function runFleetOutage(options: {
   readonly faults?: FaultPlan;
   readonly shardSize?: number;
   readonly onInvocation?: (invocation: FleetInvocation) => void;
+  /** A folder each function's log lines go to, a file per function; by default they are dropped. */
+  readonly logDirectory?: string;
 }): Promise<FleetOutageRun> {
   const scenario = fleetOutageScenario(options.clusters);
   const names = [...scenario.clusters.keys()];
@@ -209,27 +214,43 @@ export async function runFleetOutage(options: {
       entry: ENTRIES[name],
       limits: FUNCTION_LIMITS[name],
       env: { ...env, ...extra },
+      ...(options.logDirectory && { logFile: join(options.logDirectory, `${name.replace(' ', '-')}.log`) }),
     });
     containers.push(container);
     return container;
   };
-  let poller: FunctionContainer | undefined;
+  /** A function's warm container, replaced by a new one (a cold start) when it died, as Lambda replaces it. */
+  const slot = async (name: FunctionName, extra: Record<string, string> = {}) => {
+    let current = start(name, extra);
+    await current;
+    return {
+      kill: () => void current.then((container) => container.kill()),
+      container: async () => {
+        // Side-by-side invocations that find it dead share the one that replaces it.
+        const seen = current;
+        if (!(await seen).alive && current === seen) current = start(name, extra);
+        return current;
+      },
+    };
+  };
+  const poller: { kill(): void } = { kill: () => pollerSlot?.kill() };
   const proxy =
     options.faults &&
     (await startDynamoDbFaultProxy({
       target: harness.dynamoEndpoint,
       plan: options.faults,
-      onDie: () => poller?.kill(),
+      onDie: () => poller.kill(),
     }));
   const pollerEnv = {
     ...(shardSize !== undefined && { SENTINEL_SHARD_QUEUE_URL: shardQueue, SENTINEL_SHARD_SIZE: String(shardSize) }),
     ...(proxy && { AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint }),
   };
   const workerCount = shardSize === undefined ? 0 : Math.min(SHARD_WORKERS, Math.ceil(names.length / shardSize));
-  const [tripwire, delivery, ...workers] = await Promise.all([
-    start('tripwire'),
-    start('delivery'),
-    ...Array.from({ length: workerCount }, () => start('shard worker')),
+  const [pollerSlot, tripwire, delivery, ...workers] = await Promise.all([
+    slot('poller', pollerEnv),
+    slot('tripwire'),
+    slot('delivery'),
+    ...Array.from({ length: workerCount }, () => slot('shard worker')),
   ]);
 
   const invocations: FleetInvocation[] = [];
@@ -248,7 +269,7 @@ export async function runFleetOutage(options: {
       over = true;
     });
     const waiting: QueuedMessage[] = [];
-    const run = async (worker: FunctionContainer) => {
+    const run = async (worker: Awaited<ReturnType<typeof slot>>) => {
       for (;;) {
         const message = waiting.shift();
         if (message === undefined) {
@@ -259,7 +280,8 @@ export async function runFleetOutage(options: {
         }
         shardsSent++;
         const event = SqsServer.eventOf(shardQueue, [message]);
-        record('shard worker', step, await worker.invoke(event, Date.now(), `shard-${++requests}`));
+        const container = await worker.container();
+        record('shard worker', step, await container.invoke(event, Date.now(), `shard-${++requests}`));
       }
     };
     await Promise.all(workers.map(run));
@@ -267,9 +289,11 @@ export async function runFleetOutage(options: {
 
   /** What the paging topic's subscription puts in the delivery queue: each message with a `kind`, raw. */
   let forwarded = 0;
+  const paged: { step: number; subject: string }[] = [];
   const deliver = async (step: number) => {
     const messages = harness.sns.published.slice(forwarded).filter((m) => m.topicArn === harness.topics.paging);
     forwarded = harness.sns.published.length;
+    paged.push(...messages.map((m) => ({ step, subject: m.subject ?? '' })));
     const queued = messages
       .filter((m) => m.messageAttributes.kind !== undefined)
       .map((m): QueuedMessage => {
@@ -278,7 +302,8 @@ export async function runFleetOutage(options: {
       });
     for (let i = 0; i < queued.length; i += 10) {
       const event = SqsServer.eventOf(deliveryQueue, queued.slice(i, i + 10));
-      record('delivery', step, await delivery.invoke(event, Date.now(), `delivery-${++requests}`));
+      const container = await delivery.container();
+      record('delivery', step, await container.invoke(event, Date.now(), `delivery-${++requests}`));
     }
   };
 
@@ -299,7 +324,8 @@ export async function runFleetOutage(options: {
       const side = async () => {
         for (let cluster = queue.shift(); cluster !== undefined; cluster = queue.shift()) {
           const event = alarmEventFor(cluster, change.state, change.at);
-          record('tripwire', step, await tripwire.invoke(event, change.at + 5_000, `tripwire-${++requests}`));
+          const container = await tripwire.container();
+          record('tripwire', step, await container.invoke(event, change.at + 5_000, `tripwire-${++requests}`));
         }
       };
       await Promise.all(Array.from({ length: TRIPWIRE_BURST }, side));
@@ -311,9 +337,8 @@ export async function runFleetOutage(options: {
   const invokePoll = async (step: number, arrival: number, attempt: number) => {
     await changeTripwires(arrival);
     arriveAt(arrival);
-    if (!poller?.alive) poller = await start('poller', pollerEnv);
     const event = pollEventFor(scenario.start + step * STEP_MS);
-    const polling = poller.invoke(event, arrival, `poll-${step}-${attempt}`);
+    const polling = (await pollerSlot.container()).invoke(event, arrival, `poll-${step}-${attempt}`);
     await workOffShards(step, polling);
     const invocation = await polling;
     record('poller', step, invocation);
@@ -346,6 +371,7 @@ export async function runFleetOutage(options: {
     await pollSteps(115 + HOUR_STEPS, 115 + HOUR_STEPS + 8, (n) => n >= 3);
     run = {
       subjects: harness.sns.published.map((m) => m.subject ?? ''),
+      paged,
       pagerDuty: pagerduty.incidents.map((i) => ({ status: i.status, triggers: i.triggers.length })),
       invocations,
       struck: proxy?.struck ?? [],

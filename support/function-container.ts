@@ -7,6 +7,7 @@
  * meanwhile. Killing the process is a Lambda killed mid-invocation; the next invocation needs a new container.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { arriveAt } from './handler-clock.ts';
 
@@ -45,6 +46,8 @@ interface InvokeMessage {
 }
 interface AnswerMessage extends Invocation {
   readonly id: number;
+  /** The invocation timed out, and the container stops after this answer. */
+  readonly stopping?: true;
 }
 
 export interface FunctionContainer {
@@ -78,20 +81,22 @@ export async function startContainer(options: {
   readonly entry: string;
   readonly limits: FunctionLimits;
   readonly env?: Readonly<Record<string, string>>;
+  /** A file the handler's log lines are appended to; by default they are dropped. */
+  readonly logFile?: string;
 }): Promise<FunctionContainer> {
   const { limits } = options;
   const child: ChildProcess = fork(self, [options.entry, String(limits.timeoutMs)], {
     execArgv: ['--import', 'tsx', `--max-old-space-size=${limits.memoryMb - FUNCTION_OVERHEAD_MB}`],
     // The child never needs the parent's test-runner flags (Jest's --experimental-vm-modules). The handlers log to
-    // standard output, one JSON line an event: what they log is not what is measured here.
+    // standard output, one JSON line an event.
     env: { ...process.env, ...options.env, NODE_OPTIONS: '' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a'), 'inherit', 'ipc'],
   });
   let exit: string | undefined;
   const pending = new Map<number, (answer: Invocation) => void>();
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
-      exit = signal ? `container killed (${signal})` : `container exited with ${code}`;
+      exit ??= signal ? `container killed (${signal})` : `container exited with ${code}`;
       for (const settle of pending.values()) settle({ ...NOT_RUN, error: exit });
       pending.clear();
       resolve();
@@ -99,7 +104,9 @@ export async function startContainer(options: {
   );
   child.on('message', (message: AnswerMessage | 'ready') => {
     if (message === 'ready') return;
-    const { id, ...answer } = message;
+    const { id, stopping, ...answer } = message;
+    // Gone from now on: the next invocation needs a new container, even before this one's exit is seen.
+    if (stopping) exit = 'container stopped after a timeout';
     pending.get(id)?.(answer);
     pending.delete(id);
   });
@@ -193,7 +200,7 @@ if (process.send && process.argv[1] === self) {
     }
     // Timed out: Lambda stops the container, so nothing the handler left running goes on.
     const timedOut = `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`;
-    process.send?.({ id, ...figures, error: timedOut } satisfies AnswerMessage, () => process.exit(1));
+    process.send?.({ id, ...figures, error: timedOut, stopping: true } satisfies AnswerMessage, () => process.exit(1));
   });
   process.on('disconnect', () => process.exit(0));
   process.send('ready');

@@ -155,10 +155,7 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
     // Each poll as it ends, for whoever watches a long run.
     onInvocation: (invocation) => {
       if (invocation.function !== 'poller') return;
-      const { step, ms, cpuMs, peakRssMb, error } = invocation;
-      process.stderr.write(
-        `${JSON.stringify({ step, ms, cpuMs, peakRssMb, ...(error !== undefined && { error }) })}\n`,
-      );
+      process.stderr.write(`${JSON.stringify(pollOf(invocation))}\n`);
     },
   });
   const totalMs = performance.now() - started;

@@ -128,9 +128,13 @@ export async function startContainer(options: {
       return new Promise((resolve) => {
         // A handler that holds the event loop past its timeout is stopped here, as Lambda would stop it.
         const deadline = setTimeout(() => child.kill('SIGKILL'), limits.timeoutMs + HARD_STOP_AFTER_MS);
+        const started = performance.now();
         pending.set(id, (answer) => {
           clearTimeout(deadline);
-          resolve(answer);
+          // A container that died mid-invocation sent no figures: its wall time is the time until it died.
+          resolve(
+            answer.ms === 0 && answer.error !== undefined ? { ...answer, ms: performance.now() - started } : answer,
+          );
         });
         child.send({ id, event, arrival, requestId } satisfies InvokeMessage);
       });

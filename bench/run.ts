@@ -50,7 +50,9 @@ try {
   step('the worst minute of generated fleets of 1,000 to 10,000 clusters');
   const fleet = await measureFleetScale({ memoryMb: POLLER_MEMORY_MB });
 
-  step('every cluster of 10,000 failing in the same minute, without and with faults');
+  step(
+    'every cluster of a deployment but one failing in the same minute, through the deployed functions, without and with faults',
+  );
   const fleetOutage = await measureFleetOutage();
 
   const { config } = readConfigFile(stack.configFile);

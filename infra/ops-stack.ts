@@ -44,7 +44,7 @@ export interface OpsStackProps extends StackProps {
  * A poll must finish before the next one is due a minute later; 50 s leaves the schedule's jitter some room, and
  * the Duration alarm warns at 80% of it.
  */
-const POLLER_TIMEOUT = Duration.seconds(50);
+export const POLLER_TIMEOUT = Duration.seconds(50);
 
 /**
  * At most two polls run at once. One is the normal case (a poll takes seconds and the schedule fires every minute);
@@ -54,6 +54,9 @@ const POLLER_TIMEOUT = Duration.seconds(50);
  * event age they go to the dead-letter queue, whose alarm pages.
  */
 const POLLER_CONCURRENCY = 2;
+
+/** A tripwire event is one conditional write: seconds are plenty, and a burst of them runs side by side. */
+export const TRIPWIRE_LIMITS = { memorySize: 256, timeout: Duration.seconds(10) } as const;
 
 /**
  * Everything in the ops account: the incidents table, the topics on-call subscribes to, the poller (every minute) and
@@ -172,8 +175,7 @@ export class OpsStack extends Stack {
     this.tripwire = new TripwireArming(this, 'Tripwire', {
       entry: 'functions/tripwire/handler.ts',
       description: 'k8s-incident-sentinel tripwire: arms and disarms minute-by-minute polling of a cluster',
-      memorySize: 256,
-      timeout: Duration.seconds(10),
+      ...TRIPWIRE_LIMITS,
       configFile,
       key,
       deadLetterQueue,

@@ -29,6 +29,9 @@ export interface PagingDeliveryProps {
 /** A delivery run: two vendor calls of at most about 20 s each (aws/vendors/http.ts), with room to spare. */
 const DELIVERY_TIMEOUT = Duration.seconds(60);
 
+/** The delivery function's memory and timeout. */
+export const DELIVERY_LIMITS = { memorySize: 256, timeout: DELIVERY_TIMEOUT } as const;
+
 /**
  * SQS shows a message again this long after a run received it; AWS asks for at least six times the function timeout
  * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html#events-sqs-queueconfig).
@@ -88,8 +91,7 @@ export class PagingDelivery extends Construct {
       entry: 'functions/delivery/handler.ts',
       description:
         'k8s-incident-sentinel delivery: pages, updates and resolves to PagerDuty, Opsgenie and secret webhooks',
-      memorySize: 256,
-      timeout: DELIVERY_TIMEOUT,
+      ...DELIVERY_LIMITS,
       configFile: props.configFile,
       key: props.key,
       // Invoked by the SQS event source, synchronously: these only apply to asynchronous invocations.

@@ -26,6 +26,9 @@ export interface ShardWorkersProps {
  */
 const WORKER_TIMEOUT = Duration.seconds(40);
 
+/** The shard worker's memory and timeout. */
+export const SHARD_WORKER_LIMITS = { memorySize: 512, timeout: WORKER_TIMEOUT } as const;
+
 /** At least six times the function timeout, as AWS asks of an SQS event source's queue. */
 const VISIBILITY_TIMEOUT = Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6);
 
@@ -57,8 +60,7 @@ export class ShardWorkers extends Construct {
     this.function = new SentinelFunction(this, 'Worker', {
       entry: 'functions/shard-worker/handler.ts',
       description: 'k8s-incident-sentinel shard worker: reads and evaluates one shard of a large step',
-      memorySize: 512,
-      timeout: WORKER_TIMEOUT,
+      ...SHARD_WORKER_LIMITS,
       configFile: props.configFile,
       key: props.key,
       // Invoked by the SQS event source, synchronously: these only apply to asynchronous invocations.

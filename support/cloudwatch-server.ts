@@ -179,6 +179,17 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
   }
 
   /**
+   * Serves the series of `from` under the dimensions `to` as well, one series for both (a datapoint put to either is
+   * read from both): a fleet of clusters that report the same values costs the server one copy of them.
+   */
+  alias(namespace: string, metricName: string, from: readonly Dimension[], to: readonly Dimension[]): void {
+    const keyOf = (dimensions: readonly Dimension[]) => seriesKey(this.accountId, namespace, metricName, dimensions);
+    const series = this.#series.get(keyOf(from));
+    if (!series) throw new RangeError(`no series ${namespace} ${metricName} to alias`);
+    this.#series.set(keyOf(to), series);
+  }
+
+  /**
    * Adds or replaces a metric alarm as DescribeAlarms reports it (name, state, reason, ...): alarms are not evaluated
    * here, so a test sets the state the alarm would be in. An alarm whose `AlarmArn` names a Region is described only
    * to requests signed for that Region, as CloudWatch keeps each Region's alarms apart; one without is in every Region.
@@ -735,7 +746,7 @@ function listOffset(token: string, total: number): number {
 }
 
 /** The same key whatever order the dimensions are given in. */
-function seriesKey(accountId: string, namespace: string, metricName: string, dimensions: Dimension[]): string {
+function seriesKey(accountId: string, namespace: string, metricName: string, dimensions: readonly Dimension[]): string {
   const pairs = dimensions
     .map(({ Name = '', Value = '' }) => [Name, Value] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

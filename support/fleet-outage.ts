@@ -1,28 +1,55 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { snsClient } from '../aws/clients.ts';
-import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
-import { SnsNotifier } from '../aws/sns/notifier.ts';
-import { compileRuleSet } from '../shared/config/deployment-config.ts';
+import type { Duration } from 'aws-cdk-lib';
+import { POLLER_TIMEOUT, TRIPWIRE_LIMITS } from '../infra/ops-stack.ts';
+import { DELIVERY_LIMITS } from '../infra/paging-delivery.ts';
+import { SHARD_WORKER_LIMITS } from '../infra/shard-workers.ts';
+import { loadConfig } from '../shared/config/deployment-config.ts';
 import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
-import { buildPlan } from '../shared/pipeline/build-plan.ts';
-import { runPoll } from '../shared/pipeline/poll.ts';
-import type { Tripwires } from '../shared/pipeline/ports.ts';
+import { durationMs } from '../shared/engine/duration.ts';
+import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
+import { configuredPlan } from '../shared/pipeline/build-plan.ts';
+import { signalSources } from '../shared/pipeline/query-plan.ts';
+import { SHARD_SIZE, SHARD_WORKERS } from '../shared/pipeline/shards.ts';
 import { formatCompactSeries, parseCompactSeries } from '../shared/scenario/compact-series.ts';
-import { ScenarioMetricSource } from '../shared/scenario/replay.ts';
+import { ScenarioTripwires } from '../shared/scenario/replay.ts';
 import { parseScenario, type Scenario } from '../shared/scenario/scenario.ts';
 import { parseJson } from '../shared/schema-errors.ts';
-import { type AwsHarness, TABLE } from './aws-harness.ts';
-import { dyingAtFirstOutboxWrite, losingFirstClaimAndCommitAnswers } from './store-faults.ts';
+import { putScenario, startAwsHarness, TABLE, writeConfig } from './aws-harness.ts';
+import { startDynamoDbFaultProxy } from './dynamodb-fault-proxy.ts';
+import { type FunctionContainer, type FunctionLimits, type Invocation, startContainer } from './function-container.ts';
+import { arriveAt } from './handler-clock.ts';
+import { startPagerDutyServer } from './pagerduty-server.ts';
+import { alarmEventFor, harnessClusters, pollEventFor } from './poller-harness.ts';
+import { startSecretsManagerServer } from './secrets-manager-server.ts';
+import { type QueuedMessage, SqsServer } from './sqs-server.ts';
+import { dyingAtFirstOutboxWrite, type FaultPlan, losingFirstClaimAndCommitAnswers } from './store-faults.ts';
 
-/**
- * The poller's configured limits: its memory (infra/ops-stack.ts deploys it with POLLER_MEMORY_MB) and its timeout
- * (POLLER_TIMEOUT there, 50 seconds).
- */
-export const POLLER_LIMITS = { memoryMb: POLLER_MEMORY_MB, timeoutMs: 50_000 } as const;
+const limitsOf = ({ memorySize, timeout }: { memorySize: number; timeout: Duration }): FunctionLimits => ({
+  memoryMb: memorySize,
+  timeoutMs: timeout.toMilliseconds(),
+});
 
-/** The faults a fleet outage is run with, each striking one poll in the middle of its step. */
+/** Each function's memory and timeout, as the stacks deploy it (infra/ops-stack.ts and the constructs beside it). */
+export const FUNCTION_LIMITS = {
+  poller: limitsOf({ memorySize: POLLER_MEMORY_MB, timeout: POLLER_TIMEOUT }),
+  'shard worker': limitsOf(SHARD_WORKER_LIMITS),
+  tripwire: limitsOf(TRIPWIRE_LIMITS),
+  delivery: limitsOf(DELIVERY_LIMITS),
+} as const satisfies Record<string, FunctionLimits>;
+export type FunctionName = keyof typeof FUNCTION_LIMITS;
+
+const ENTRIES: Record<FunctionName, string> = {
+  poller: 'functions/poller/handler.ts',
+  'shard worker': 'functions/shard-worker/handler.ts',
+  tripwire: 'functions/tripwire/handler.ts',
+  delivery: 'functions/delivery/handler.ts',
+};
+
+/** The faults a fleet outage is run with, each striking the poller's DynamoDB conversation in the middle of a step. */
 export const FLEET_OUTAGE_FAULTS = [
   ['with the poll that pages killed between its write-ahead record and its application', dyingAtFirstOutboxWrite],
   ['with the answers to a step claim and a write-ahead commit lost', losingFirstClaimAndCommitAnswers],
@@ -31,46 +58,20 @@ export const FLEET_OUTAGE_FAULTS = [
 /** The cluster outside the fleet whose outage comes an hour after the fleet's ended. */
 export const LONE_CLUSTER = 'lone-cluster';
 const HOUR_STEPS = 60;
+const STEP_MS = 60_000;
+
+/** The paging subscriber: one PagerDuty service, its routing key in Secrets Manager. */
+const PAGERDUTY = {
+  secretName: 'sentinel/pagerduty',
+  jsonField: 'routingKey',
+  routingKey: 'R0UTINGKEY0000000000000000000001',
+};
 
 /**
- * One poll: how long it ran, and the most memory its process held while it ran (sampled every few milliseconds and
- * when it returned), the JavaScript heap and the resident set.
- */
-export interface InvocationFigures {
-  readonly step: number;
-  readonly ms: number;
-  readonly peakHeapMb: number;
-  readonly peakRssMb: number;
-}
-
-const MB = 2 ** 20;
-/** How often memory is sampled during a poll: each sample waits for the event loop, so a peak may fall between. */
-const SAMPLE_EVERY_MS = 20;
-
-/** Run `work`, sampling the process's heap and resident set while it runs. */
-async function measured(work: () => Promise<unknown>): Promise<Omit<InvocationFigures, 'step'>> {
-  let peakHeap = 0;
-  let peakRss = 0;
-  const sample = () => {
-    const { heapUsed, rss } = process.memoryUsage();
-    peakHeap = Math.max(peakHeap, heapUsed);
-    peakRss = Math.max(peakRss, rss);
-  };
-  const sampler = setInterval(sample, SAMPLE_EVERY_MS);
-  const started = performance.now();
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
-    sample();
-  }
-  return { ms: performance.now() - started, peakHeapMb: peakHeap / MB, peakRssMb: peakRss / MB };
-}
-
-/**
- * Every cluster of a fleet of `size` goes through dev-a's webhook outage of scenarios/fleet-webhook-outage.json in the
- * same minute (steps 75 to 114); one cluster outside the fleet goes through the same outage an hour after it ended.
- * One series is shared by every cluster: the fleet costs the scenario no memory of its own.
+ * A deployment of `size` clusters: every one but the last goes through dev-a's webhook outage of
+ * scenarios/fleet-webhook-outage.json in the same minute (steps 75 to 114), and the last, the lone cluster, through
+ * the same outage an hour after the fleet's ended. One series is shared by the fleet's clusters: the fleet costs the
+ * scenario no memory of its own.
  */
 export function fleetOutageScenario(size: number): Scenario {
   const file = fileURLToPath(new URL('../scenarios/fleet-webhook-outage.json', import.meta.url));
@@ -100,7 +101,7 @@ export function fleetOutageScenario(size: number): Scenario {
   const lone = scenario.clusters.get(LONE_CLUSTER);
   if (!shared || !lone) throw new Error('the scenario lost its clusters');
   const clusters = new Map([
-    ...Array.from({ length: size }, (_, i) => [fleetClusterName(i), shared] as const),
+    ...Array.from({ length: size - 1 }, (_, i) => [fleetClusterName(i), shared] as const),
     [LONE_CLUSTER, lone],
   ]);
   return { ...scenario, clusters };
@@ -110,71 +111,348 @@ export function fleetClusterName(index: number): string {
   return `fleet-${String(index).padStart(5, '0')}`;
 }
 
+/** One invocation of one of the functions, for the step whose poll it belongs to. */
+export interface FleetInvocation extends Invocation {
+  readonly function: FunctionName;
+  readonly step: number;
+}
+
 export interface FleetOutageRun {
   /** The subjects of what reached the paging and notice topics, in order. */
   readonly subjects: readonly string[];
-  readonly invocations: readonly InvocationFigures[];
-  /** The heap before the first poll: what the process held already (the runtime, the plan, a test runner). */
-  readonly heapBeforeMb: number;
+  /** Each message of the paging topic, with the step of the poll (or retry) that published it. */
+  readonly paged: readonly { readonly step: number; readonly subject: string }[];
+  /** PagerDuty's incidents, in the order they opened: their status and how many trigger events each took. */
+  readonly pagerDuty: readonly { readonly status: string; readonly triggers: number }[];
+  readonly invocations: readonly FleetInvocation[];
+  /** The faults that struck, in order. */
+  readonly struck: readonly string[];
+  /** The shard messages the poller sent: none unless the step was larger than a shard. */
+  readonly shardsSent: number;
+  readonly dynalitePeakRssMb?: number;
+}
+
+/** Whether an invocation ran within its function's timeout and memory. */
+export function withinLimits(invocation: FleetInvocation): boolean {
+  const limits = FUNCTION_LIMITS[invocation.function];
+  return invocation.ms < limits.timeoutMs && invocation.peakRssMb < limits.memoryMb;
 }
 
 /**
- * Poll a fleet outage minute by minute as the poller does (runPoll over the DynamoDB stores and the SNS notifier), a
- * few seconds after each minute, with each poll's document client from `clientOf` (where a test injects a fault),
- * until the fleet's page, its resolve and the lone cluster's page have gone out: the steps after each would only
- * cost time. A poll that throws is recorded and the next minute's poll goes on, as the schedule's would.
+ * Run the fleet outage of a deployment of `clusters` clusters (fleetOutageScenario) through the deployed functions, each in a container of its own with the
+ * function's memory (support/function-container.ts), over DynamoDB (dynalite, in a process of its own), the loopback
+ * CloudWatch serving every cluster's metrics and the tripwire alarms' states, SNS, the shard queue, Secrets Manager
+ * and PagerDuty. This process plays the AWS services that invoke them, as the stacks wire them:
+ *
+ * - EventBridge Scheduler invokes the poller every minute, a few seconds after its scheduled time, and Lambda retries
+ *   a failed invocation twice, one and then two minutes later;
+ * - each tripwire alarm's state change (ALARM when the scenario's data breaches its thresholds, OK when it no longer
+ *   does) reaches the tripwire function, side by side as EventBridge delivers a burst, and CloudWatch holds the state;
+ * - a fleet larger than one shard (`shardSize`: the deployment's, unless a test sets a smaller one) has the shard
+ *   workers, which the queue's event source mapping invokes one shard at a time, at most SHARD_WORKERS at once;
+ * - the paging topic's messages reach the delivery function through its queue, ten a batch.
+ *
+ * The polls run minute by minute until the fleet's page has been delivered, from the end of the outage until its
+ * resolve has, and from before the lone cluster's outage until its page has: the minutes in between repeat what the
+ * minute before did, and only cost time. `faults` strikes the poller's DynamoDB conversation on the wire.
  */
 export async function runFleetOutage(options: {
-  readonly harness: AwsHarness;
-  readonly scenario: Scenario;
-  readonly tripwires: Tripwires;
-  readonly clientOf: () => DynamoDBDocumentClient;
-  readonly onInvocation?: (figures: InvocationFigures) => void;
+  readonly clusters: number;
+  readonly faults?: FaultPlan;
+  readonly shardSize?: number;
+  readonly onInvocation?: (invocation: FleetInvocation) => void;
+  /** A folder each function's log lines go to, a file per function; by default they are dropped. */
+  readonly logDirectory?: string;
 }): Promise<FleetOutageRun> {
-  const { harness, scenario } = options;
-  const plan = buildPlan({
-    ruleSet: compileRuleSet([], 'rules'),
-    clusters: [...scenario.clusters.keys()],
-    maintenance: [],
-    stepSeconds: 60,
-  });
-  const metrics = new ScenarioMetricSource(scenario);
-  const notifier = new SnsNotifier(snsClient(), { paging: harness.topics.paging, notice: harness.topics.notice });
-  const stepAt = (index: number) => scenario.start + index * 60_000;
-  const subjects = () => harness.sns.published.map((m) => m.subject ?? '');
-  const invocations: InvocationFigures[] = [];
-  const heapBeforeMb = process.memoryUsage().heapUsed / MB;
-
-  const pollSteps = async (from: number, to: number, until: (sent: number) => boolean) => {
-    for (let index = from; index <= to && !until(subjects().length); index++) {
-      const now = stepAt(index) + 63_000;
-      const figures: InvocationFigures = {
-        step: index,
-        ...(await measured(() =>
-          runPoll(
+  const scenario = fleetOutageScenario(options.clusters);
+  const names = [...scenario.clusters.keys()];
+  const clusters = harnessClusters(names);
+  const shardSize = options.shardSize ?? (names.length > SHARD_SIZE ? SHARD_SIZE : undefined);
+  const config = {
+    clusters,
+    subscriptions: {
+      paging: [
+        {
+          subscribers: [
             {
-              plan,
-              metrics,
-              ...dynamoDbStores({ client: options.clientOf(), table: TABLE, now: () => now }),
-              notifier,
-              tripwires: options.tripwires,
-              owner: `poll-${index}`,
-              now: () => now,
-              leaseMs: 60_000,
+              protocol: 'pagerduty',
+              routingKeySecret: { secretName: PAGERDUTY.secretName, jsonField: PAGERDUTY.jsonField },
             },
-            stepAt(index),
-          ).catch(() => undefined),
-        )),
-      };
-      invocations.push(figures);
-      options.onInvocation?.(figures);
+          ],
+        },
+      ],
+    },
+  };
+
+  const harness = await startAwsHarness({ dynamoInChildProcess: true });
+  const [sqs, pagerduty, secrets] = await Promise.all([
+    new SqsServer().listen(),
+    startPagerDutyServer(),
+    startSecretsManagerServer(),
+  ]);
+  secrets.putSecret(PAGERDUTY.secretName, JSON.stringify({ [PAGERDUTY.jsonField]: PAGERDUTY.routingKey }));
+  pagerduty.routingKeys.add(PAGERDUTY.routingKey);
+  const shardQueue = sqs.createQueue('sentinel-shards');
+  const deliveryQueue = sqs.createQueue('sentinel-delivery');
+  await loadMetrics(harness.cloudwatch, scenario, clusters);
+  const tripwires = await tripwireChanges(scenario, config);
+
+  const containers: FunctionContainer[] = [];
+  const env = {
+    SENTINEL_CONFIG_FILE: writeConfig(config),
+    SENTINEL_TABLE: TABLE,
+    SENTINEL_PAGING_TOPIC_ARN: harness.topics.paging,
+    SENTINEL_NOTICE_TOPIC_ARN: harness.topics.notice,
+    SENTINEL_DEPLOYMENT: 'test',
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    SENTINEL_PAGERDUTY_ENDPOINT: pagerduty.endpoint,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  const start = async (name: FunctionName, extra: Record<string, string> = {}) => {
+    const container = await startContainer({
+      entry: ENTRIES[name],
+      limits: FUNCTION_LIMITS[name],
+      env: { ...env, ...extra },
+      ...(options.logDirectory && { logFile: join(options.logDirectory, `${name.replace(' ', '-')}.log`) }),
+    });
+    containers.push(container);
+    return container;
+  };
+  /** A function's warm container, replaced by a new one (a cold start) when it died, as Lambda replaces it. */
+  const slot = async (name: FunctionName, extra: Record<string, string> = {}) => {
+    let current = start(name, extra);
+    await current;
+    return {
+      kill: () => void current.then((container) => container.kill()),
+      container: async () => {
+        // Side-by-side invocations that find it dead share the one that replaces it.
+        const seen = current;
+        if (!(await seen).alive && current === seen) current = start(name, extra);
+        return current;
+      },
+    };
+  };
+  const poller: { kill(): void } = { kill: () => pollerSlot?.kill() };
+  const proxy =
+    options.faults &&
+    (await startDynamoDbFaultProxy({
+      target: harness.dynamoEndpoint,
+      plan: options.faults,
+      onDie: () => poller.kill(),
+    }));
+  const pollerEnv = {
+    ...(shardSize !== undefined && { SENTINEL_SHARD_QUEUE_URL: shardQueue, SENTINEL_SHARD_SIZE: String(shardSize) }),
+    ...(proxy && { AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint }),
+  };
+  const workerCount = shardSize === undefined ? 0 : Math.min(SHARD_WORKERS, Math.ceil(names.length / shardSize));
+  const [pollerSlot, tripwire, delivery, ...workers] = await Promise.all([
+    slot('poller', pollerEnv),
+    slot('tripwire'),
+    slot('delivery'),
+    ...Array.from({ length: workerCount }, () => slot('shard worker')),
+  ]);
+
+  const invocations: FleetInvocation[] = [];
+  const record = (name: FunctionName, step: number, invocation: Invocation) => {
+    const entry = { function: name, step, ...invocation };
+    invocations.push(entry);
+    options.onInvocation?.(entry);
+  };
+  let shardsSent = 0;
+  let requests = 0;
+
+  /** Invoke a shard worker for each shard message, one at a time each, until the poll is over and the queue empty. */
+  const workOffShards = async (step: number, polling: Promise<unknown>) => {
+    let over = false;
+    void polling.finally(() => {
+      over = true;
+    });
+    const waiting: QueuedMessage[] = [];
+    const run = async (worker: Awaited<ReturnType<typeof slot>>) => {
+      for (;;) {
+        const message = waiting.shift();
+        if (message === undefined) {
+          if (over && waiting.length === 0) return;
+          waiting.push(...sqs.drain(shardQueue));
+          if (waiting.length === 0) await sleep(20);
+          continue;
+        }
+        shardsSent++;
+        const event = SqsServer.eventOf(shardQueue, [message]);
+        const container = await worker.container();
+        record('shard worker', step, await container.invoke(event, Date.now(), `shard-${++requests}`));
+      }
+    };
+    await Promise.all(workers.map(run));
+  };
+
+  /** What the paging topic's subscription puts in the delivery queue: each message with a `kind`, raw. */
+  let forwarded = 0;
+  const paged: { step: number; subject: string }[] = [];
+  const deliver = async (step: number) => {
+    const messages = harness.sns.published.slice(forwarded).filter((m) => m.topicArn === harness.topics.paging);
+    forwarded = harness.sns.published.length;
+    paged.push(...messages.map((m) => ({ step, subject: m.subject ?? '' })));
+    const queued = messages
+      .filter((m) => m.messageAttributes.kind !== undefined)
+      .map((m): QueuedMessage => {
+        const body = (JSON.parse(m.message) as { default: string }).default;
+        return { messageId: m.messageId, body, md5: createHash('md5').update(body).digest('hex'), sentAt: Date.now() };
+      });
+    for (let i = 0; i < queued.length; i += 10) {
+      const event = SqsServer.eventOf(deliveryQueue, queued.slice(i, i + 10));
+      const container = await delivery.container();
+      record('delivery', step, await container.invoke(event, Date.now(), `delivery-${++requests}`));
     }
   };
 
-  // The outage begins at step 75: the page; it ends after step 114: the resolve, after the hold-down; then the lone
-  // cluster's outage, an hour after the fleet's ended.
-  await pollSteps(74, 80, (sent) => sent >= 1);
-  await pollSteps(115, 135, (sent) => sent >= 2);
-  await pollSteps(115 + HOUR_STEPS, 115 + HOUR_STEPS + 8, (sent) => sent >= 3);
-  return { subjects: subjects(), invocations, heapBeforeMb };
+  /** The tripwire state changes up to `until`, side by side, each also held by CloudWatch as its alarm's state. */
+  const changeTripwires = async (until: number) => {
+    while (tripwires[0] && tripwires[0].at + 5_000 <= until) {
+      const change = tripwires.shift();
+      if (!change) break;
+      const step = Math.round((change.at - scenario.start) / STEP_MS);
+      for (const cluster of change.clusters) {
+        harness.cloudwatch.setAlarm({
+          AlarmName: tripwireAlarmName('test', cluster),
+          StateValue: change.state,
+          StateTransitionedTimestamp: new Date(change.at),
+        });
+      }
+      const queue = [...change.clusters];
+      const side = async () => {
+        for (let cluster = queue.shift(); cluster !== undefined; cluster = queue.shift()) {
+          const event = alarmEventFor(cluster, change.state, change.at);
+          const container = await tripwire.container();
+          record('tripwire', step, await container.invoke(event, change.at + 5_000, `tripwire-${++requests}`));
+        }
+      };
+      await Promise.all(Array.from({ length: TRIPWIRE_BURST }, side));
+    }
+  };
+
+  /** The poll of `step` and Lambda's retries of it, each at the time it arrives. */
+  const retries: { at: number; step: number; attempt: number }[] = [];
+  const invokePoll = async (step: number, arrival: number, attempt: number) => {
+    await changeTripwires(arrival);
+    arriveAt(arrival);
+    const event = pollEventFor(scenario.start + step * STEP_MS);
+    const polling = (await pollerSlot.container()).invoke(event, arrival, `poll-${step}-${attempt}`);
+    await workOffShards(step, polling);
+    const invocation = await polling;
+    record('poller', step, invocation);
+    if (invocation.error !== undefined && attempt < 2) {
+      retries.push({ at: arrival + (attempt + 1) * STEP_MS, step, attempt: attempt + 1 });
+    }
+    await deliver(step);
+  };
+  const pollSteps = async (from: number, to: number, until: (sent: number) => boolean) => {
+    for (let step = from; step <= to && !until(sent().length); step++) {
+      const arrival = Date.parse(pollEventFor(scenario.start + step * STEP_MS).scheduledTime) + 3_000;
+      for (let retry = retries.shift(); retry; retry = retries.shift()) {
+        if (retry.at > arrival) {
+          retries.unshift(retry);
+          break;
+        }
+        await invokePoll(retry.step, retry.at, retry.attempt);
+      }
+      await invokePoll(step, arrival, 0);
+    }
+  };
+  const sent = () => harness.sns.published.filter((m) => m.topicArn === harness.topics.paging);
+
+  let run: Omit<FleetOutageRun, 'dynalitePeakRssMb'>;
+  try {
+    // The outage begins at step 75: the page; it ends after step 114: the resolve, after the hold-down; then the lone
+    // cluster's outage, an hour after the fleet's ended.
+    await pollSteps(74, 80, (n) => n >= 1);
+    await pollSteps(115, 135, (n) => n >= 2);
+    await pollSteps(115 + HOUR_STEPS, 115 + HOUR_STEPS + 8, (n) => n >= 3);
+    run = {
+      subjects: harness.sns.published.map((m) => m.subject ?? ''),
+      paged,
+      pagerDuty: pagerduty.incidents.map((i) => ({ status: i.status, triggers: i.triggers.length })),
+      invocations,
+      struck: proxy?.struck ?? [],
+      shardsSent,
+    };
+  } finally {
+    await Promise.all(containers.map((c) => c.close()));
+    await Promise.all([sqs.close(), pagerduty.close(), secrets.close(), proxy?.close()]);
+  }
+  const { peakRssMb } = await harness.close();
+  return { ...run, ...(peakRssMb !== undefined && { dynalitePeakRssMb: peakRssMb }) };
+}
+
+/** Tripwire events in flight at once: EventBridge delivers a burst side by side. */
+const TRIPWIRE_BURST = 16;
+
+/**
+ * The scenario's metrics in the loopback CloudWatch: the fleet's first cluster and the lone cluster through
+ * PutMetricData, and every other cluster of the fleet as the same series under its own dimensions.
+ */
+async function loadMetrics(
+  cloudwatch: Awaited<ReturnType<typeof startAwsHarness>>['cloudwatch'],
+  scenario: Scenario,
+  clusters: ReturnType<typeof harnessClusters>,
+): Promise<void> {
+  const [first, ...rest] = clusters;
+  const lone = rest.pop();
+  if (!first || !lone) throw new Error('a fleet outage needs a fleet and the lone cluster');
+  await putScenario(scenario, [first, lone]);
+  const series = scenario.clusters.get(first.name) ?? {};
+  const template = signalSources(first);
+  for (const cluster of rest) {
+    signalSources(cluster).forEach((source, index) => {
+      const from = template[index]?.metrics[0];
+      const to = source.metrics[0];
+      if (!from || !to || series[source.signal] === undefined) return;
+      const dimensions = (metric: typeof to) =>
+        Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value }));
+      cloudwatch.alias(to.namespace, to.metricName, dimensions(from), dimensions(to));
+    });
+  }
+}
+
+/**
+ * The state changes of the tripwire alarms over the scenario, oldest first: a cluster's alarm goes to ALARM when a
+ * minute's data breaches its thresholds and to OK when it no longer does, as the deployed alarm evaluates the same
+ * data (ScenarioTripwires). The fleet shares one series, so its alarms change together. Every alarm starts OK.
+ */
+async function tripwireChanges(scenario: Scenario, config: object): Promise<TripwireChange[]> {
+  const fleet = [...scenario.clusters.keys()].filter((name) => name !== LONE_CLUSTER);
+  const first = fleet[0] ?? '';
+  const emulated = {
+    ...scenario,
+    clusters: new Map([...scenario.clusters].filter(([name]) => name === first || name === LONE_CLUSTER)),
+  };
+  const loaded = loadConfig({ ...config, clusters: harnessClusters([first, LONE_CLUSTER]) }, 'fleet outage');
+  const plan = configuredPlan({ ...loaded, region: 'us-east-1' });
+  const alarms = new ScenarioTripwires(emulated, plan.cadence.tripwire, loaded.config);
+  // The poll of a step reads its data the ingestion lag after it; the alarm that reads the same data changes state
+  // then too, so the poll of the step that breached is the first to see the tripwire armed.
+  const ingestionLagMs = durationMs(loaded.config.poll.ingestionLag);
+  const changes: TripwireChange[] = [];
+  let before = new Set<string>();
+  for (let step = 1; step < scenario.steps; step++) {
+    const at = scenario.start + step * STEP_MS;
+    const now = await alarms.armed(at);
+    for (const [cluster, members] of [
+      [first, fleet],
+      [LONE_CLUSTER, [LONE_CLUSTER]],
+    ] as const) {
+      if (now.has(cluster) !== before.has(cluster)) {
+        changes.push({ at: at + ingestionLagMs, state: now.has(cluster) ? 'ALARM' : 'OK', clusters: members });
+      }
+    }
+    before = new Set(now);
+  }
+  return changes;
+}
+
+interface TripwireChange {
+  readonly at: number;
+  readonly state: 'ALARM' | 'OK';
+  readonly clusters: readonly string[];
 }

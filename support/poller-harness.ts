@@ -7,7 +7,10 @@ import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { parseScenario, type Scenario } from '../shared/scenario/scenario.ts';
 import { parseJson } from '../shared/schema-errors.ts';
 import { type AwsHarness, TABLE, writeConfig } from './aws-harness.ts';
+import { arriveAt } from './handler-clock.ts';
 import { webhookFailuresFromPrometheus } from './prometheus-signals.ts';
+
+export { arriveAt };
 
 export type PollHandler = (
   event: PollEvent | ReturnType<typeof alarmEventFor>,
@@ -72,21 +75,6 @@ export type TripwireHandler = (event: ReturnType<typeof alarmEventFor>, context:
 export async function loadTripwire(): Promise<TripwireHandler> {
   const { handler } = await import('../functions/tripwire/handler.ts');
   return handler as unknown as TripwireHandler;
-}
-
-/**
- * The handlers read `Date.now`, as they do in Lambda, and check every event's time against it. A wire test replays a
- * scenario from years ago minute by minute, so it sets the clock to when each event would arrive. Installed when this
- * module loads, before any handler is imported, so that a handler's `now: Date.now` is this clock.
- */
-const wallClock = Date.now;
-let arrival: { readonly at: number; readonly since: number } | undefined;
-// Within an invocation the clock runs in real time, so that leases and durations are real.
-Date.now = () => (arrival ? Math.round(arrival.at + (performance.now() - arrival.since)) : wallClock());
-
-/** From now on the handlers' clock reads `time`, and runs on from there: when the next event arrives. */
-export function arriveAt(time: number): void {
-  arrival = { at: time, since: performance.now() };
 }
 
 /** Invoke a poll for step `at` when the schedule would: a few seconds after its scheduled time. */

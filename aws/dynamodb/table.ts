@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { atMost } from '../../shared/at-most.ts';
 import { DAY_MS } from '../../shared/time.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
@@ -25,11 +26,7 @@ export const WRITES_IN_FLIGHT = 32;
 
 /** Run `write` over every item, at most `WRITES_IN_FLIGHT` at once; the first failure fails the whole. */
 export async function writeEach<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) await write(items[index] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, items.length) }, worker));
+  await atMost(items, WRITES_IN_FLIGHT, write);
 }
 
 /** The one table the stores share: its client, name, clock and retention, and the queries every store makes. */

@@ -1,20 +1,18 @@
-import type { FleetOutageRow } from '../fleet-outage.ts';
+import type { FleetOutageRow, FunctionFigures } from '../fleet-outage.ts';
 import type { BenchResults } from '../report.ts';
 import { count, mb, ms, table } from './markdown.ts';
 
 /**
- * The fleet-scale fault test: every cluster of the fleet failing in the same minute, each case's time, CPU and peak
- * memory, and the slowest poll and the poll with the most memory, beside the poller's limits.
+ * The fleet-scale fault test: every cluster of the fleet but one failing in the same minute, through the deployed
+ * functions; each case's time, and each function's slowest invocation and peak memory beside its limits.
  */
 export function fleetOutageSection({ fleetOutage: rows }: BenchResults): string[] {
   if (!rows || rows.length === 0) return [];
-  const slowest = (row: FleetOutageRow) => Math.max(0, ...(row.polls ?? []).map((p) => p.ms));
-  const peak = (row: FleetOutageRow, of: 'peakHeapMb' | 'peakRssMb') =>
-    Math.max(0, ...(row.polls ?? []).map((p) => p[of]));
+  const functionsOf = (row: FleetOutageRow) => (row.functions ?? []).filter((f) => f.invocations > 0);
   return [
     '## Fleet outage',
     '',
-    `Every cluster of the fleet fails in the same minute (the case without faults at ${count(rows[0]?.clusters ?? 0)} clusters, each fault case at the size it names): the polls run it over the DynamoDB stores (dynalite in a process of its own) and the loopback SNS until the fleet's page, its resolve and an unrelated cluster's page an hour later have gone out, in one process with the poller's heap (bench/fleet-outage.ts). Memory is sampled during each poll; the poller has 50 s and 512 MB.`,
+    "Every cluster of the deployment but one fails in the same minute, and the last an hour after the fleet's outage ended: the deployed functions run it, each in a process of its own with its function's heap (poller, shard workers when the fleet is larger than one shard, tripwire fed the alarms' state changes, delivery to PagerDuty), over dynalite in a process of its own and the loopback CloudWatch, SNS, SQS, Secrets Manager and PagerDuty, until the fleet's page, its resolve and the last cluster's page have been delivered (bench/fleet-outage.ts). Memory is sampled during each invocation.",
     '',
     table(
       [
@@ -24,10 +22,6 @@ export function fleetOutageSection({ fleetOutage: rows }: BenchResults): string[
         'paged as expected',
         'polls',
         'total',
-        'CPU',
-        'slowest poll',
-        'peak heap of a poll',
-        'peak RSS of a poll',
         'within limits',
         'dynalite peak RSS',
         'load average',
@@ -39,14 +33,29 @@ export function fleetOutageSection({ fleetOutage: rows }: BenchResults): string[
         row.pagedAsExpected ? 'yes' : 'no',
         row.polls?.length ?? 0,
         row.totalMs === undefined ? '–' : ms(row.totalMs),
-        row.cpuMs === undefined ? '–' : ms(row.cpuMs),
-        ms(slowest(row)),
-        mb(peak(row, 'peakHeapMb')),
-        mb(peak(row, 'peakRssMb')),
         row.withinLimits ? 'yes' : 'no',
         row.dynalitePeakRssMb === undefined ? '–' : mb(row.dynalitePeakRssMb),
         row.loadAverage === undefined ? '–' : row.loadAverage.toFixed(1),
       ]),
+    ),
+    '',
+    'Each function in each case: its invocations, the slowest, the most CPU time one took (its process, on a machine that shares two cores among every function, the loopback servers and dynalite), and the most memory its process held, beside its limits.',
+    '',
+    table(
+      ['faults', 'function', 'limits', 'invocations', 'failed', 'slowest', 'most CPU', 'peak heap', 'peak RSS'],
+      rows.flatMap((row) =>
+        functionsOf(row).map((f: FunctionFigures) => [
+          row.faults,
+          f.function,
+          `${ms(f.timeoutMs)}, ${mb(f.memoryMb)}`,
+          count(f.invocations),
+          f.failed,
+          ms(f.slowestMs),
+          ms(f.mostCpuMs),
+          mb(f.peakHeapMb),
+          mb(f.peakRssMb),
+        ]),
+      ),
     ),
     '',
   ];

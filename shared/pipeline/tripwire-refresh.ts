@@ -1,3 +1,4 @@
+import { atMost } from '../at-most.ts';
 import type { TripwireAlarms, TripwireRecorder } from './ports.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
@@ -6,6 +7,12 @@ export interface TripwireRefresh {
   readonly alarms: TripwireAlarms;
   readonly recorder: TripwireRecorder;
 }
+
+/**
+ * States recorded at once. Each is a write to the store, and a fleet of 10,000 clusters has as many alarms: recorded
+ * all at once, the poll held 10,000 requests in memory together, once every slow cycle.
+ */
+export const RECORDS_IN_FLIGHT = 32;
 
 /**
  * Whether step `at` opens a slow cycle, when the recorded tripwire states are read back from CloudWatch: once a cycle
@@ -28,8 +35,8 @@ export async function refreshTripwires(
   now: number,
 ): Promise<number> {
   const states = (await refresh.alarms.states()).filter((alarm) => clusters.has(alarm.cluster));
-  const outcomes = await Promise.all(
-    states.map((alarm) => refresh.recorder.record(alarm.cluster, alarm.state, alarm.changedAt, now)),
+  const outcomes = await atMost(states, RECORDS_IN_FLIGHT, (alarm) =>
+    refresh.recorder.record(alarm.cluster, alarm.state, alarm.changedAt, now),
   );
   return outcomes.filter((outcome) => outcome === 'recorded').length;
 }

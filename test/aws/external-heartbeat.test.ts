@@ -10,7 +10,7 @@ import {
   pollAt,
   trimmedScenario,
 } from '../../support/poller-harness.ts';
-import { type SecretsManagerServer, startSecretsManagerServer } from '../support/secrets-manager-server.ts';
+import { type SecretsManagerServer, startSecretsManagerServer } from '../../support/secrets-manager-server.ts';
 
 /** A heartbeat service on loopback: it records each ping, when it came and what it carried, and answers as told. */
 interface HeartbeatService {

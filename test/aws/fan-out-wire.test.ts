@@ -20,7 +20,7 @@ import {
   worstMinuteSamples,
 } from '../../support/fleet-generator.ts';
 import { loadPoller, loadTripwire, type PollHandler, pollAt, tripwireAt } from '../../support/poller-harness.ts';
-import { type QueuedMessage, SqsServer } from '../support/sqs-server.ts';
+import { type QueuedMessage, SqsServer } from '../../support/sqs-server.ts';
 
 /*
  * The fan-out over the real wire: the poller's and the shard worker's real handlers, DynamoDB on dynalite, the

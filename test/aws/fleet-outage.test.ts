@@ -1,61 +1,67 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { documentClient } from '../../aws/clients.ts';
-import { ScenarioTripwires } from '../../shared/scenario/replay.ts';
-import { type AwsHarness, clearTable, startAwsHarness } from '../../support/aws-harness.ts';
+import { describe, expect, it } from '@jest/globals';
+import { SHARD_SIZE } from '../../shared/pipeline/shards.ts';
 import {
   FLEET_OUTAGE_FAULTS,
-  fleetOutageScenario,
+  type FleetOutageRun,
   LONE_CLUSTER,
-  POLLER_LIMITS,
   runFleetOutage,
+  withinLimits,
 } from '../../support/fleet-outage.ts';
+import type { FaultPlan } from '../../support/store-faults.ts';
 
 /**
- * 100 clusters by default, to keep the suite within its time: `npm run bench` runs the same outage at 10,000 clusters
- * (bench/fleet-outage.ts), and the fleet page's size is tested past DynamoDB's item limit at 10,000 clusters by
- * test/aws/item-size-bounds.test.ts. `FLEET_CLUSTERS` sets another size.
+ * The fleet outage through the deployed functions, each in a container with its memory: the poller, the shard workers
+ * it fans out to, the tripwire function fed the alarms' state changes and the delivery function paging PagerDuty.
+ * A deployment of 150 clusters, within the suite's time: without faults in shards of 50, so that the fan-out runs as it does in a
+ * fleet larger than one shard (each fanned-out poll waits a second for its shards), and with faults as the deployment
+ * of 150 clusters runs, without shards. bench/fleet-outage.ts runs the same outage at 10,000 clusters.
+ * `FLEET_CLUSTERS` sets another size, with the deployment's shards.
  */
-const FLEET = Number(process.env.FLEET_CLUSTERS ?? 100);
+const FLEET = Number(process.env.FLEET_CLUSTERS ?? 150);
+const FAN_OUT_SHARD_SIZE = process.env.FLEET_CLUSTERS === undefined ? 50 : undefined;
 
-describe(`an outage of all ${FLEET} clusters in the same minute`, () => {
-  let harness: AwsHarness;
-  const scenario = fleetOutageScenario(FLEET);
+function expectOnePageOneResolveThenTheLoneCluster(run: FleetOutageRun) {
+  expect(run.subjects).toEqual([
+    expect.stringMatching(new RegExp(`^\\[PAGE\\] .* and ${FLEET - 2} more \\(us-east-1\\)$`)),
+    expect.stringMatching(new RegExp(`^\\[RESOLVED\\] .* and ${FLEET - 2} more \\(us-east-1\\)$`)),
+    expect.stringContaining(LONE_CLUSTER),
+  ]);
+  // PagerDuty: the fleet's incident, opened once and resolved; the lone cluster's, open.
+  expect(run.pagerDuty).toEqual([
+    { status: 'resolved', triggers: 1 },
+    { status: 'triggered', triggers: 1 },
+  ]);
+  expect(run.invocations.filter((invocation) => !withinLimits(invocation))).toEqual([]);
+}
 
-  beforeAll(async () => {
-    // dynalite in a process of its own, so that the polls' time and memory are the polls' own.
-    harness = await startAwsHarness({ dynamoInChildProcess: true });
-  });
+describe(`an outage of ${FLEET - 1} of ${FLEET} clusters in the same minute, through the deployed functions`, () => {
+  const cases: (readonly [string, (() => FaultPlan) | undefined])[] = [
+    ['without faults', undefined],
+    ...FLEET_OUTAGE_FAULTS,
+  ];
 
-  beforeEach(async () => {
-    await clearTable(harness.dynamoEndpoint);
-    harness.sns.published.length = 0;
-  });
-
-  afterAll(async () => {
-    await harness.close();
-  });
-
-  it.each([['without faults', () => () => documentClient()], ...FLEET_OUTAGE_FAULTS])(
+  it.each(cases)(
     'pages once, resolves once, and pages an unrelated cluster an hour later, %s',
-    async (_faults, clientOf) => {
+    async (_faults, plan) => {
+      const shardSize = plan === undefined ? FAN_OUT_SHARD_SIZE : undefined;
       const run = await runFleetOutage({
-        harness,
-        scenario,
-        tripwires: new ScenarioTripwires(scenario, { writeP99Seconds: 2, errorRatio: 0.05 }),
-        clientOf: clientOf(),
+        clusters: FLEET,
+        ...(plan && { faults: plan() }),
+        ...(shardSize !== undefined && { shardSize }),
       });
 
-      expect(run.subjects).toEqual([
-        expect.stringMatching(new RegExp(`^\\[PAGE\\] .* and ${FLEET - 1} more$`)),
-        expect.stringMatching(new RegExp(`^\\[RESOLVED\\] .* and ${FLEET - 1} more$`)),
-        expect.stringContaining(LONE_CLUSTER),
-      ]);
-      for (const poll of run.invocations) {
-        expect(poll.ms).toBeLessThan(POLLER_LIMITS.timeoutMs);
-        // The test's process holds Jest and earlier test files too: the heap the polls add, from where it stood.
-        expect(poll.peakHeapMb - run.heapBeforeMb).toBeLessThan(POLLER_LIMITS.memoryMb);
-      }
+      expectOnePageOneResolveThenTheLoneCluster(run);
+      expect(run.shardsSent > 0).toBe(shardSize !== undefined || FLEET > SHARD_SIZE);
+      expect(run.struck).toEqual(
+        plan === undefined
+          ? []
+          : expect.arrayContaining([expect.stringMatching(/^(die|lose-answer) at (PutItem|UpdateItem)$/)]),
+      );
+      // Every cluster's tripwire went to ALARM with the outage and back to OK after it; the lone cluster's too.
+      const tripwires = run.invocations.filter((invocation) => invocation.function === 'tripwire');
+      expect(tripwires.length).toBeGreaterThanOrEqual(2 * (FLEET - 1) + 1);
+      expect(tripwires.filter((invocation) => invocation.error !== undefined)).toEqual([]);
     },
-    900_000,
+    300_000,
   );
 });

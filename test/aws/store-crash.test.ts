@@ -4,7 +4,7 @@ import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
-import { dyingAtFirstOutboxWrite } from '../../support/store-faults.ts';
+import { dyingAtFirstOutboxWrite, faultyClients } from '../../support/store-faults.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 describe('a step whose writer dies after committing it', () => {
@@ -27,7 +27,7 @@ describe('a step whose writer dies after committing it', () => {
       id: `${isoSeconds(at)}/page/webhook-blackhole/${i}`,
       summary: 'x'.repeat(1000),
     }));
-    const dying = dynamoDbStores({ client: dyingAtFirstOutboxWrite()(), table: TABLE, now: () => now });
+    const dying = dynamoDbStores({ client: faultyClients(dyingAtFirstOutboxWrite())(), table: TABLE, now: () => now });
     expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
     await expect(dying.ledger.recordStep({ at, changed: [], notifications }, 'first')).rejects.toThrow(
       'Task timed out',

@@ -3,9 +3,9 @@ import {
   ResourceNotFoundException,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { type PagerDutyServer, startPagerDutyServer } from '../../support/pagerduty-server.ts';
+import { type SecretsManagerServer, startSecretsManagerServer } from '../../support/secrets-manager-server.ts';
 import { type OpsgenieServer, startOpsgenieServer } from '../support/opsgenie-server.ts';
-import { type PagerDutyServer, startPagerDutyServer } from '../support/pagerduty-server.ts';
-import { type SecretsManagerServer, startSecretsManagerServer } from '../support/secrets-manager-server.ts';
 
 /** The loopback vendors refuse what the real ones refuse, so a delivery that passes against them passes for real. */
 let pagerduty: PagerDutyServer;

@@ -1,9 +1,9 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
+import { type PagerDutyServer, startPagerDutyServer } from '../../support/pagerduty-server.ts';
+import { type SecretsManagerServer, startSecretsManagerServer } from '../../support/secrets-manager-server.ts';
 import { type OpsgenieServer, startOpsgenieServer } from './opsgenie-server.ts';
-import { type PagerDutyServer, startPagerDutyServer } from './pagerduty-server.ts';
-import { type SecretsManagerServer, startSecretsManagerServer } from './secrets-manager-server.ts';
 
 export type DeliveryHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 

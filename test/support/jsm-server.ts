@@ -6,8 +6,8 @@
  */
 import type { LoopbackServerOptions, RawRequest, ServiceCall } from '../../support/loopback-server.ts';
 import { ServiceError } from '../../support/loopback-server.ts';
+import type { VendorInput } from '../../support/vendor-server.ts';
 import { OpsgenieServer } from './opsgenie-server.ts';
-import type { VendorInput } from './vendor-server.ts';
 
 export const JSM_BASE_PATH = '/jsm/ops/integration';
 

@@ -14,7 +14,7 @@
  */
 import type { LoopbackServerOptions, ServiceCall } from '../../support/loopback-server.ts';
 import { type HttpReply, ServiceError } from '../../support/loopback-server.ts';
-import { jsonReply, type VendorInput, VendorServer } from './vendor-server.ts';
+import { jsonReply, type VendorInput, VendorServer } from '../../support/vendor-server.ts';
 
 export interface OpsgenieAlert {
   readonly alias: string;

@@ -4,7 +4,7 @@
  * fakes (429, 5xx, dropped connections) applies.
  */
 import type { HttpReply, LoopbackServerOptions, ServiceCall, ServiceError } from '../../support/loopback-server.ts';
-import { jsonReply, type VendorInput, VendorServer } from './vendor-server.ts';
+import { jsonReply, type VendorInput, VendorServer } from '../../support/vendor-server.ts';
 
 export interface WebhookPost {
   readonly path: string;

@@ -8,8 +8,8 @@
  * incident belongs to the integration whose routing key opened it: an event with the same `dedup_key` and another
  * routing key does not reach it (a resolve is dropped, a trigger opens another incident).
  */
-import type { LoopbackServerOptions, ServiceCall } from '../../support/loopback-server.ts';
-import { type HttpReply, ServiceError } from '../../support/loopback-server.ts';
+import type { LoopbackServerOptions, ServiceCall } from './loopback-server.ts';
+import { type HttpReply, ServiceError } from './loopback-server.ts';
 import { jsonReply, type VendorInput, VendorServer } from './vendor-server.ts';
 
 const MAX_EVENT_BYTES = 512 * 1024;

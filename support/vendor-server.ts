@@ -3,7 +3,7 @@
  * (429, 5xx, dropped connections, answers slower than the client waits), and a fault on the first attempt of every
  * distinct request, which is how a wire test shows that each call is retried and nothing is lost or doubled.
  */
-import type { ErrorFaultKind } from '../../support/faults.ts';
+import type { ErrorFaultKind } from './faults.ts';
 import {
   type FaultAnswers,
   type HttpReply,
@@ -11,7 +11,7 @@ import {
   type RawRequest,
   type ServiceCall,
   ServiceError,
-} from '../../support/loopback-server.ts';
+} from './loopback-server.ts';
 
 export interface VendorInput {
   readonly path: string;

@@ -18,7 +18,7 @@ import {
   type RawRequest,
   type ServiceCall,
   ServiceError,
-} from '../../support/loopback-server.ts';
+} from './loopback-server.ts';
 
 const TARGET_PREFIX = 'AmazonSQS.';
 const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';

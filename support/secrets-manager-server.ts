@@ -12,7 +12,7 @@ import {
   type RawRequest,
   type ServiceCall,
   ServiceError,
-} from '../../support/loopback-server.ts';
+} from './loopback-server.ts';
 
 const TARGET_PREFIX = 'secretsmanager.';
 const CONTENT_TYPE = 'application/x-amz-json-1.1';

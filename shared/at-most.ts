@@ -1,0 +1,14 @@
+/**
+ * `work` over every item, at most `limit` at once, the results in the items' order; the first failure fails the
+ * whole. Where a fleet-sized list of calls goes to a store, each call in flight holds a request in memory: a few dozen
+ * keep the store as busy as ten thousand would.
+ */
+export async function atMost<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await work(items[index] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

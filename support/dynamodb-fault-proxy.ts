@@ -56,7 +56,12 @@ export async function startDynamoDbFaultProxy(options: {
   const target = new URL(options.target);
   const struck: string[] = [];
   const server = createServer(async (incoming, answer) => {
-    const raw = await body(incoming);
+    // A request cut off while its body was sent (its client's container killed mid-write) is dropped with its socket.
+    const raw = await body(incoming).catch(() => undefined);
+    if (raw === undefined) {
+      incoming.socket.destroy();
+      return;
+    }
     const fault = options.plan(storeRequest(raw));
     const operation = String(incoming.headers['x-amz-target'] ?? '').split('.')[1] ?? 'request';
     if (fault) struck.push(`${fault} at ${operation}`);

@@ -7,7 +7,7 @@
  * meanwhile. Killing the process is a Lambda killed mid-invocation; the next invocation needs a new container.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { arriveAt } from './handler-clock.ts';
 
@@ -85,13 +85,16 @@ export async function startContainer(options: {
   readonly logFile?: string;
 }): Promise<FunctionContainer> {
   const { limits } = options;
+  // The child keeps its own copy of the log file's descriptor; the parent's is closed once the child has it.
+  const log = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
   const child: ChildProcess = fork(self, [options.entry, String(limits.timeoutMs)], {
     execArgv: ['--import', 'tsx', `--max-old-space-size=${limits.memoryMb - FUNCTION_OVERHEAD_MB}`],
     // The child never needs the parent's test-runner flags (Jest's --experimental-vm-modules). The handlers log to
     // standard output, one JSON line an event.
     env: { ...process.env, ...options.env, NODE_OPTIONS: '' },
-    stdio: ['ignore', options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a'), 'inherit', 'ipc'],
+    stdio: ['ignore', log ?? 'ignore', 'inherit', 'ipc'],
   });
+  if (log !== undefined) closeSync(log);
   let exit: string | undefined;
   const pending = new Map<number, (answer: Invocation) => void>();
   const exited = new Promise<void>((resolve) =>

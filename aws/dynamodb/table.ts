@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { atMost } from '../../shared/at-most.ts';
+import { atMost, STORE_REQUESTS_IN_FLIGHT } from '../../shared/at-most.ts';
 import { DAY_MS } from '../../shared/time.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
@@ -17,16 +17,9 @@ export interface DynamoDbTableOptions {
   readonly retentionDays?: number;
 }
 
-/**
- * How many writes of one batch a store keeps in flight. A step of a fleet-wide outage writes an incident per cluster:
- * one at a time, at a few milliseconds each, 10,000 of them would take most of the poller's 50 s; DynamoDB takes
- * thousands of writes a second on demand, so a few dozen at once cost nothing it would refuse.
- */
-export const WRITES_IN_FLIGHT = 32;
-
-/** Run `write` over every item, at most `WRITES_IN_FLIGHT` at once; the first failure fails the whole. */
+/** Run `write` over every item, at most `STORE_REQUESTS_IN_FLIGHT` at once; the first failure fails the whole. */
 export async function writeEach<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
-  await atMost(items, WRITES_IN_FLIGHT, write);
+  await atMost(items, STORE_REQUESTS_IN_FLIGHT, write);
 }
 
 /** The one table the stores share: its client, name, clock and retention, and the queries every store makes. */

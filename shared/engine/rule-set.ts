@@ -203,9 +203,9 @@ export class RuleSet {
       return Object.entries(override.params ?? {}).flatMap(([param, value]) => {
         const declared = rule.params[param];
         const where = jsonPath([...path, id, 'params', param]);
-        const retired = rule.retiredParams?.[param];
-        if (retired && Object.hasOwn(rule.retiredParams ?? {}, param)) {
-          return [{ path: where, message: `rule "${id}" no longer has parameter "${param}": ${retired}` }];
+        if (rule.retiredParams && Object.hasOwn(rule.retiredParams, param)) {
+          const advice = rule.retiredParams[param];
+          return [{ path: where, message: `rule "${id}" no longer has parameter "${param}": ${advice}` }];
         }
         if (!declared || !Object.hasOwn(rule.params, param)) {
           const known = Object.keys(rule.params).join(', ') || 'none';

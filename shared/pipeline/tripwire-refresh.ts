@@ -1,4 +1,4 @@
-import { atMost } from '../at-most.ts';
+import { atMost, STORE_REQUESTS_IN_FLIGHT } from '../at-most.ts';
 import type { TripwireAlarms, TripwireRecorder } from './ports.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
@@ -7,12 +7,6 @@ export interface TripwireRefresh {
   readonly alarms: TripwireAlarms;
   readonly recorder: TripwireRecorder;
 }
-
-/**
- * States recorded at once. Each is a write to the store, and a fleet of 10,000 clusters has as many alarms: recorded
- * all at once, the poll held 10,000 requests in memory together, once every slow cycle.
- */
-export const RECORDS_IN_FLIGHT = 32;
 
 /**
  * Whether step `at` opens a slow cycle, when the recorded tripwire states are read back from CloudWatch: once a cycle
@@ -35,7 +29,7 @@ export async function refreshTripwires(
   now: number,
 ): Promise<number> {
   const states = (await refresh.alarms.states()).filter((alarm) => clusters.has(alarm.cluster));
-  const outcomes = await atMost(states, RECORDS_IN_FLIGHT, (alarm) =>
+  const outcomes = await atMost(states, STORE_REQUESTS_IN_FLIGHT, (alarm) =>
     refresh.recorder.record(alarm.cluster, alarm.state, alarm.changedAt, now),
   );
   return outcomes.filter((outcome) => outcome === 'recorded').length;

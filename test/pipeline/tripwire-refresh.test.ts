@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { STORE_REQUESTS_IN_FLIGHT } from '../../shared/at-most.ts';
 import type { TripwireAlarmState, TripwireRecorder } from '../../shared/pipeline/ports.ts';
-import { RECORDS_IN_FLIGHT, refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
+import { refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
 
 const NOW = Date.parse('2026-01-05T12:00:00Z');
 
@@ -35,7 +36,11 @@ describe('refreshTripwires', () => {
       NOW,
     );
 
-    expect([recorded, new Set(store.recorded).size, store.mostInFlight()]).toEqual([10_000, 10_000, RECORDS_IN_FLIGHT]);
+    expect([recorded, new Set(store.recorded).size, store.mostInFlight()]).toEqual([
+      10_000,
+      10_000,
+      STORE_REQUESTS_IN_FLIGHT,
+    ]);
   });
 
   it('records only the watched clusters', async () => {

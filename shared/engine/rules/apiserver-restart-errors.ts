@@ -20,7 +20,7 @@ export const apiserverRestartErrors: Rule = {
     floorRatio: {
       default: 0.01,
       unit: 'ratio',
-      description: 'share of 5xx plus 429 under which the minutes between bursts stay: half the burst share',
+      description: 'share of 5xx plus 429 under which the minutes between bursts stay: half the default burst share',
     },
     writeP99Seconds: {
       default: 1,
@@ -42,7 +42,8 @@ export const apiserverRestartErrors: Rule = {
       },
       // A restart drops requests for a minute or two, from a floor far under the burst share; an error share that
       // hovers near the line for most of the hour (an outage, or an API that keeps failing) is another rule's, and
-      // its noise crossing the line must not read as bursts: at most ten minutes of the hour at half the burst share.
+      // its noise crossing the line must not read as bursts: at most ten minutes of the hour at the floor share (1 %, half
+      // the default burst share; an override of the burst share leaves it as it is).
       {
         kind: 'window',
         of: shedShare,

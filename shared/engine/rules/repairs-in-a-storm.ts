@@ -2,8 +2,10 @@ import { notReadyShare, possibleRepairs, repairedShare } from './operands.ts';
 
 /**
  * "Nodes are being repaired in a storm": the replacements node-repair-storm counts, with their parameters, shared with
- * nodes-unreachable, which leaves a cluster to node-repair-storm exactly when these hold. Relative to the cluster, so
- * that a large cluster's routine churn (a node or two a minute of 2,000) never reads as repairs.
+ * nodes-unreachable, which stands aside whenever these hold. node-repair-storm pages only when, besides, a third of the
+ * nodes are NotReady or the control plane struggles, so a storm with a quarter to 30 % NotReady on a healthy control
+ * plane gets neither (docs/rules.md, Known limits). Relative to the cluster, so that a large cluster's routine churn
+ * (a node or two a minute of 2,000) never reads as repairs.
  */
 export const repairsInAStormParams = {
   replacedShare: {

@@ -363,6 +363,7 @@ export async function runFleetOutage(options: {
   const sent = () => harness.sns.published.filter((m) => m.topicArn === harness.topics.paging);
 
   let run: Omit<FleetOutageRun, 'dynalitePeakRssMb'>;
+  let dynalitePeakRssMb: number | undefined;
   try {
     // The outage begins at step 75: the page; it ends after step 114: the resolve, after the hold-down; then the lone
     // cluster's outage, an hour after the fleet's ended.
@@ -378,11 +379,12 @@ export async function runFleetOutage(options: {
       shardsSent,
     };
   } finally {
+    // A run that failed stops dynalite and every server too, so that the test or the benchmark's child can end.
     await Promise.all(containers.map((c) => c.close()));
     await Promise.all([sqs.close(), pagerduty.close(), secrets.close(), proxy?.close()]);
+    dynalitePeakRssMb = (await harness.close()).peakRssMb;
   }
-  const { peakRssMb } = await harness.close();
-  return { ...run, ...(peakRssMb !== undefined && { dynalitePeakRssMb: peakRssMb }) };
+  return { ...run, ...(dynalitePeakRssMb !== undefined && { dynalitePeakRssMb }) };
 }
 
 /** Tripwire events in flight at once: EventBridge delivers a burst side by side. */

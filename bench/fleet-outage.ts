@@ -19,12 +19,14 @@ import { promisify } from 'node:util';
 import {
   FLEET_OUTAGE_FAULTS,
   type FleetInvocation,
-  FUNCTION_LIMITS,
+  FUNCTION_NAMES,
   type FunctionName,
+  functionLimits,
   LONE_CLUSTER,
   runFleetOutage,
   withinLimits,
 } from '../support/fleet-outage.ts';
+import type { FunctionLimits } from '../support/function-container.ts';
 
 /** The most clusters one deployment watches: the fleet-scale test's size when run alone. */
 export const FLEET_OUTAGE_CLUSTERS = 10_000;
@@ -66,7 +68,7 @@ export interface FleetOutageRow {
   /** Each poll (the poller's invocations), in order. */
   readonly polls?: readonly PollFigures[];
   readonly functions?: readonly FunctionFigures[];
-  /** Whether every invocation of every function stayed within its timeout and memory (FUNCTION_LIMITS). */
+  /** Whether every invocation of every function stayed within its timeout and memory (functionLimits). */
   readonly withinLimits?: boolean;
   readonly struck?: readonly string[];
   readonly dynalitePeakRssMb?: number;
@@ -104,11 +106,15 @@ export async function measureFleetOutage(clusters = BENCH_CLUSTERS): Promise<Fle
   return rows;
 }
 
-function figuresOf(name: FunctionName, invocations: readonly FleetInvocation[]): FunctionFigures {
+function figuresOf(
+  name: FunctionName,
+  limits: Record<FunctionName, FunctionLimits>,
+  invocations: readonly FleetInvocation[],
+): FunctionFigures {
   const own = invocations.filter((invocation) => invocation.function === name);
   return {
     function: name,
-    ...FUNCTION_LIMITS[name],
+    ...limits[name],
     invocations: own.length,
     failed: own.filter((invocation) => invocation.error !== undefined).length,
     slowestMs: Math.max(0, ...own.map((invocation) => invocation.ms)),
@@ -187,7 +193,7 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
     pagedAtSteps: outage.paged.map((message) => message.step),
     totalMs,
     polls: outage.invocations.filter((invocation) => invocation.function === 'poller').map(pollOf),
-    functions: (Object.keys(FUNCTION_LIMITS) as FunctionName[]).map((name) => figuresOf(name, outage.invocations)),
+    functions: FUNCTION_NAMES.map((name) => figuresOf(name, functionLimits(clusters), outage.invocations)),
     withinLimits: outage.invocations.every(withinLimits),
     struck: outage.struck,
     ...(outage.dynalitePeakRssMb !== undefined && { dynalitePeakRssMb: outage.dynalitePeakRssMb }),

@@ -2,7 +2,7 @@ import { documentClient } from '../aws/clients.ts';
 import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
 import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
-import { costModel, POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
+import { costModel, pollerMemoryMb } from '../shared/digest/cost-model.ts';
 import type { Digest } from '../shared/digest/digest.ts';
 import { digestOfWeek } from '../shared/digest/digest-of-week.ts';
 import { weekOf } from '../shared/digest/iso-week.ts';
@@ -95,7 +95,7 @@ async function fromStore(options: DigestOptions, out: CommandOutput): Promise<Di
         activityLog,
         ruleSet,
         config,
-        costModel: costModel(POLLER_MEMORY_MB),
+        costModel: costModel(pollerMemoryMb(config.clusters.length)),
         source: { kind: 'deployment', name: table },
       },
       week,

@@ -6,7 +6,7 @@ import { TABLE_SCHEMA } from '../aws/dynamodb/table-schema.ts';
 import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
 import { hasTripwire } from '../shared/config/deployment-shape.ts';
 import { pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
-import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
+import { pollerMemoryMb } from '../shared/digest/cost-model.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { ForwardingAlarmRoutes } from './forwarding-alarms.ts';
@@ -138,7 +138,7 @@ export class OpsStack extends Stack {
       entry: 'functions/poller/handler.ts',
       description: 'k8s-incident-sentinel poller: reads cluster metrics, correlates incidents, pages on-call',
       // The digest's cost estimate bills the poller at this memory size.
-      memorySize: POLLER_MEMORY_MB,
+      memorySize: pollerMemoryMb(config.clusters.length),
       timeout: POLLER_TIMEOUT,
       configFile,
       key,

@@ -8,7 +8,7 @@ import { POLLER_TIMEOUT, TRIPWIRE_LIMITS } from '../infra/ops-stack.ts';
 import { DELIVERY_LIMITS } from '../infra/paging-delivery.ts';
 import { SHARD_WORKER_LIMITS } from '../infra/shard-workers.ts';
 import { loadConfig } from '../shared/config/deployment-config.ts';
-import { POLLER_MEMORY_MB } from '../shared/digest/cost-model.ts';
+import { pollerMemoryMb } from '../shared/digest/cost-model.ts';
 import { durationMs } from '../shared/engine/duration.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
@@ -33,14 +33,20 @@ const limitsOf = ({ memorySize, timeout }: { memorySize: number; timeout: Durati
   timeoutMs: timeout.toMilliseconds(),
 });
 
-/** Each function's memory and timeout, as the stacks deploy it (infra/ops-stack.ts and the constructs beside it). */
-export const FUNCTION_LIMITS = {
-  poller: limitsOf({ memorySize: POLLER_MEMORY_MB, timeout: POLLER_TIMEOUT }),
-  'shard worker': limitsOf(SHARD_WORKER_LIMITS),
-  tripwire: limitsOf(TRIPWIRE_LIMITS),
-  delivery: limitsOf(DELIVERY_LIMITS),
-} as const satisfies Record<string, FunctionLimits>;
-export type FunctionName = keyof typeof FUNCTION_LIMITS;
+/**
+ * Each function's memory and timeout in a deployment of `clusters`, as the stacks deploy it (infra/ops-stack.ts and
+ * the constructs beside it): the poller's memory grows with the fleet.
+ */
+export function functionLimits(clusters: number): Record<FunctionName, FunctionLimits> {
+  return {
+    poller: limitsOf({ memorySize: pollerMemoryMb(clusters), timeout: POLLER_TIMEOUT }),
+    'shard worker': limitsOf(SHARD_WORKER_LIMITS),
+    tripwire: limitsOf(TRIPWIRE_LIMITS),
+    delivery: limitsOf(DELIVERY_LIMITS),
+  };
+}
+export const FUNCTION_NAMES = ['poller', 'shard worker', 'tripwire', 'delivery'] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 const ENTRIES: Record<FunctionName, string> = {
   poller: 'functions/poller/handler.ts',
@@ -115,6 +121,8 @@ export function fleetClusterName(index: number): string {
 export interface FleetInvocation extends Invocation {
   readonly function: FunctionName;
   readonly step: number;
+  /** The function's memory and timeout in this deployment. */
+  readonly limits: FunctionLimits;
 }
 
 export interface FleetOutageRun {
@@ -134,7 +142,7 @@ export interface FleetOutageRun {
 
 /** Whether an invocation ran within its function's timeout and memory. */
 export function withinLimits(invocation: FleetInvocation): boolean {
-  const limits = FUNCTION_LIMITS[invocation.function];
+  const { limits } = invocation;
   return invocation.ms < limits.timeoutMs && invocation.peakRssMb < limits.memoryMb;
 }
 
@@ -165,6 +173,7 @@ export async function runFleetOutage(options: {
   readonly logDirectory?: string;
 }): Promise<FleetOutageRun> {
   const scenario = fleetOutageScenario(options.clusters);
+  const limits = functionLimits(options.clusters);
   const names = [...scenario.clusters.keys()];
   const clusters = harnessClusters(names);
   const shardSize = options.shardSize ?? (names.length > SHARD_SIZE ? SHARD_SIZE : undefined);
@@ -212,7 +221,7 @@ export async function runFleetOutage(options: {
   const start = async (name: FunctionName, extra: Record<string, string> = {}) => {
     const container = await startContainer({
       entry: ENTRIES[name],
-      limits: FUNCTION_LIMITS[name],
+      limits: limits[name],
       env: { ...env, ...extra },
       ...(options.logDirectory && { logFile: join(options.logDirectory, `${name.replace(' ', '-')}.log`) }),
     });
@@ -255,7 +264,7 @@ export async function runFleetOutage(options: {
 
   const invocations: FleetInvocation[] = [];
   const record = (name: FunctionName, step: number, invocation: Invocation) => {
-    const entry = { function: name, step, ...invocation };
+    const entry = { function: name, step, limits: limits[name], ...invocation };
     invocations.push(entry);
     options.onInvocation?.(entry);
   };

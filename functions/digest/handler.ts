@@ -6,7 +6,7 @@ import { documentClient, snsClient } from '../../aws/clients.ts';
 import { dynamoDbActivityReader } from '../../aws/dynamodb/activity-reader.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsDigestPublisher } from '../../aws/sns/digest-publisher.ts';
-import { costModel, POLLER_MEMORY_MB } from '../../shared/digest/cost-model.ts';
+import { costModel, pollerMemoryMb } from '../../shared/digest/cost-model.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
 import { logger } from '../powertools.ts';
@@ -35,7 +35,7 @@ export const handler = middy<DigestEvent, DigestSummary, Error, Context>()
         publisher,
         ruleSet,
         config,
-        costModel: costModel(POLLER_MEMORY_MB),
+        costModel: costModel(pollerMemoryMb(config.clusters.length)),
         source: { kind: 'deployment', name: deployment },
         logger,
         now: Date.now,

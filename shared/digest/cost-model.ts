@@ -1,3 +1,4 @@
+import { SHARD_SIZE } from '../pipeline/shards.ts';
 import { AWS_PRICES, MONTH_MS } from '../pricing/aws-prices.ts';
 
 /** What the week's polls and tripwire alarms cost, priced as AWS lists it (us-east-1, before the free tier). */
@@ -34,8 +35,22 @@ const DIGEST_PRICES = {
   lambdaUsdPerMillionRequests: AWS_PRICES.lambdaRequest.usd * 1e6,
 } as const;
 
-/** The poller's memory as infra/ops-stack.ts sizes it; change both together. */
+/** The poller's memory for a fleet of one shard (infra/ops-stack.ts sizes it with pollerMemoryMb). */
 export const POLLER_MEMORY_MB = 512;
+
+/**
+ * The poller's memory for a fleet that fans out to shard workers. Lambda gives a function CPU in proportion to its
+ * memory, the equivalent of one vCPU at 1,769 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html),
+ * and the step of a fleet-wide outage of 10,000 clusters takes 8 to 13 s of the poller's CPU (the fleet outage through
+ * the deployed functions, docs/benchmarks.md): at 512 MB, 0.29 of a vCPU, that is 28 to 45 s of its 50 s timeout. A full
+ * vCPU costs such a fleet a few dollars a month, a cent per hundred clusters.
+ */
+export const FAN_OUT_POLLER_MEMORY_MB = 1_769;
+
+/** The poller's memory for a fleet of `clusters`: a full vCPU once the fleet is larger than one shard. */
+export function pollerMemoryMb(clusters: number): number {
+  return clusters > SHARD_SIZE ? FAN_OUT_POLLER_MEMORY_MB : POLLER_MEMORY_MB;
+}
 
 export function costModel(pollerMemoryMb: number): CostModel {
   return { pollerMemoryMb, ...DIGEST_PRICES };

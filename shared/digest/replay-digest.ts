@@ -3,7 +3,7 @@ import type { RuleSet } from '../engine/rule-set.ts';
 import { activityOf } from '../pipeline/activity.ts';
 import type { ReplayResult } from '../scenario/replay.ts';
 import { buildDigest } from './build-digest.ts';
-import { costModel, POLLER_MEMORY_MB } from './cost-model.ts';
+import { costModel, pollerMemoryMb } from './cost-model.ts';
 import type { Digest } from './digest.ts';
 import { previousWeek, weekContaining, weekOf } from './iso-week.ts';
 
@@ -27,7 +27,7 @@ export function replayDigest(result: ReplayResult, options: ReplayDigestOptions)
     week,
     ruleSet: options.ruleSet,
     ...(options.config && { config: options.config }),
-    costModel: costModel(POLLER_MEMORY_MB),
+    costModel: costModel(pollerMemoryMb(scenario.clusters.size)),
     source: { kind: 'replay', scenario: scenario.name, file: scenario.file },
     clusters: [...scenario.clusters.keys()],
   });

@@ -387,16 +387,11 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       };
     }
     case 'change': {
-      const recentSamples = durationSamples(condition.window, window.stepSeconds);
-      const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
       // A change compares averages of the plain shares: each window holds many samples, and a bound on each would
       // move with the traffic rather than with the share.
-      const recent = collect(window, condition.of, 0, recentSamples, 'point');
-      const baseline = collect(window, condition.of, recentSamples, baselineSamples, 'point');
-      const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
-      const baselineCovered =
-        baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
-      if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
+      const windows = changeWindows(condition, window, condition.of);
+      if (!windows) return { verdict: 'unknown', evidence: [], lacking };
+      const { recent, baseline } = windows;
       const now = aggregate(recent.values, condition.aggregate);
       const before = aggregate(baseline.values, condition.aggregate);
       if (condition.per) return changePer(condition, condition.per, window, now - before, threshold, lacking);
@@ -428,6 +423,27 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
   }
 }
 
+/** The samples of a change condition's recent window and of the baseline just before it, as plain quotients. */
+interface ChangeWindows {
+  readonly recent: Collected;
+  readonly baseline: Collected;
+}
+
+/**
+ * The windows a change condition weighs against each other, read for `operand` (its own, or its `per`): undefined
+ * while the recent window holds less than half its samples or the baseline less than it needs to be trusted.
+ */
+function changeWindows(condition: ChangeCondition, window: SignalWindow, operand: Operand): ChangeWindows | undefined {
+  const recentSamples = durationSamples(condition.window, window.stepSeconds);
+  const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
+  const recent = collect(window, operand, 0, recentSamples, 'point');
+  const baseline = collect(window, operand, recentSamples, baselineSamples, 'point');
+  const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
+  const baselineCovered =
+    baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
+  return recentCovered && baselineCovered ? { recent, baseline } : undefined;
+}
+
 /** A condition on two operands needs both to run; what either lacks is left out. */
 function bothOperands(a: OperandCoverage, b: OperandCoverage): OperandCoverage {
   return { runnable: a.runnable && b.runnable, missing: [...a.missing, ...b.missing] };
@@ -446,14 +462,9 @@ function changePer(
   threshold: number,
   lacking: readonly SignalName[],
 ): ConditionResult {
-  const recentSamples = durationSamples(condition.window, window.stepSeconds);
-  const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
-  const recent = collect(window, per, 0, recentSamples, 'point');
-  const baseline = collect(window, per, recentSamples, baselineSamples, 'point');
-  const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
-  const baselineCovered =
-    baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
-  if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
+  const windows = changeWindows(condition, window, per);
+  if (!windows) return { verdict: 'unknown', evidence: [], lacking };
+  const { recent, baseline } = windows;
   const perBefore = aggregate(baseline.values, condition.aggregate);
   const perRise = aggregate(recent.values, condition.aggregate) - perBefore;
   // A rise smaller than the baseline it stands on cannot carry a ratio: noise divided by noise, or an event the

@@ -24,6 +24,14 @@ import { SIGNALS, type SignalName } from './signals.ts';
  */
 export type Verdict = 'met' | 'unmet' | 'unknown' | 'skipped';
 
+/**
+ * The condition a piece of evidence comes from, as much of it as a reader of the evidence needs: its kind (a
+ * per-sample comparison, an aggregate over a window, a change between windows, an absence) and what it read.
+ */
+export type EvidenceCondition =
+  | { readonly kind: 'threshold' | 'sustained' | 'window' | 'change'; readonly of: Operand }
+  | { readonly kind: 'absent'; readonly of: readonly SignalName[] };
+
 /** One value that a rule compared with its threshold. */
 export interface Evidence {
   readonly what: string;
@@ -33,6 +41,11 @@ export interface Evidence {
   readonly threshold: number;
   readonly unit: string;
   readonly passed: boolean;
+  /**
+   * The condition that compared it. Evidence stored by releases before it has none; a reader then finds the
+   * condition in the rule by the text of `what`.
+   */
+  readonly condition?: EvidenceCondition;
 }
 
 /** How the evidence of an `absent` condition begins: `datapoints of` the signals the cluster provides. */
@@ -356,6 +369,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       threshold: 0,
       unit: 'count',
       passed,
+      condition: { kind: 'absent', of: condition.of },
     };
     return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
   }
@@ -369,6 +383,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
     threshold,
     unit: unitOf(condition.of),
     passed,
+    condition: { kind: condition.kind, of: condition.of },
   });
 
   switch (condition.kind) {
@@ -448,6 +463,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
           threshold: 0,
           unit: countsEvents(condition.of) ? 'count' : unitOf(condition.of),
           passed,
+          condition: { kind: 'change', of: condition.of },
         };
         return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
       }
@@ -538,6 +554,7 @@ function shareChange(
     threshold,
     unit: condition.mode === 'ratio' ? 'x' : 'ratio',
     passed,
+    condition: { kind: 'change', of: condition.of },
   };
   return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
 }
@@ -583,6 +600,7 @@ function changePer(
     threshold,
     unit: 'x',
     passed,
+    condition: { kind: 'change', of: condition.of },
   };
   return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
 }

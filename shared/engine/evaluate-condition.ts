@@ -190,17 +190,28 @@ function countsAt(window: SignalWindow, operand: RatioOperand, back: number): Sh
   return events === null || trials === null ? null : { events, trials };
 }
 
-/** A ratio's numerators and denominators added up over `count` samples from `from` back, where both are present. */
-function pooledCounts(window: SignalWindow, operand: RatioOperand, from: number, count: number): ShareCounts {
+/**
+ * A ratio's numerators and denominators added up over `count` samples from `from` back, where both are present, and
+ * how many samples are.
+ */
+function pooledCounts(
+  window: SignalWindow,
+  operand: RatioOperand,
+  from: number,
+  count: number,
+): ShareCounts & { readonly present: number } {
   let events = 0;
   let trials = 0;
+  let present = 0;
   for (let back = from; back < from + count; back++) {
     const counts = countsAt(window, operand, back);
-    if (counts === null || !(counts.trials > 0)) continue;
+    if (counts === null) continue;
+    present++;
+    if (!(counts.trials > 0)) continue;
     events += Math.min(counts.events, counts.trials);
     trials += counts.trials;
   }
-  return { events, trials };
+  return { events, trials, present };
 }
 
 function unitOf(operand: Operand): string {
@@ -440,16 +451,16 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       };
     }
     case 'change': {
-      // Each sample is read as its plain quotient: each window holds many samples, and a bound on each would move
-      // with the traffic rather than with the share. An average share weighs its windows' pooled counts instead.
+      // An average share weighs its windows' pooled counts. Otherwise each sample is read as its plain quotient:
+      // each window holds many samples, and a bound on each would move with the traffic rather than with the share.
+      const share = pooledShare(condition);
+      if (share) return shareChange(condition, share, window, threshold, lacking);
       const windows = changeWindows(condition, window, condition.of);
       if (!windows) return { verdict: 'unknown', evidence: [], lacking };
       const { recent, baseline } = windows;
       const now = aggregate(recent.values, condition.aggregate);
       const before = aggregate(baseline.values, condition.aggregate);
       if (condition.per) return changePer(condition, condition.per, window, now - before, threshold, lacking);
-      const share = pooledShare(condition);
-      if (share) return shareChange(condition, share, window, windows, threshold, lacking);
       if (condition.mode === 'ratio' && before === 0 && now > 0) {
         // Any rise from nothing is an infinite ratio; the evidence says what happened instead: none before, N now.
         const passed = compare(Number.POSITIVE_INFINITY, condition.op, threshold);
@@ -479,37 +490,54 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
   }
 }
 
+/** How many samples a change condition's windows span, present or not: the recent one, and the baseline before it. */
+interface ChangeSpans {
+  readonly recent: number;
+  readonly baseline: number;
+}
+
+function changeSpans(condition: ChangeCondition, stepSeconds: number): ChangeSpans {
+  return {
+    recent: durationSamples(condition.window, stepSeconds),
+    baseline: durationSamples(condition.baseline, stepSeconds),
+  };
+}
+
+/** Whether a change can be judged: the recent window holds half its samples, the baseline what it needs to be trusted. */
+function changeCovered(spans: ChangeSpans, recentPresent: number, baselinePresent: number): boolean {
+  return (
+    recentPresent > 0 &&
+    recentPresent / spans.recent >= MIN_COVERAGE &&
+    baselinePresent > 0 &&
+    baselinePresent >= minimumBaselineSamples(spans.recent, spans.baseline)
+  );
+}
+
 /** The samples of a change condition's recent window and of the baseline just before it, as plain quotients. */
 interface ChangeWindows {
   readonly recent: Collected;
   readonly baseline: Collected;
-  /** How many samples each window spans, present or not. */
-  readonly recentSamples: number;
-  readonly baselineSamples: number;
 }
 
 /**
  * The windows a change condition weighs against each other, read for `operand` (its own, or its `per`): undefined
- * while the recent window holds less than half its samples or the baseline less than it needs to be trusted.
+ * while they cannot be judged.
  */
 function changeWindows(condition: ChangeCondition, window: SignalWindow, operand: Operand): ChangeWindows | undefined {
-  const recentSamples = durationSamples(condition.window, window.stepSeconds);
-  const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
-  const recent = collect(window, operand, 0, recentSamples, 'point');
-  const baseline = collect(window, operand, recentSamples, baselineSamples, 'point');
-  const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
-  const baselineCovered =
-    baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
-  return recentCovered && baselineCovered ? { recent, baseline, recentSamples, baselineSamples } : undefined;
+  const spans = changeSpans(condition, window.stepSeconds);
+  const recent = collect(window, operand, 0, spans.recent, 'point');
+  const baseline = collect(window, operand, spans.recent, spans.baseline, 'point');
+  return changeCovered(spans, recent.values.length, baseline.values.length) ? { recent, baseline } : undefined;
 }
 
 /** A share of events read with a confidence. */
 type BoundedShare = RatioOperand & { readonly confidence: ShareConfidence };
 
-/** The share of events whose counts an average change pools: a ratio read with a confidence. */
+/** The share of events whose counts an average change pools: a ratio read with a confidence, and no `per`. */
 function pooledShare(condition: ChangeCondition): BoundedShare | undefined {
   const { of } = condition;
-  if (condition.aggregate !== 'avg' || typeof of !== 'object' || !('ratio' in of) || !of.confidence) return undefined;
+  if (condition.per || condition.aggregate !== 'avg') return undefined;
+  if (typeof of !== 'object' || !('ratio' in of) || !of.confidence) return undefined;
   return { ...of, confidence: of.confidence };
 }
 
@@ -526,12 +554,13 @@ function shareChange(
   condition: ChangeCondition,
   share: BoundedShare,
   window: SignalWindow,
-  { recentSamples, baselineSamples }: ChangeWindows,
   threshold: number,
   lacking: readonly SignalName[],
 ): ConditionResult {
-  const recent = pooledCounts(window, share, 0, recentSamples);
-  const baseline = pooledCounts(window, share, recentSamples, baselineSamples);
+  const spans = changeSpans(condition, window.stepSeconds);
+  const recent = pooledCounts(window, share, 0, spans.recent);
+  const baseline = pooledCounts(window, share, spans.recent, spans.baseline);
+  if (!changeCovered(spans, recent.present, baseline.present)) return { verdict: 'unknown', evidence: [], lacking };
   const now = shareInterval(recent, share.confidence);
   const before = shareInterval(baseline, share.confidence);
   const [p1, p0] = [quotientOf(recent), quotientOf(baseline)];

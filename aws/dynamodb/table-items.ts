@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { CountedTermination, InstanceRecord } from '../../shared/churn/node-churn.ts';
 import { TERMINATION_REASONS } from '../../shared/churn/node-termination.ts';
 import type { Comparator } from '../../shared/engine/condition.ts';
-import type { Evidence } from '../../shared/engine/evaluate-condition.ts';
+import type { Evidence, EvidenceCondition } from '../../shared/engine/evaluate-condition.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
 import type { NearMiss } from '../../shared/engine/near-miss.ts';
 import type { Notification, NotificationKind, NotificationReason } from '../../shared/engine/notification.ts';
@@ -90,6 +90,7 @@ const notificationStatus = oneOf<NotificationRecord['status']>({
   delivered: 'delivered',
 });
 
+const CONDITION_KINDS: ReadonlySet<unknown> = new Set(['threshold', 'sustained', 'window', 'change', 'absent']);
 const evidence: z.ZodType<Evidence> = z.looseObject({
   what: z.string(),
   over: z.string(),
@@ -98,6 +99,18 @@ const evidence: z.ZodType<Evidence> = z.looseObject({
   threshold: z.number(),
   unit: z.string(),
   passed: z.boolean(),
+  // Evidence stored before it named its condition has none. One of a kind this version does not know is dropped
+  // rather than failing its incident: the graph then finds the condition by the evidence's text, as it used to.
+  condition: z
+    .custom<EvidenceCondition>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        'of' in value &&
+        CONDITION_KINDS.has((value as { kind?: unknown }).kind),
+    )
+    .optional()
+    .catch(undefined),
 });
 
 const incident: z.ZodType<Incident> = z.looseObject({

@@ -15,10 +15,10 @@ export type Term = SignalName | { readonly sum: readonly SignalName[] };
 export type DifferenceOperand = { readonly difference: readonly [Term, Term] };
 /**
  * The confidence at which a share of events is read by its lower bound: the two-sided Wilson score interval's lower
- * end at this level (z = 1.645, 1.96 or 2.576).
+ * end at this level (z = 1.645, 1.96, 2.576 or 3.291).
  */
-export type ShareConfidence = 0.9 | 0.95 | 0.99;
-export const SHARE_CONFIDENCES: readonly ShareConfidence[] = [0.9, 0.95, 0.99];
+export type ShareConfidence = 0.9 | 0.95 | 0.99 | 0.999;
+export const SHARE_CONFIDENCES: readonly ShareConfidence[] = [0.9, 0.95, 0.99, 0.999];
 
 export type RatioOperand = {
   readonly ratio: readonly [Term | DifferenceOperand, Term];
@@ -26,7 +26,8 @@ export type RatioOperand = {
   /**
    * A share of events (requests answered 5xx among all requests), read at each sample as the lowest share its counts
    * support at this confidence rather than as the bare quotient: 4 errors of 100 requests may well be 1.6 %, while
-   * 4,000 of 100,000 are 3.9 % at least. Changes between windows still compare the quotients.
+   * 4,000 of 100,000 are 3.9 % at least. A change of its average between windows pools each window's counts and
+   * reads the change as far as they support it at this confidence; other changes compare the quotients.
    */
   readonly confidence?: ShareConfidence;
 };
@@ -69,7 +70,10 @@ export interface WindowCondition {
  * The recent window's aggregate against the baseline window just before it, as a ratio or a difference. With `per`
  * (and mode `delta`), the difference of `of` is divided by the difference of `per` over the same windows: how much
  * `of` rose for each unit `per` rose, such as the 5xx that came with each new webhook rejection. It is unknown while
- * `per` has not risen to twice its baseline: a smaller rise is noise, or an event the baseline has taken in.
+ * `per` has not risen to twice its baseline: a smaller rise is noise, or an event the baseline has taken in. The
+ * average of a share read with a `confidence` (and no `per`) is each window's pooled events over its pooled trials,
+ * and the change is the one nearest to none that both windows' counts support at that confidence: a difference that
+ * a few hundred requests cannot tell from chance is not a rise.
  */
 export interface ChangeCondition {
   readonly kind: 'change';

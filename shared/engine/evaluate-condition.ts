@@ -9,6 +9,7 @@ import {
   type OperandCoverage,
   operandCoverage,
   operandSignals,
+  type RatioOperand,
   type ShareConfidence,
   type Term,
   type Threshold,
@@ -23,6 +24,14 @@ import { SIGNALS, type SignalName } from './signals.ts';
  */
 export type Verdict = 'met' | 'unmet' | 'unknown' | 'skipped';
 
+/**
+ * The condition a piece of evidence comes from, as much of it as a reader of the evidence needs: its kind (a
+ * per-sample comparison, an aggregate over a window, a change between windows, an absence) and what it read.
+ */
+export type EvidenceCondition =
+  | { readonly kind: 'threshold' | 'sustained' | 'window' | 'change'; readonly of: Operand }
+  | { readonly kind: 'absent'; readonly of: readonly SignalName[] };
+
 /** One value that a rule compared with its threshold. */
 export interface Evidence {
   readonly what: string;
@@ -32,6 +41,11 @@ export interface Evidence {
   readonly threshold: number;
   readonly unit: string;
   readonly passed: boolean;
+  /**
+   * The condition that compared it. Evidence stored by releases before it has none; a reader then finds the
+   * condition in the rule by the text of `what`.
+   */
+  readonly condition?: EvidenceCondition;
 }
 
 /** How the evidence of an `absent` condition begins: `datapoints of` the signals the cluster provides. */
@@ -101,21 +115,38 @@ function termAt(window: SignalWindow, term: Term, back: number): number | null {
  * statistical inference", JASA 1927; the interval Agresti and Coull recommend for small counts, The American
  * Statistician 1998).
  */
-const Z_OF: Readonly<Record<ShareConfidence, number>> = { 0.9: 1.645, 0.95: 1.96, 0.99: 2.576 };
+const Z_OF: Readonly<Record<ShareConfidence, number>> = { 0.9: 1.645, 0.95: 1.96, 0.99: 2.576, 0.999: 3.291 };
+
+/** A share's events and the trials they are counted among: 5xx answers among requests. */
+export interface ShareCounts {
+  readonly events: number;
+  readonly trials: number;
+}
 
 /**
- * The lower end of the Wilson score interval of `events` among `trials`: the smallest share the counts support. It
- * stays near the quotient for thousands of trials and falls well below it for a handful, so that a share of a few
- * events needs more of them to pass a threshold. An events count above the trials (a ratio that is not a share of
- * events) is read as all of them.
+ * The Wilson score interval of `events` among `trials`: the shares the counts support at this confidence. It stays
+ * near the quotient for thousands of trials and widens well around it for a handful. An events count above the
+ * trials (a ratio that is not a share of events) is read as all of them; no trials support any share.
  */
-export function shareLowerBound(events: number, trials: number, confidence: ShareConfidence): number {
+export function shareInterval(
+  { events, trials }: ShareCounts,
+  confidence: ShareConfidence,
+): { readonly lower: number; readonly upper: number } {
+  if (!(trials > 0)) return { lower: 0, upper: 1 };
   const z = Z_OF[confidence];
   const p = Math.min(events, trials) / trials;
   const z2n = (z * z) / trials;
   const centre = p + z2n / 2;
   const spread = z * Math.sqrt((p * (1 - p)) / trials + z2n / (4 * trials));
-  return Math.max(0, (centre - spread) / (1 + z2n));
+  return { lower: Math.max(0, (centre - spread) / (1 + z2n)), upper: Math.min(1, (centre + spread) / (1 + z2n)) };
+}
+
+/**
+ * The lower end of the Wilson score interval of `events` among `trials`: the smallest share the counts support, so
+ * that a share of a few events needs more of them to pass a threshold.
+ */
+export function shareLowerBound(events: number, trials: number, confidence: ShareConfidence): number {
+  return shareInterval({ events, trials }, confidence).lower;
 }
 
 /**
@@ -141,15 +172,46 @@ export function operandAt(
     const subtracted = provided ? (termAt(window, taken, back) ?? 0) : 0;
     return Math.max(0, from - subtracted);
   }
-  const [top] = operand.ratio;
-  const numerator =
-    typeof top === 'object' && 'difference' in top ? operandAt(window, top, back) : termAt(window, top, back);
-  const denominator = termAt(window, operand.ratio[1], back);
-  if (numerator === null || denominator === null) return null;
+  const counts = countsAt(window, operand, back);
+  if (counts === null) return null;
+  const { events: numerator, trials: denominator } = counts;
   // Too little traffic to judge a share: report no failure rather than a noisy ratio.
   if (denominator <= 0 || denominator < (operand.minDenominator ?? 0)) return 0;
   if (operand.confidence && reading === 'bound') return shareLowerBound(numerator, denominator, operand.confidence);
   return numerator / denominator;
+}
+
+/** The numerator and denominator of a ratio at one sample; null when either is missing. */
+function countsAt(window: SignalWindow, operand: RatioOperand, back: number): ShareCounts | null {
+  const [top, bottom] = operand.ratio;
+  const events =
+    typeof top === 'object' && 'difference' in top ? operandAt(window, top, back) : termAt(window, top, back);
+  const trials = termAt(window, bottom, back);
+  return events === null || trials === null ? null : { events, trials };
+}
+
+/**
+ * A ratio's numerators and denominators added up over `count` samples from `from` back, where both are present, and
+ * how many samples are.
+ */
+function pooledCounts(
+  window: SignalWindow,
+  operand: RatioOperand,
+  from: number,
+  count: number,
+): ShareCounts & { readonly present: number } {
+  let events = 0;
+  let trials = 0;
+  let present = 0;
+  for (let back = from; back < from + count; back++) {
+    const counts = countsAt(window, operand, back);
+    if (counts === null) continue;
+    present++;
+    if (!(counts.trials > 0)) continue;
+    events += Math.min(counts.events, counts.trials);
+    trials += counts.trials;
+  }
+  return { events, trials, present };
 }
 
 function unitOf(operand: Operand): string {
@@ -318,6 +380,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       threshold: 0,
       unit: 'count',
       passed,
+      condition: { kind: 'absent', of: condition.of },
     };
     return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
   }
@@ -331,6 +394,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
     threshold,
     unit: unitOf(condition.of),
     passed,
+    condition: { kind: condition.kind, of: condition.of },
   });
 
   switch (condition.kind) {
@@ -387,16 +451,13 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       };
     }
     case 'change': {
-      const recentSamples = durationSamples(condition.window, window.stepSeconds);
-      const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
-      // A change compares averages of the plain shares: each window holds many samples, and a bound on each would
-      // move with the traffic rather than with the share.
-      const recent = collect(window, condition.of, 0, recentSamples, 'point');
-      const baseline = collect(window, condition.of, recentSamples, baselineSamples, 'point');
-      const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
-      const baselineCovered =
-        baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
-      if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
+      // An average share weighs its windows' pooled counts. Otherwise each sample is read as its plain quotient:
+      // each window holds many samples, and a bound on each would move with the traffic rather than with the share.
+      const share = pooledShare(condition);
+      if (share) return shareChange(condition, share, window, threshold, lacking);
+      const windows = changeWindows(condition, window, condition.of);
+      if (!windows) return { verdict: 'unknown', evidence: [], lacking };
+      const { recent, baseline } = windows;
       const now = aggregate(recent.values, condition.aggregate);
       const before = aggregate(baseline.values, condition.aggregate);
       if (condition.per) return changePer(condition, condition.per, window, now - before, threshold, lacking);
@@ -413,6 +474,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
           threshold: 0,
           unit: countsEvents(condition.of) ? 'count' : unitOf(condition.of),
           passed,
+          condition: { kind: 'change', of: condition.of },
         };
         return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
       }
@@ -426,6 +488,109 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
     }
   }
+}
+
+/** How many samples a change condition's windows span, present or not: the recent one, and the baseline before it. */
+interface ChangeSpans {
+  readonly recent: number;
+  readonly baseline: number;
+}
+
+function changeSpans(condition: ChangeCondition, stepSeconds: number): ChangeSpans {
+  return {
+    recent: durationSamples(condition.window, stepSeconds),
+    baseline: durationSamples(condition.baseline, stepSeconds),
+  };
+}
+
+/** Whether a change can be judged: the recent window holds half its samples, the baseline what it needs to be trusted. */
+function changeCovered(spans: ChangeSpans, recentPresent: number, baselinePresent: number): boolean {
+  return (
+    recentPresent > 0 &&
+    recentPresent / spans.recent >= MIN_COVERAGE &&
+    baselinePresent > 0 &&
+    baselinePresent >= minimumBaselineSamples(spans.recent, spans.baseline)
+  );
+}
+
+/** The samples of a change condition's recent window and of the baseline just before it, as plain quotients. */
+interface ChangeWindows {
+  readonly recent: Collected;
+  readonly baseline: Collected;
+}
+
+/**
+ * The windows a change condition weighs against each other, read for `operand` (its own, or its `per`): undefined
+ * while they cannot be judged.
+ */
+function changeWindows(condition: ChangeCondition, window: SignalWindow, operand: Operand): ChangeWindows | undefined {
+  const spans = changeSpans(condition, window.stepSeconds);
+  const recent = collect(window, operand, 0, spans.recent, 'point');
+  const baseline = collect(window, operand, spans.recent, spans.baseline, 'point');
+  return changeCovered(spans, recent.values.length, baseline.values.length) ? { recent, baseline } : undefined;
+}
+
+/** A share of events read with a confidence. */
+type BoundedShare = RatioOperand & { readonly confidence: ShareConfidence };
+
+/** The share of events whose counts an average change pools: a ratio read with a confidence, and no `per`. */
+function pooledShare(condition: ChangeCondition): BoundedShare | undefined {
+  const { of } = condition;
+  if (condition.per || condition.aggregate !== 'avg') return undefined;
+  if (typeof of !== 'object' || !('ratio' in of) || !of.confidence) return undefined;
+  return { ...of, confidence: of.confidence };
+}
+
+/**
+ * The change of a share of events between the windows as far as their counts support it. Each window's events and
+ * trials are pooled (the hour's 5xx over its requests, so a busy minute weighs more than a quiet one), and the change
+ * is read at the end of its interval nearest to no change: a rise by the lower end, a fall by the upper. A difference
+ * takes Newcombe's hybrid score interval, built from the two windows' Wilson intervals ("Interval estimation for the
+ * difference between independent proportions", Statistics in Medicine 1998, method 10); a ratio divides the recent
+ * window's near end by the baseline's far end. A difference that a few hundred requests cannot tell from chance
+ * does not count as a rise, while one of thousands still does.
+ */
+function shareChange(
+  condition: ChangeCondition,
+  share: BoundedShare,
+  window: SignalWindow,
+  threshold: number,
+  lacking: readonly SignalName[],
+): ConditionResult {
+  const spans = changeSpans(condition, window.stepSeconds);
+  const recent = pooledCounts(window, share, 0, spans.recent);
+  const baseline = pooledCounts(window, share, spans.recent, spans.baseline);
+  if (!changeCovered(spans, recent.present, baseline.present)) return { verdict: 'unknown', evidence: [], lacking };
+  const now = shareInterval(recent, share.confidence);
+  const before = shareInterval(baseline, share.confidence);
+  const [p1, p0] = [quotientOf(recent), quotientOf(baseline)];
+  const rise = condition.op === '>' || condition.op === '>=';
+  // Wilson upper ends are above zero, so a ratio's divisor is zero only for a fall from nothing: infinite.
+  const change =
+    condition.mode === 'delta'
+      ? rise
+        ? p1 - p0 - Math.hypot(p1 - now.lower, before.upper - p0)
+        : p1 - p0 + Math.hypot(now.upper - p1, p0 - before.lower)
+      : rise
+        ? now.lower / before.upper
+        : now.upper / before.lower;
+  const passed = compare(change, condition.op, threshold);
+  const evidence: Evidence = {
+    what: describeOperand(asQuotient(share)),
+    over: `${condition.window} vs the ${condition.baseline} before, counts pooled, ${condition.mode} at its ${share.confidence * 100} % ${rise ? 'lower' : 'upper'} bound`,
+    observed: change,
+    op: condition.op,
+    threshold,
+    unit: condition.mode === 'ratio' ? 'x' : 'ratio',
+    passed,
+    condition: { kind: 'change', of: condition.of },
+  };
+  return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+}
+
+/** A share's plain quotient; none of no trials. */
+function quotientOf({ events, trials }: ShareCounts): number {
+  return trials > 0 ? events / trials : 0;
 }
 
 /** A condition on two operands needs both to run; what either lacks is left out. */
@@ -446,14 +611,9 @@ function changePer(
   threshold: number,
   lacking: readonly SignalName[],
 ): ConditionResult {
-  const recentSamples = durationSamples(condition.window, window.stepSeconds);
-  const baselineSamples = durationSamples(condition.baseline, window.stepSeconds);
-  const recent = collect(window, per, 0, recentSamples, 'point');
-  const baseline = collect(window, per, recentSamples, baselineSamples, 'point');
-  const recentCovered = recent.values.length > 0 && recent.values.length / recentSamples >= MIN_COVERAGE;
-  const baselineCovered =
-    baseline.values.length > 0 && baseline.values.length >= minimumBaselineSamples(recentSamples, baselineSamples);
-  if (!recentCovered || !baselineCovered) return { verdict: 'unknown', evidence: [], lacking };
+  const windows = changeWindows(condition, window, per);
+  if (!windows) return { verdict: 'unknown', evidence: [], lacking };
+  const { recent, baseline } = windows;
   const perBefore = aggregate(baseline.values, condition.aggregate);
   const perRise = aggregate(recent.values, condition.aggregate) - perBefore;
   // A rise smaller than the baseline it stands on cannot carry a ratio: noise divided by noise, or an event the
@@ -469,6 +629,7 @@ function changePer(
     threshold,
     unit: 'x',
     passed,
+    condition: { kind: 'change', of: condition.of },
   };
   return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
 }

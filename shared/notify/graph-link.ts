@@ -8,7 +8,7 @@ import {
   type Term,
   termSignals,
 } from '../engine/condition.ts';
-import { DATAPOINTS_OF, type Evidence } from '../engine/evaluate-condition.ts';
+import { DATAPOINTS_OF, type Evidence, type EvidenceCondition } from '../engine/evaluate-condition.ts';
 import type { NotificationKind } from '../engine/notification.ts';
 import type { RuleSet } from '../engine/rule-set.ts';
 import { SIGNALS, type SignalName } from '../engine/signals.ts';
@@ -105,7 +105,7 @@ export function graphLink(request: GraphRequest, settings: GraphSettings): strin
   };
   for (const { cluster, rule, item } of request.evidence) {
     const where = settings.clusters.get(cluster);
-    const condition = comparedBy(request.ruleSet.get(rule)?.when, item);
+    const condition = item.condition ?? comparedBy(request.ruleSet.get(rule)?.when, item);
     if (!where || !condition) continue;
     if (condition.kind === 'absent') {
       // Signals gone dark: each on a line of its own, where the gap shows.
@@ -147,10 +147,11 @@ function axisOf(units: readonly string[], unit: string): Axis {
 }
 
 /**
- * The condition of a rule that produced a piece of evidence: the one whose operand reads as the evidence says (the
- * engine writes `what` from the operand), preferring a per-sample comparison with the same operator.
+ * The condition of a rule that produced a piece of evidence stored before evidence named its condition: the one whose
+ * operand reads as the evidence says (the engine wrote `what` from the operand), preferring a per-sample comparison
+ * with the same operator.
  */
-function comparedBy(when: Condition | undefined, item: Evidence): Comparison | undefined {
+function comparedBy(when: Condition | undefined, item: Evidence): EvidenceCondition | undefined {
   if (!when) return undefined;
   const candidates = flatten(when).filter((c) =>
     c.kind === 'absent' ? item.what.startsWith(DATAPOINTS_OF) : describeOperand(c.of) === item.what,

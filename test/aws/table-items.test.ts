@@ -9,6 +9,7 @@ import {
   stepOutcome,
 } from '../../aws/dynamodb/table-items.ts';
 import { openIncidentKey, outboxKey, pollLogKey, stepKey } from '../../aws/dynamodb/table-keys.ts';
+import type { Evidence } from '../../shared/engine/evaluate-condition.ts';
 import { SentinelError } from '../../shared/errors.ts';
 import { minuteIso, notificationAt, openIncident } from '../support/engine-fixtures.ts';
 
@@ -37,6 +38,42 @@ describe('the table item codecs', () => {
     const { firingSince: _since, ...stored } = openIncident('dev-a', 'webhook-blackhole', 0);
 
     expect(decodeItem(incidentItem, { ...openIncidentKey(stored.id), incident: stored }).incident).toEqual(stored);
+  });
+
+  describe('evidence and the condition it names', () => {
+    const seen = {
+      what: 'apiserver.5xx / apiserver.requests',
+      over: '1h vs the 6h before, counts pooled, delta at its 99.9 % lower bound',
+      observed: 0.021,
+      op: '>=' as const,
+      threshold: 0.005,
+      unit: 'ratio',
+      passed: true,
+    };
+    const decoded = (item: Record<string, unknown>) => {
+      const incident = openIncident('dev-a', 'apiserver-sustained-errors', 0, {
+        evidence: { 'apiserver-sustained-errors': [item as unknown as Evidence] },
+      });
+      return decodeItem(incidentItem, { ...openIncidentKey(incident.id), incident }).incident.evidence[
+        'apiserver-sustained-errors'
+      ]?.[0];
+    };
+
+    it('read back the kind of condition and the operand a piece of evidence names', () => {
+      const item = { ...seen, condition: { kind: 'change', of: { ratio: ['apiserver.5xx', 'apiserver.requests'] } } };
+
+      expect(decoded(item)).toEqual(item);
+    });
+
+    it('read evidence stored before evidence named its condition', () => {
+      expect(decoded(seen)).toEqual(seen);
+    });
+
+    it('drop a condition of a kind this version does not know, keeping the evidence', () => {
+      const item = { ...seen, condition: { kind: 'forecast', of: 'apiserver.5xx' } };
+
+      expect(decoded(item)).toEqual(seen);
+    });
   });
 
   it('read back the notification an outbox item holds', () => {

@@ -30,6 +30,7 @@ describe('evaluateCondition', () => {
             threshold: 2.5,
             unit: 'seconds',
             passed: true,
+            condition: { kind: 'threshold', of: 'webhook.p99' },
           },
         ],
         lacking: [],
@@ -98,6 +99,7 @@ describe('evaluateCondition', () => {
           threshold: 0.2,
           unit: 'ratio',
           passed: true,
+          condition: { kind: 'threshold', of: { ratio: ['webhook.failures', 'webhook.requests'] } },
         },
       ]);
     });
@@ -175,6 +177,10 @@ describe('evaluateCondition', () => {
             threshold: 0.05,
             unit: 'ratio',
             passed: true,
+            condition: {
+              kind: 'threshold',
+              of: { ratio: [{ sum: ['apiserver.5xx', 'apiserver.429'] }, 'apiserver.requests'] },
+            },
           },
         ],
         lacking: ['apiserver.429'],
@@ -267,6 +273,7 @@ describe('evaluateCondition', () => {
           threshold: 1,
           unit: 'seconds',
           passed: true,
+          condition: { kind: 'sustained', of: 'webhook.p99' },
         },
       ]);
     });
@@ -322,6 +329,7 @@ describe('evaluateCondition', () => {
             threshold: 6,
             unit: 'count',
             passed: true,
+            condition: { kind: 'window', of: 'nodes.replaced' },
           },
         ],
         lacking: [],
@@ -547,6 +555,7 @@ describe('evaluateCondition', () => {
           threshold: 3,
           unit: 'x',
           passed: true,
+          condition: { kind: 'change', of: 'nodes.replaced' },
         },
       ]);
     });
@@ -573,6 +582,7 @@ describe('evaluateCondition', () => {
             threshold: 0,
             unit: 'count',
             passed: true,
+            condition: { kind: 'change', of: 'nodes.replaced' },
           },
         ],
         lacking: [],
@@ -629,6 +639,7 @@ describe('evaluateCondition', () => {
             threshold: 0,
             unit: 'count',
             passed: true,
+            condition: { kind: 'absent', of: ['apiserver.requests', 'apiserver.write.p99'] },
           },
         ],
         lacking: [],
@@ -653,6 +664,7 @@ describe('evaluateCondition', () => {
             threshold: 0,
             unit: 'count',
             passed: true,
+            condition: { kind: 'absent', of: ['apiserver.requests', 'apiserver.write.p99'] },
           },
         ],
         lacking: ['apiserver.write.p99'],
@@ -694,6 +706,7 @@ describe('evaluateCondition', () => {
           threshold: 0.5,
           unit: 'x',
           passed: true,
+          condition: { kind: 'change', of: 'apiserver.5xx' },
         },
       ]);
     });

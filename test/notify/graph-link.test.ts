@@ -1,9 +1,12 @@
 import { clusterSchema } from '../../shared/config/deployment-config.ts';
 import { clusterSources } from '../../shared/config/metric-catalogue.ts';
+import type { Condition } from '../../shared/engine/condition.ts';
+import { evaluateCondition } from '../../shared/engine/evaluate-condition.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
+import { errorShare } from '../../shared/engine/rules/operands.ts';
 import { type GraphEvidence, type GraphSettings, graphLink } from '../../shared/notify/graph-link.ts';
 import { signalSources } from '../../shared/pipeline/query-plan.ts';
-import { defaultRuleSet, replayShipped } from '../support/engine-fixtures.ts';
+import { defaultRuleSet, only, replayShipped, ruleSetOf, testRule, windowOf } from '../support/engine-fixtures.ts';
 import { metricRows, parseJsurl } from '../support/jsurl.ts';
 
 interface Graph {
@@ -148,6 +151,56 @@ describe('the graph one click away from a notification', () => {
 
     expect(labels).toEqual(['apiserver.requests', 'apiserver.write.p99']);
     expect(graph.annotations.horizontal).toEqual([]);
+  });
+
+  it('draws no level for a change between windows: its threshold is a rise, not a level of the line', async () => {
+    const { notifications } = await replayShipped('aggregated-api-down-for-hours');
+    const ticket = only(notifications.filter((n) => n.kind === 'ticket' && n.rule === 'apiserver-sustained-errors'));
+
+    const graph = graphOf(ticket.graph);
+
+    expect(graph.annotations.horizontal).toEqual([
+      { label: 'apiserver.5xx / apiserver.requests >= 0.01', value: 0.01, yAxis: 'left' },
+    ]);
+  });
+
+  it('graphs a change of a share read at a confidence, which its evidence names', () => {
+    const rise: Condition = {
+      kind: 'change',
+      of: errorShare,
+      aggregate: 'avg',
+      window: '1h',
+      baseline: '6h',
+      mode: 'delta',
+      op: '>=',
+      value: 0.005,
+    };
+    const window = windowOf({ 'apiserver.5xx': '10*360 400*60', 'apiserver.requests': '10000*420' });
+    const [item] = evaluateCondition(rise, window, {}).evidence;
+    const settings: GraphSettings = {
+      clusters: new Map([['dev-euw1', { sources: clusterSources(clusterSchema.parse({ name: 'dev-euw1' })) }]]),
+    };
+    const evidence = item ? [{ cluster: 'dev-euw1', rule: 'share-rise', item }] : [];
+
+    const graph = graphOf(graphLink({ ...page, evidence, ruleSet: ruleSetOf(testRule('share-rise', rise)) }, settings));
+
+    expect(graph.metrics.map((entry) => (entry.at(-1) as { label?: string }).label).filter(Boolean)).toEqual([
+      'apiserver.5xx / apiserver.requests',
+    ]);
+    expect(graph.annotations.horizontal).toEqual([]);
+  });
+
+  it('graphs evidence stored before it named its condition as it did, by the rule condition its text reads as', () => {
+    const settings: GraphSettings = {
+      clusters: new Map([['dev-euw1', { sources: clusterSources(clusterSchema.parse({ name: 'dev-euw1' })) }]]),
+    };
+    const stored = evidenceOf(page).map(({ item: { condition: _kind, ...item }, ...rest }) => ({ ...rest, item }));
+
+    const link = graphLink({ ...page, evidence: stored, ruleSet: defaultRuleSet() }, settings);
+
+    expect(stored.some((e) => 'condition' in e.item)).toBe(false);
+    expect(graphOf(link).annotations.horizontal).toEqual(graphOf(page.graph).annotations.horizontal);
+    expect(metricsOf(graphOf(link)).length).toBe(metricsOf(graphOf(page.graph)).length);
   });
 
   it('is left out when there is nothing to graph', () => {

@@ -407,8 +407,8 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       const upward = condition.op === '>' || condition.op === '>=';
       const ranked = present.sort((a, b) => (upward ? b - a : a - b));
       const observed = (verdict === 'met' ? ranked[0] : (ranked[condition.m - 1] ?? ranked.at(-1))) ?? 0;
-      const across = bridged > 0 ? ` (${bridged} missing, read as the samples on both sides of the gap)` : '';
-      const over = `${passing} of last ${samplesOf(condition.n)}${across}, needs ${condition.m}`;
+      const across = bridged > 0 ? `; ${bridged} missing, read as the samples on both sides of the gap` : '';
+      const over = `${passing} of last ${samplesOf(condition.n)}, needs ${condition.m}${across}`;
       return { verdict, evidence: [evidenceOf(observed, over, verdict === 'met')], lacking };
     }
     case 'window': {

@@ -307,7 +307,7 @@ describe('evaluateCondition', () => {
 
         expect([result.verdict, result.evidence[0]?.over]).toEqual([
           'met',
-          '3 of last 3 samples (2 missing, read as the samples on both sides of the gap), needs 3',
+          '3 of last 3 samples, needs 3; 2 missing, read as the samples on both sides of the gap',
         ]);
       });
 

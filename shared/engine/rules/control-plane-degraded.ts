@@ -70,7 +70,7 @@ export const controlPlaneDegraded: Rule = {
   // Latency is judged net of webhook time, as the upstream request SLI (apiserver_request_sli_duration_seconds)
   // excludes it: a slow webhook taxes every write, but it is not the control plane. A stall that builds (etcd's disk
   // or its queue falling behind) is over the upstream SLO (1 s) in each of three minutes and still rising: that pages
-  // at once, where a level that holds waits for its m of n.
+  // on its third minute over the SLO, where a level that holds waits for its m of n (docs/rules.md says why).
   when: {
     kind: 'allOf',
     conditions: [

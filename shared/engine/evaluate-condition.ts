@@ -16,7 +16,7 @@ import {
 } from './condition.ts';
 import { durationSamples } from './duration.ts';
 import type { SignalWindow } from './signal-window.ts';
-import { SIGNALS, type SignalName } from './signals.ts';
+import { type Sample, SIGNALS, type SignalName } from './signals.ts';
 
 /**
  * Tri-state logic with a fourth value for rules that cannot run. `unknown` means the data present cannot decide:
@@ -347,6 +347,38 @@ function verdictWithGaps(
   return passed ? 'unknown' : 'unmet';
 }
 
+/**
+ * The longest run of missing samples in an m-of-n window that the samples on both sides of it decide. CloudWatch
+ * itself reaches past missing datapoints when it evaluates an alarm, over a range a few datapoints longer than its
+ * evaluation periods ("How alarm state is evaluated when data is missing", Amazon CloudWatch User Guide); a
+ * Container Insights agent that loses its leader, or a late batch, leaves a minute or two out of a climb that the
+ * minutes around it have already decided.
+ */
+export const BRIDGED_GAP_SAMPLES = 2;
+
+/**
+ * How a missing sample counts in an m-of-n window (`samples` newest first): as passing or failing when it lies in a
+ * run of at most BRIDGED_GAP_SAMPLES missing samples between two present ones that agree, otherwise not at all
+ * (undefined). The newest samples missing have nothing after them, so they stay unknown: a gap never clears a rule.
+ */
+function bridgedSide(
+  samples: readonly Sample[],
+  back: number,
+  passes: (value: number) => boolean,
+): boolean | undefined {
+  // Neither side is looked for further than a bridgeable gap reaches.
+  let newer = back - 1;
+  while (newer >= 0 && back - newer <= BRIDGED_GAP_SAMPLES && samples[newer] === null) newer--;
+  let older = back + 1;
+  while (older < samples.length && older - back <= BRIDGED_GAP_SAMPLES && samples[older] === null) older++;
+  const before = samples[older];
+  const after = samples[newer];
+  if (before === null || before === undefined || after === null || after === undefined) return undefined;
+  if (older - newer - 1 > BRIDGED_GAP_SAMPLES) return undefined;
+  const side = passes(before);
+  return side === passes(after) ? side : undefined;
+}
+
 const samplesOf = (n: number) => `${n} sample${n === 1 ? '' : 's'}`;
 
 export function evaluateCondition(condition: Condition, window: SignalWindow, params: Params): ConditionResult {
@@ -409,20 +441,38 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       };
     }
     case 'sustained': {
-      const present: number[] = [];
-      for (let back = 0; back < condition.n; back++) {
-        const value = operandAt(window, condition.of, back);
-        if (value !== null) present.push(value);
+      const passes = (value: number) => compare(value, condition.op, threshold);
+      // Newest first, with the samples just before the window that can close a gap at its start.
+      const samples: Sample[] = [];
+      for (let back = 0; back < condition.n + BRIDGED_GAP_SAMPLES; back++) {
+        samples.push(operandAt(window, condition.of, back));
       }
-      const passing = present.filter((value) => compare(value, condition.op, threshold)).length;
-      const missing = condition.n - present.length;
+      const present: number[] = [];
+      let passing = 0;
+      let missing = 0;
+      let bridged = 0;
+      for (let back = 0; back < condition.n; back++) {
+        const value = samples[back] ?? null;
+        if (value !== null) {
+          present.push(value);
+          if (passes(value)) passing++;
+          continue;
+        }
+        const side = bridgedSide(samples, back, passes);
+        if (side === undefined) missing++;
+        else {
+          bridged++;
+          if (side) passing++;
+        }
+      }
       const verdict: Verdict = passing >= condition.m ? 'met' : passing + missing < condition.m ? 'unmet' : 'unknown';
       // Most extreme first: a met condition shows its peak; an unmet one shows the level its m best samples reached,
       // which is how close it came (a near miss), rather than whatever the newest sample happened to be.
       const upward = condition.op === '>' || condition.op === '>=';
       const ranked = present.sort((a, b) => (upward ? b - a : a - b));
       const observed = (verdict === 'met' ? ranked[0] : (ranked[condition.m - 1] ?? ranked.at(-1))) ?? 0;
-      const over = `${passing} of last ${samplesOf(condition.n)}, needs ${condition.m}`;
+      const across = bridged > 0 ? `; ${bridged} missing, read as the samples on both sides of the gap` : '';
+      const over = `${passing} of last ${samplesOf(condition.n)}, needs ${condition.m}${across}`;
       return { verdict, evidence: [evidenceOf(observed, over, verdict === 'met')], lacking };
     }
     case 'window': {
@@ -691,7 +741,8 @@ export function conditionLookback(condition: Condition, stepSeconds: number): nu
     case 'threshold':
       return 1;
     case 'sustained':
-      return condition.n;
+      // The samples before the window that can close a gap at its start (BRIDGED_GAP_SAMPLES).
+      return condition.n + BRIDGED_GAP_SAMPLES;
     case 'window':
     case 'absent':
       return durationSamples(condition.window, stepSeconds);

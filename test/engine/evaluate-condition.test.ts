@@ -305,6 +305,41 @@ describe('evaluateCondition', () => {
     it('treats samples before the history starts as missing', () => {
       expect(verdictOf(twoOfThree, { 'webhook.p99': '5' })).toBe('unknown');
     });
+
+    describe('across a gap', () => {
+      const threeOfThree: Condition = { kind: 'sustained', of: 'webhook.p99', op: '>', value: 1, m: 3, n: 3 };
+
+      it('counts a gap of two samples between passing ones as passing, and says so', () => {
+        const result = evaluate(threeOfThree, { 'webhook.p99': '2 _ _ 5' });
+
+        expect([result.verdict, result.evidence[0]?.over]).toEqual([
+          'met',
+          '3 of last 3 samples, needs 3; 2 missing, read as the samples on both sides of the gap',
+        ]);
+      });
+
+      it('reads the sample before the window to close a gap at its start', () => {
+        expect(verdictOf(threeOfThree, { 'webhook.p99': '3 _ 4 5' })).toBe('met');
+      });
+
+      it('counts a gap between failing samples as failing', () => {
+        const oneOfThree: Condition = { ...threeOfThree, m: 1 };
+
+        expect(verdictOf(oneOfThree, { 'webhook.p99': '0 0 _ 0' })).toBe('unmet');
+      });
+
+      it('leaves a gap between a passing and a failing sample undecided', () => {
+        expect(verdictOf(threeOfThree, { 'webhook.p99': '0 _ 5 5' })).toBe('unknown');
+      });
+
+      it('leaves a gap of three samples undecided, however its sides agree', () => {
+        expect(verdictOf({ ...threeOfThree, n: 5 }, { 'webhook.p99': '5 _ _ _ 5' })).toBe('unknown');
+      });
+
+      it('leaves the newest samples missing undecided: nothing after them closes the gap', () => {
+        expect(verdictOf(threeOfThree, { 'webhook.p99': '5 5 5 _' })).toBe('unknown');
+      });
+    });
   });
 
   describe('window', () => {

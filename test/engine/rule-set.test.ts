@@ -1,3 +1,4 @@
+import { BRIDGED_GAP_SAMPLES } from '../../shared/engine/evaluate-condition.ts';
 import type { Rule } from '../../shared/engine/rule.ts';
 import { type RuleOrigin, RuleSet } from '../../shared/engine/rule-set.ts';
 import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
@@ -157,8 +158,8 @@ describe('RuleSet', () => {
       expect([...ruleSetOf(rule).signals()].sort()).toEqual(['nodes.notready', 'webhook.p99']);
     });
 
-    it('reads as much history as a maintenance condition needs', () => {
-      expect(ruleSetOf(rule).lookback(60)).toBe(60);
+    it('reads as much history as a maintenance condition needs, with the samples that can close a gap at its start', () => {
+      expect(ruleSetOf(rule).lookback(60)).toBe(60 + BRIDGED_GAP_SAMPLES);
     });
   });
 

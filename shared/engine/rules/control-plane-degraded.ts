@@ -34,6 +34,12 @@ export const controlPlaneDegraded: Rule = {
       unit: 'seconds',
       description: 'write p99 net of webhook p99 that pages after two minutes of three',
     },
+    risingWriteP99Seconds: {
+      default: 0.1,
+      unit: 'seconds',
+      description:
+        'rise of the newest minute’s net write p99 over the average of the two before it that, with all three at writeP99Seconds or more, pages: a stall still building',
+    },
     errorRatio: { default: 0.05, unit: 'ratio', description: 'share of apiserver requests answered 5xx or 429' },
     severeErrorRatio: {
       default: 0.25,
@@ -62,7 +68,9 @@ export const controlPlaneDegraded: Rule = {
     },
   },
   // Latency is judged net of webhook time, as the upstream request SLI (apiserver_request_sli_duration_seconds)
-  // excludes it: a slow webhook taxes every write, but it is not the control plane.
+  // excludes it: a slow webhook taxes every write, but it is not the control plane. A stall that builds (etcd's disk
+  // or its queue falling behind) is over the upstream SLO (1 s) in each of three minutes and still rising: that pages
+  // on its third minute over the SLO, where a level that holds waits for its m of n (docs/rules.md says why).
   when: {
     kind: 'allOf',
     conditions: [
@@ -71,6 +79,22 @@ export const controlPlaneDegraded: Rule = {
         conditions: [
           { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 2, n: 3 },
           { kind: 'sustained', of: netWriteP99, op: '>=', value: '$elevatedWriteP99Seconds', m: 3, n: 4 },
+          {
+            kind: 'allOf',
+            conditions: [
+              { kind: 'sustained', of: netWriteP99, op: '>=', value: '$writeP99Seconds', m: 3, n: 3 },
+              {
+                kind: 'change',
+                of: netWriteP99,
+                aggregate: 'avg',
+                window: '1m',
+                baseline: '2m',
+                mode: 'delta',
+                op: '>=',
+                value: '$risingWriteP99Seconds',
+              },
+            ],
+          },
           { kind: 'sustained', of: netWriteP99, op: '>=', value: '$writeP99Seconds', m: 10, n: 12 },
           { kind: 'sustained', of: shedShare, op: '>=', value: '$severeErrorRatio', m: 2, n: 3 },
           { kind: 'sustained', of: shedShare, op: '>=', value: '$errorRatio', m: 3, n: 4 },

@@ -165,10 +165,11 @@ const riseOverFourMinutes = {
 // above it and twice it, or ten times it on a cluster that repairs a node in ten minutes or less), while NotReady has
 // held for 6 of the last 8 minutes, the minutes before the repairs included: NotReady comes first, by the repair delay,
 // so its evidence is in when the repairs begin and the page comes within 3 minutes of them. The NotReady share must
-// also have risen within the last hour (its peak of the last 30 minutes above that of the 30 before): the repairs of
-// a loop follow the nodes going NotReady by one repair delay, while routine churn beside a share NotReady for hours
-// (one zone of six cut off, its repair paused) is no loop starting, however its bursts fall. Four minutes and
-// fifty-six, and thirty and thirty, fit the hour the minute read already holds.
+// also have risen within the last hour (its peak of the last 45 minutes above that of the 15 before): the repairs of
+// a loop follow the nodes going NotReady by one repair delay (30 minutes by default, 45 with the share's build-up),
+// while routine churn beside a share NotReady for hours (one zone of six cut off, its repair paused) is no loop
+// starting, however its bursts fall. Four minutes and fifty-six, and forty-five and fifteen, fit the hour the minute
+// read already holds.
 const loopStarting: Condition = {
   kind: 'allOf',
   conditions: [
@@ -180,8 +181,8 @@ const loopStarting: Condition = {
       kind: 'change',
       of: notReadyShare,
       aggregate: 'max',
-      window: '30m',
-      baseline: '30m',
+      window: '45m',
+      baseline: '15m',
       mode: 'delta',
       op: '>=',
       value: '$loopNotReadyShare',

@@ -8,7 +8,7 @@ export const nodeRepairStorm: Rule = {
   id: 'node-repair-storm',
   title: 'Node auto-repair is replacing nodes in a storm',
   summary:
-    'Many nodes are being replaced in a short window, relative to the cluster size, while nodes fail to report or the control plane struggles. When the control plane is degraded, auto-repair is reacting to kubelets that cannot report, not to broken nodes.',
+    'Nodes are being replaced in a repair loop or a storm: repairs above the cluster’s own rate while a share of its nodes is held NotReady (each replacement failing like the node before it), or many nodes replaced in a short window, relative to the cluster size, while nodes fail to report or the control plane struggles. When the control plane is degraded, auto-repair is reacting to kubelets that cannot report, not to broken nodes.',
   severity: 'page',
   params: { ...repairsInAStormParams, ...stormGateParams },
   when: nodeRepairStormCondition(STORM_GATE),

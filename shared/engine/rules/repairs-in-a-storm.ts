@@ -32,7 +32,7 @@ export const repairsInAStormParams = {
       'fewest repairs within 10 minutes that count as a storm, and within 4 minutes as a repair loop starting (spot interruptions and scale-ins left out)',
   },
   loopMinutes: {
-    default: 8,
+    default: 9,
     unit: 'minutes',
     description:
       'minutes of the last 10 with a repair, for a repair loop that has run long enough to be its own baseline',

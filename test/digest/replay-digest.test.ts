@@ -81,6 +81,7 @@ describe('the digest of the OPA webhook outage week', () => {
         'apiserver-sustained-errors',
         'node-repair-storm',
         'nodes-notready-at-scale',
+        'nodes-unreachable',
         'webhook-blackhole',
         'webhook-failing-open',
         'webhook-latency-tax',

@@ -25,11 +25,12 @@ describe('the minute read', () => {
     expect(plan.minuteRead.lookback).toBe(62);
     expect(plan.minuteRead.signals.get('webhook.rejections')).toBe(62);
     expect(plan.minuteRead.signals.get('apiserver.5xx')).toBe(62);
-    // node-repair-storm's loop: ten minutes of repairs against the fifty before, inside the hour the read already
-    // spans (the churn counts come from one query of the node-churn ledger over the whole read, not from CloudWatch);
-    // the tripwire's signals at least as far as a blind tripwire is judged.
+    // node-repair-storm's loop: four minutes of repairs against the fifty-six before, and the NotReady share's peak of
+    // the last half hour against the half hour before, inside the hour the read already spans (the churn counts come
+    // from one query of the node-churn ledger over the whole read, not from CloudWatch); the tripwire's signals at
+    // least as far as a blind tripwire is judged.
     expect(plan.minuteRead.signals.get('nodes.replaced')).toBe(60);
-    expect(plan.minuteRead.signals.get('nodes.total')).toBe(30);
+    expect(plan.minuteRead.signals.get('nodes.total')).toBe(60);
     expect(plan.minuteRead.signals.get('apiserver.write.p99')).toBeGreaterThanOrEqual(BLIND_AFTER_STEPS);
     expect(plan.minuteRead.signals.get('apiserver.write.p99')).toBeLessThanOrEqual(30);
   });

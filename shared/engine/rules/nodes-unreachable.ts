@@ -2,7 +2,12 @@ import type { Rule } from '../rule.ts';
 import { controlPlaneInvolved, controlPlaneInvolvedParams } from './control-plane-involved.ts';
 import { nodesNotReadyFor } from './nodes-notready-for.ts';
 import { pauseAutoRepair } from './pause-auto-repair.ts';
-import { repairsInAStorm, repairsInAStormParams } from './repairs-in-a-storm.ts';
+import {
+  nodeRepairStormCondition,
+  repairsInAStormParams,
+  STORM_GATE_IN_NODES_UNREACHABLE,
+  stormGateParamsPrefixed,
+} from './repairs-in-a-storm.ts';
 import { EKS_NODES, EKS_VPC_CNI, K8S_NODES } from './sources.ts';
 
 /** `nodes-unreachable`: see docs/rules.md for why each number, and its runbook (docs/runbooks/nodes-unreachable.md) for what to do. */
@@ -20,6 +25,7 @@ export const nodesUnreachable: Rule = {
     },
     minNotReady: { default: 3, unit: 'nodes', description: 'fewest NotReady nodes that count, for small clusters' },
     ...repairsInAStormParams,
+    ...stormGateParamsPrefixed,
     ...controlPlaneInvolvedParams,
   },
   // Ten of twelve minutes: past the five minutes after which NotReady nodes' pods are evicted, and longer than the
@@ -29,11 +35,12 @@ export const nodesUnreachable: Rule = {
     conditions: [
       ...nodesNotReadyFor('$notReadyShare', 10, 12),
       {
-        // Nodes are not being repaired in a storm (node-repair-storm's, with its numbers: a large cluster's routine
-        // churn is not a storm), and the apiserver is healthy; on a cluster without a replacement signal the rule
-        // still runs, on what it has.
+        // node-repair-storm does not fire (its whole condition, with its numbers: a large cluster's routine churn is
+        // not a storm, and a storm with fewer than 30 % NotReady on a healthy control plane is this ticket, not that
+        // page), and the apiserver is healthy; on a cluster without a replacement signal the rule still runs, on what
+        // it has.
         kind: 'noneOf',
-        conditions: [repairsInAStorm, ...controlPlaneInvolved],
+        conditions: [nodeRepairStormCondition(STORM_GATE_IN_NODES_UNREACHABLE), ...controlPlaneInvolved],
       },
     ],
   },

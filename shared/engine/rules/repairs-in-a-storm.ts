@@ -1,11 +1,12 @@
-import { notReadyShare, possibleRepairs, repairedShare } from './operands.ts';
+import type { Condition } from '../condition.ts';
+import type { RuleParam } from '../rule.ts';
+import { errorShare, notReadyShare, possibleRepairs, repairedShare } from './operands.ts';
 
 /**
- * "Nodes are being repaired in a storm": the replacements node-repair-storm counts, with their parameters, shared with
- * nodes-unreachable, which stands aside whenever these hold. node-repair-storm pages only when, besides, a third of the
- * nodes are NotReady or the control plane struggles, so a storm with a quarter to 30 % NotReady on a healthy control
- * plane gets neither (docs/rules.md, Known limits). Relative to the cluster, so that a large cluster's routine churn
- * (a node or two a minute of 2,000) never reads as repairs.
+ * "Nodes are being repaired in a storm", node-repair-storm's whole condition, with its parameters: node-repair-storm
+ * fires on it and nodes-unreachable stands aside whenever it holds, so that exactly one of them speaks for NotReady
+ * nodes that are being replaced (docs/rules.md). Relative to the cluster, so that a large cluster's routine churn (a
+ * node or two a minute of 2,000) never reads as repairs.
  */
 export const repairsInAStormParams = {
   replacedShare: {
@@ -27,22 +28,48 @@ export const repairsInAStormParams = {
   stormRepairs: {
     default: 2,
     unit: 'nodes',
-    description: 'fewest repairs within 10 minutes that count as a storm (spot interruptions and scale-ins left out)',
+    description:
+      'fewest repairs within 10 minutes that count as a storm, and within 4 minutes as a repair loop starting (spot interruptions and scale-ins left out)',
   },
   loopMinutes: {
-    default: 8,
+    default: 9,
     unit: 'minutes',
-    description: 'minutes of the last 10 with a repair, for a repair loop at a rate-capped pace on a large cluster',
+    description:
+      'minutes of the last 10 with a repair, for a repair loop that has run long enough to be its own baseline',
   },
   loopRise: {
     default: 1,
     unit: 'nodes per minute',
-    description: 'repairs a minute above the cluster’s own rate of the 50 minutes before: a loop starting',
+    description:
+      'repairs a minute over the last 4 minutes above the cluster’s own rate of the 56 before: a loop starting',
+  },
+  loopRiseRatio: {
+    default: 2,
+    unit: 'x',
+    description:
+      'repairs over the last 4 minutes as a multiple of the cluster’s own rate of the 56 before, besides loopRise: a busy cluster’s routine bursts are not a loop',
+  },
+  loopRiseFromQuiet: {
+    default: 10,
+    unit: 'x',
+    description:
+      'repairs over the last 4 minutes as a multiple of the cluster’s own rate of the 56 before that alone count, for a cluster that repairs a node in ten minutes or less',
   },
   loopNotReadyShare: {
     default: 0.05,
     unit: 'ratio',
-    description: 'share of nodes NotReady that keeps a rate-capped loop a storm once it has become its own baseline',
+    description: 'share of nodes held NotReady that makes repairs above the cluster’s own rate a loop',
+  },
+  loopMinNotReady: {
+    default: 3,
+    unit: 'nodes',
+    description: 'fewest nodes held NotReady that make repairs a loop, for small clusters',
+  },
+  loopRepairsPerNotReady: {
+    default: 0.25,
+    unit: 'ratio',
+    description:
+      'most repairs a minute per NotReady node over 10 minutes: nodes held NotReady for the repair delay (at least 4 minutes each), not the joiners of a rotation',
   },
   repairBrakeShare: {
     default: 0.2,
@@ -50,18 +77,142 @@ export const repairsInAStormParams = {
     description:
       'share of nodes unhealthy above which EKS stops repairing a node group (its default brake): NotReady above it is not the loop’s',
   },
+} as const satisfies Record<string, RuleParam>;
+
+/** node-repair-storm's gate: nodes failing to report or a struggling control plane. */
+export const stormGateParams = {
+  notReadyShare: { default: 0.3, unit: 'ratio', description: 'share of nodes NotReady at once' },
+  writeP99Seconds: {
+    default: 1,
+    unit: 'seconds',
+    description: 'write p99 that counts as a struggling control plane',
+  },
+  errorRatio: { default: 0.02, unit: 'ratio', description: '5xx share that counts as a struggling control plane' },
+} as const satisfies Record<string, RuleParam>;
+
+/**
+ * The names the gate's parameters have in a rule: node-repair-storm's own, or, in a rule whose parameters of those
+ * names mean something else (nodes-unreachable's quarter NotReady and "control plane involved"), prefixed names that
+ * carry the same defaults.
+ */
+export interface StormGateNames {
+  readonly notReadyShare: `$${string}`;
+  readonly writeP99Seconds: `$${string}`;
+  readonly errorRatio: `$${string}`;
+}
+export const STORM_GATE: StormGateNames = {
+  notReadyShare: '$notReadyShare',
+  writeP99Seconds: '$writeP99Seconds',
+  errorRatio: '$errorRatio',
+};
+export const STORM_GATE_IN_NODES_UNREACHABLE: StormGateNames = {
+  notReadyShare: '$stormNotReadyShare',
+  writeP99Seconds: '$stormWriteP99Seconds',
+  errorRatio: '$stormErrorRatio',
+};
+
+/** The gate's parameters under the `storm` prefix, for nodes-unreachable. */
+export const stormGateParamsPrefixed = {
+  stormNotReadyShare: {
+    ...stormGateParams.notReadyShare,
+    description: 'node-repair-storm’s notReadyShare: a storm with this share NotReady is node-repair-storm’s page',
+  },
+  stormWriteP99Seconds: {
+    ...stormGateParams.writeP99Seconds,
+    description: 'node-repair-storm’s writeP99Seconds: a storm while writes are this slow is node-repair-storm’s page',
+  },
+  stormErrorRatio: {
+    ...stormGateParams.errorRatio,
+    description: 'node-repair-storm’s errorRatio: a storm with this 5xx share is node-repair-storm’s page',
+  },
+} as const satisfies Record<string, RuleParam>;
+
+// A repair loop, judged on how it shows rather than on its pace. EKS replaces a node once a condition has held for its
+// repair delay (30 minutes for NotReady by default), at most maxParallelNodesRepaired at once, and stops above a
+// fifth of a node group unhealthy; the replacement joins the same sick control plane (or boots the same broken image)
+// and goes NotReady in turn. So a loop is repairs above the cluster's own rate while a share of the nodes is held
+// NotReady, under the brake. Held, not joining: the nodes a loop repairs were NotReady for the repair delay first, so
+// there are many NotReady nodes for each repair a minute, while a rotation's joiners are NotReady only while they boot
+// (a handful for two nodes a minute). Routine churn keeps a handful of nodes NotReady; a zone cut off holds more than
+// the brake, and EKS repairs none of it.
+const underTheBrake: Condition = {
+  kind: 'sustained',
+  of: notReadyShare,
+  op: '<=',
+  value: '$repairBrakeShare',
+  m: 3,
+  n: 4,
+};
+const heldNotJoining: Condition = {
+  kind: 'window',
+  of: { ratio: [possibleRepairs, 'nodes.notready'], minDenominator: 1 },
+  aggregate: 'avg',
+  window: '10m',
+  op: '<=',
+  value: '$loopRepairsPerNotReady',
+};
+
+const riseOverFourMinutes = {
+  kind: 'change',
+  of: possibleRepairs,
+  aggregate: 'avg',
+  window: '4m',
+  baseline: '56m',
+  op: '>=',
 } as const;
 
-// A rate-capped loop on a large cluster: EKS repairs at most maxParallelNodesRepaired nodes of a node group at once
-// and stops above a fifth of it unhealthy, so a loop that recreates every node of 2,000 over a day repairs a node or
-// two a minute, under every share above and at the pace of routine churn. What sets it apart is that it does not stop:
-// a repair in nearly every minute, starting at least a node a minute above the cluster's own rate, and, once the loop
-// has run long enough to be its own baseline, with a twentieth of the nodes or more NotReady but fewer than the brake
-// lets repair go on with. Routine churn keeps a handful of nodes NotReady; a zone cut off holds more than the brake, and
-// EKS stops repairing it, so this never hands nodes-unreachable's ticket to a storm.
-const repairsLoop = {
+// The loop starting: repairs of the last 4 minutes above the cluster's own rate of the 56 before (a node a minute
+// above it and twice it, or ten times it on a cluster that repairs a node in ten minutes or less), while NotReady has
+// held for 6 of the last 8 minutes, the minutes before the repairs included: NotReady comes first, by the repair delay,
+// so its evidence is in when the repairs begin and the page comes within 3 minutes of them. The NotReady share must
+// also have risen within the last hour (its peak of the last 45 minutes above that of the 15 before): the repairs of
+// a loop follow the nodes going NotReady by one repair delay (30 minutes by default, 45 with the share's build-up),
+// while routine churn beside a share NotReady for hours (one zone of six cut off, its repair paused) is no loop
+// starting, however its bursts fall. Four minutes and fifty-six, and forty-five and fifteen, fit the hour the minute
+// read already holds.
+const loopStarting: Condition = {
   kind: 'allOf',
   conditions: [
+    underTheBrake,
+    { kind: 'sustained', of: notReadyShare, op: '>=', value: '$loopNotReadyShare', m: 6, n: 8 },
+    { kind: 'sustained', of: 'nodes.notready', op: '>=', value: '$loopMinNotReady', m: 6, n: 8 },
+    heldNotJoining,
+    {
+      kind: 'change',
+      of: notReadyShare,
+      aggregate: 'max',
+      window: '45m',
+      baseline: '15m',
+      mode: 'delta',
+      op: '>=',
+      value: '$loopNotReadyShare',
+    },
+    { kind: 'window', of: possibleRepairs, aggregate: 'sum', window: '4m', op: '>=', value: '$stormRepairs' },
+    {
+      kind: 'anyOf',
+      conditions: [
+        {
+          kind: 'allOf',
+          conditions: [
+            { ...riseOverFourMinutes, mode: 'delta', value: '$loopRise' },
+            { ...riseOverFourMinutes, mode: 'ratio', value: '$loopRiseRatio' },
+          ],
+        },
+        { ...riseOverFourMinutes, mode: 'ratio', value: '$loopRiseFromQuiet' },
+      ],
+    },
+  ],
+};
+
+// The loop once it has become its own baseline, on a large cluster at its capped pace: a repair in nearly every
+// minute with NotReady held. Routine churn beside a share held NotReady looks the same without the loop's start, so
+// this counts only behind the gate (nodes failing to report at 30 %, or a struggling control plane).
+const loopRunning: Condition = {
+  kind: 'allOf',
+  conditions: [
+    underTheBrake,
+    { kind: 'sustained', of: notReadyShare, op: '>=', value: '$loopNotReadyShare', m: 10, n: 12 },
+    heldNotJoining,
     {
       kind: 'window',
       of: possibleRepairs,
@@ -71,35 +222,13 @@ const repairsLoop = {
       op: '>=',
       value: '$loopMinutes',
     },
-    {
-      kind: 'anyOf',
-      conditions: [
-        {
-          kind: 'change',
-          of: possibleRepairs,
-          aggregate: 'avg',
-          window: '10m',
-          baseline: '50m',
-          mode: 'delta',
-          op: '>=',
-          value: '$loopRise',
-        },
-        {
-          kind: 'allOf',
-          conditions: [
-            { kind: 'sustained', of: notReadyShare, op: '>=', value: '$loopNotReadyShare', m: 10, n: 12 },
-            { kind: 'sustained', of: notReadyShare, op: '<=', value: '$repairBrakeShare', m: 10, n: 12 },
-          ],
-        },
-      ],
-    },
   ],
-} as const;
+};
 
 // A fifth of the cluster within half an hour, or repairs in quick succession: a repair loop replaces a node, the
 // replacement fails like the one before it, and the next repair follows within minutes, so the second or third repair
-// already shows the storm that the half hour would only confirm later. On a large cluster, the rate-capped loop above.
-export const repairsInAStorm = {
+// already shows the storm that the half hour would only confirm later.
+const repairsInAStorm: Condition = {
   kind: 'anyOf',
   conditions: [
     {
@@ -116,6 +245,33 @@ export const repairsInAStorm = {
         { kind: 'window', of: possibleRepairs, aggregate: 'sum', window: '10m', op: '>=', value: '$stormRepairs' },
       ],
     },
-    repairsLoop,
+    loopRunning,
   ],
-} as const;
+};
+
+/**
+ * node-repair-storm's condition: a repair loop starting, which is its own evidence (repairs above the cluster's rate
+ * while nodes are held NotReady), or any storm of repairs together with nodes failing to report (a share NotReady at
+ * once) or a struggling control plane, which separates auto-repair reacting to kubelets that cannot report from a
+ * spot reclaim or a rotation. `names` are the gate's parameter names in the rule that reads it.
+ */
+export const nodeRepairStormCondition = (names: StormGateNames): Condition => ({
+  kind: 'anyOf',
+  conditions: [
+    loopStarting,
+    {
+      kind: 'allOf',
+      conditions: [
+        repairsInAStorm,
+        {
+          kind: 'anyOf',
+          conditions: [
+            { kind: 'sustained', of: notReadyShare, op: '>=', value: names.notReadyShare, m: 3, n: 5 },
+            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: names.writeP99Seconds, m: 2, n: 5 },
+            { kind: 'sustained', of: errorShare, op: '>=', value: names.errorRatio, m: 2, n: 5 },
+          ],
+        },
+      ],
+    },
+  ],
+});

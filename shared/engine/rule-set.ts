@@ -5,7 +5,7 @@ import { MAX_DATAPOINTS_PER_CLUSTER_READ, outOfRange, rangeOfUnit } from './boun
 import { type Condition, conditionParams, conditionSignals } from './condition.ts';
 import { durationMs } from './duration.ts';
 import { conditionLookback, type Params } from './evaluate-condition.ts';
-import type { Rule, RuleOverrides, Severity } from './rule.ts';
+import type { Rule, RuleOverrides, RuleParam, Severity } from './rule.ts';
 import type { SignalName } from './signals.ts';
 
 /** The deployed poller reads one-minute samples. */
@@ -84,6 +84,19 @@ export class RuleSet {
             );
           }
         });
+      }
+      for (const [name, param] of Object.entries(rule.params)) {
+        const followed = param.follows && rules.find((r) => r.id === param.follows?.rule);
+        const problem = !param.follows
+          ? undefined
+          : !followed
+            ? `follows unknown rule "${param.follows.rule}"${didYouMean(param.follows.rule, ids)}`
+            : !Object.hasOwn(followed.params, param.follows.param)
+              ? `follows "${param.follows.param}", which rule "${followed.id}" does not declare`
+              : followed.params[param.follows.param]?.follows
+                ? `follows "${param.follows.param}" of rule "${followed.id}", which follows another rule itself`
+                : undefined;
+        if (problem) report(index, ['params', name, 'follows'], problem);
       }
       for (const [condition, path] of conditionsOf(rule)) {
         for (const param of conditionParams(condition)) {
@@ -211,6 +224,15 @@ export class RuleSet {
           const known = Object.keys(rule.params).join(', ') || 'none';
           return [{ path: where, message: `rule "${id}" has no parameter "${param}"; it has: ${known}` }];
         }
+        if (declared.follows) {
+          const { rule: other, param: theirs } = declared.follows;
+          return [
+            {
+              path: where,
+              message: `rule "${id}" takes "${param}" from rule "${other}": override "${theirs}" there (rules.overrides.${other}.params.${theirs}), and both rules read it`,
+            },
+          ];
+        }
         const problem = outOfRange(value, rangeOfUnit(declared.unit));
         return problem ? [{ path: where, message: problem }] : [];
       });
@@ -219,13 +241,25 @@ export class RuleSet {
 
   /** The enabled rules for one cluster, with overrides applied in order (fleet-wide first, then the cluster's). */
   forCluster(layers: readonly RuleOverrides[]): ClusterRule[] {
+    const overridden = (rule: Rule) => layers.map((layer) => layer[rule.id]).filter((o) => o !== undefined);
+    const ownParams = (rule: Rule): Record<string, number> => {
+      const params = Object.fromEntries(Object.entries(rule.params).map(([name, param]) => [name, param.default]));
+      for (const override of overridden(rule)) Object.assign(params, override.params);
+      return params;
+    };
+    // A following parameter reads its rule's value on this cluster, whether or not that rule is enabled here.
+    const followedValue = (follows: NonNullable<RuleParam['follows']>) => {
+      const followed = this.byId.get(follows.rule);
+      return followed ? ownParams(followed)[follows.param] : undefined;
+    };
     return this.rules.flatMap((rule) => {
-      const applied = layers.map((layer) => layer[rule.id]).filter((o) => o !== undefined);
+      const applied = overridden(rule);
       if ((applied.findLast((o) => o.enabled !== undefined)?.enabled ?? true) === false) return [];
-      const params: Record<string, number> = Object.fromEntries(
-        Object.entries(rule.params).map(([name, param]) => [name, param.default]),
-      );
-      for (const override of applied) Object.assign(params, override.params);
+      const params = ownParams(rule);
+      for (const [name, param] of Object.entries(rule.params)) {
+        const value = param.follows && followedValue(param.follows);
+        if (value !== undefined) params[name] = value;
+      }
       const severity = applied.findLast((o) => o.severity)?.severity ?? rule.severity;
       const holdDown = applied.findLast((o) => o.holdDown)?.holdDown ?? rule.holdDown;
       return [{ rule, severity, params, holdDownMs: durationMs(holdDown) }];

@@ -49,6 +49,12 @@ export interface RuleParam {
   readonly default: number;
   readonly unit: string;
   readonly description: string;
+  /**
+   * Another rule's parameter whose value this one takes on every cluster, that rule's overrides included: two rules
+   * that must judge one condition alike (nodes-unreachable stands aside on node-repair-storm's storm) read one value,
+   * set in one place. An override of a following parameter is refused with where to set it.
+   */
+  readonly follows?: { readonly rule: string; readonly param: string };
 }
 
 export interface Rule {
@@ -330,6 +336,16 @@ export const ruleSchema = z.strictObject({
           default: z.number().meta({ description: 'The value unless an override sets another.' }),
           unit: z.string().meta({ description: 'Its unit (seconds, ratio, count...): bounds what it may be set to.' }),
           description: z.string().min(1).meta({ description: 'What the parameter means.' }),
+          follows: z
+            .strictObject({
+              rule: ruleIdSchema.meta({ description: 'The id of the rule whose parameter this one takes.' }),
+              param: z.string().min(1).meta({ description: 'The name of that rule’s parameter.' }),
+            })
+            .optional()
+            .meta({
+              description:
+                'Take this value from another rule’s parameter on every cluster, its overrides included; an override of this one is refused.',
+            }),
         })
         .superRefine((param, context) => {
           const problem = outOfRange(param.default, rangeOfUnit(param.unit));

@@ -203,6 +203,19 @@ describe('RuleSet', () => {
       );
     });
 
+    it('refuses an override of a parameter that follows another rule, naming where to set it', () => {
+      const [problem] = defaultRuleSet().checkOverrides(
+        { 'nodes-unreachable': { params: { stormNotReadyShare: 0.4 } } },
+        ['rules', 'overrides'],
+      );
+
+      expect(problem).toEqual({
+        path: '$.rules.overrides["nodes-unreachable"].params.stormNotReadyShare',
+        message:
+          'rule "nodes-unreachable" takes "stormNotReadyShare" from rule "node-repair-storm": override "notReadyShare" there (rules.overrides.node-repair-storm.params.notReadyShare), and both rules read it',
+      });
+    });
+
     it('accepts overrides of known rules and parameters', () => {
       expect(
         defaultRuleSet().checkOverrides({ 'node-churn': { params: { minReplaced: 8 }, severity: 'page' } }, ['x']),
@@ -275,6 +288,55 @@ describe('RuleSet', () => {
       const layers = [{ 'slow-writes': { enabled: true } }, { 'slow-writes': { enabled: false } }];
 
       expect(ruleSet().forCluster(layers)).toEqual([]);
+    });
+
+    it('gives a following parameter the value of the one it follows, that rule’s overrides included', () => {
+      const followed = paramRule({ limit: { default: 1, unit: 'seconds', description: 'limit' } });
+      const follower: Rule = {
+        ...paramRule({
+          theirLimit: {
+            default: 1,
+            unit: 'seconds',
+            description: 'limit',
+            follows: { rule: 'slow-writes', param: 'limit' },
+          },
+        }),
+        id: 'slower-writes',
+        when: { kind: 'threshold', of: 'apiserver.write.p99', op: '>=', value: '$theirLimit' },
+      };
+      const set = ruleSetOf(followed, follower);
+      const paramsOf = (layers: Parameters<RuleSet['forCluster']>[0]) =>
+        set.forCluster(layers).find((r) => r.rule.id === 'slower-writes')?.params;
+
+      expect(paramsOf([])).toEqual({ theirLimit: 1 });
+      expect(
+        paramsOf([{ 'slow-writes': { params: { limit: 3 } } }, { 'slow-writes': { params: { limit: 5 } } }]),
+      ).toEqual({
+        theirLimit: 5,
+      });
+      // The followed rule turned off on a cluster still sets the value there.
+      expect(paramsOf([{ 'slow-writes': { enabled: false, params: { limit: 4 } } }])).toEqual({ theirLimit: 4 });
+    });
+
+    it('refuses a parameter that follows a rule or parameter the set does not have', () => {
+      const follower = (follows: { rule: string; param: string }) =>
+        paramRule({ limit: { default: 1, unit: 'seconds', description: 'limit', follows } });
+
+      expect(() => ruleSetOf(follower({ rule: 'slow-write', param: 'limit' }))).toThrow(
+        /params\.limit\.follows: follows unknown rule "slow-write": did you mean "slow-writes"\?/,
+      );
+      expect(() => ruleSetOf(follower({ rule: 'slow-writes', param: 'limt' }))).toThrow(
+        /follows "limt", which rule "slow-writes" does not declare/,
+      );
+    });
+
+    it('judges nodes-unreachable’s stand-aside with node-repair-storm’s overridden storm', () => {
+      const layers = [{ 'node-repair-storm': { params: { notReadyShare: 0.4, stormShare: 0.15 } } }];
+      const unreachable = defaultRuleSet()
+        .forCluster(layers)
+        .find((r) => r.rule.id === 'nodes-unreachable');
+
+      expect(unreachable?.params).toMatchObject({ stormNotReadyShare: 0.4, stormShare: 0.15, notReadyShare: 0.25 });
     });
 
     it('does not change the rule set it was built from', () => {

@@ -1,11 +1,17 @@
 import type { Rule } from '../rule.ts';
 import { pauseAutoRepair } from './pause-auto-repair.ts';
-import { nodeRepairStormCondition, repairsInAStormParams, STORM_GATE, stormGateParams } from './repairs-in-a-storm.ts';
+import {
+  NODE_REPAIR_STORM,
+  nodeRepairStormCondition,
+  repairsInAStormParams,
+  STORM_GATE,
+  stormGateParams,
+} from './repairs-in-a-storm.ts';
 import { OPA_POSTMORTEM } from './sources.ts';
 
 /** `node-repair-storm`: see docs/rules.md for why each number, and its runbook (docs/runbooks/node-repair-storm.md) for what to do. */
 export const nodeRepairStorm: Rule = {
-  id: 'node-repair-storm',
+  id: NODE_REPAIR_STORM,
   title: 'Node auto-repair is replacing nodes in a storm',
   summary:
     'Nodes are being replaced in a repair loop or a storm: repairs above the cluster’s own rate while a share of its nodes is held NotReady (each replacement failing like the node before it), or many nodes replaced in a short window, relative to the cluster size, while nodes fail to report or the control plane struggles. When the control plane is degraded, auto-repair is reacting to kubelets that cannot report, not to broken nodes.',

@@ -4,9 +4,8 @@ import { nodesNotReadyFor } from './nodes-notready-for.ts';
 import { pauseAutoRepair } from './pause-auto-repair.ts';
 import {
   nodeRepairStormCondition,
-  repairsInAStormParams,
   STORM_GATE_IN_NODES_UNREACHABLE,
-  stormGateParamsPrefixed,
+  stormParamsFollowed,
 } from './repairs-in-a-storm.ts';
 import { EKS_NODES, EKS_VPC_CNI, K8S_NODES } from './sources.ts';
 
@@ -24,8 +23,7 @@ export const nodesUnreachable: Rule = {
       description: 'share of nodes NotReady: a quarter catches one zone of three cut off',
     },
     minNotReady: { default: 3, unit: 'nodes', description: 'fewest NotReady nodes that count, for small clusters' },
-    ...repairsInAStormParams,
-    ...stormGateParamsPrefixed,
+    ...stormParamsFollowed,
     ...controlPlaneInvolvedParams,
   },
   // Ten of twelve minutes: past the five minutes after which NotReady nodes' pods are evicted, and longer than the

@@ -111,21 +111,38 @@ export const STORM_GATE_IN_NODES_UNREACHABLE: StormGateNames = {
   errorRatio: '$stormErrorRatio',
 };
 
-/** The gate's parameters under the `storm` prefix, for nodes-unreachable. */
-export const stormGateParamsPrefixed = {
-  stormNotReadyShare: {
-    ...stormGateParams.notReadyShare,
-    description: 'node-repair-storm’s notReadyShare: a storm with this share NotReady is node-repair-storm’s page',
-  },
-  stormWriteP99Seconds: {
-    ...stormGateParams.writeP99Seconds,
-    description: 'node-repair-storm’s writeP99Seconds: a storm while writes are this slow is node-repair-storm’s page',
-  },
-  stormErrorRatio: {
-    ...stormGateParams.errorRatio,
-    description: 'node-repair-storm’s errorRatio: a storm with this 5xx share is node-repair-storm’s page',
-  },
-} as const satisfies Record<string, RuleParam>;
+/** The rule whose storm this is: its parameters are set there, and nodes-unreachable follows them. */
+export const NODE_REPAIR_STORM = 'node-repair-storm';
+
+const following =
+  (param: string, description?: string) =>
+  (spec: RuleParam): RuleParam => ({
+    ...spec,
+    ...(description && { description }),
+    follows: { rule: NODE_REPAIR_STORM, param },
+  });
+
+/**
+ * The storm's parameters as nodes-unreachable declares them: each follows node-repair-storm's, overrides included, so
+ * that the two rules judge one storm and an override of it is written once, on node-repair-storm. The gate's carry the
+ * `storm` prefix there, since nodes-unreachable's own `notReadyShare`, `writeP99Seconds` and `errorRatio` mean
+ * something else.
+ */
+export const stormParamsFollowed: Record<string, RuleParam> = {
+  ...Object.fromEntries(Object.entries(repairsInAStormParams).map(([name, spec]) => [name, following(name)(spec)])),
+  stormNotReadyShare: following(
+    'notReadyShare',
+    'node-repair-storm’s notReadyShare: a storm with this share NotReady is node-repair-storm’s page',
+  )(stormGateParams.notReadyShare),
+  stormWriteP99Seconds: following(
+    'writeP99Seconds',
+    'node-repair-storm’s writeP99Seconds: a storm while writes are this slow is node-repair-storm’s page',
+  )(stormGateParams.writeP99Seconds),
+  stormErrorRatio: following(
+    'errorRatio',
+    'node-repair-storm’s errorRatio: a storm with this 5xx share is node-repair-storm’s page',
+  )(stormGateParams.errorRatio),
+};
 
 // A repair loop, judged on how it shows rather than on its pace. EKS replaces a node once a condition has held for its
 // repair delay (30 minutes for NotReady by default), at most maxParallelNodesRepaired at once, and stops above a

@@ -5,12 +5,7 @@ import type { SignalName } from '../shared/engine/signals.ts';
 import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
 import { metricsPerPoll } from '../shared/pipeline/query-plan.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
-import {
-  type TripwireSettings,
-  tripwireBreaches,
-  tripwireDefinition,
-  tripwireValues,
-} from '../shared/pipeline/tripwire-alarm.ts';
+import { type TripwireSettings, tripwireDefinition, tripwireStates } from '../shared/pipeline/tripwire-alarm.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import { type CostLine, type FleetUsage, priceTemplate } from '../support/resource-pricing.ts';
@@ -274,7 +269,7 @@ const VENDOR_ANSWER_MS = 1000;
 
 /**
  * Tripwire alarm state changes per cluster-month in a scenario: the deployed alarm's definition, evaluated on the
- * scenario's signals as replay evaluates it, changes state whenever its breaching flips, and each change is one
+ * scenario's signals as replay evaluates it, changes state whenever it goes in or out of ALARM, and each change is one
  * EventBridge event.
  */
 export function tripwireChangesPerMonth(scenario: Scenario, settings: TripwireSettings): number {
@@ -282,12 +277,8 @@ export function tripwireChangesPerMonth(scenario: Scenario, settings: TripwireSe
   for (const series of scenario.clusters.values()) {
     const definition = tripwireDefinition(settings, (signal) => series[signal] !== undefined);
     if (!definition) continue;
-    const breaching = (index: number) =>
-      tripwireBreaches(
-        definition,
-        tripwireValues((signal) => series[signal]?.[index] ?? null),
-      );
-    for (let i = 1; i < scenario.steps; i++) if (breaching(i) !== breaching(i - 1)) changes++;
+    const inAlarm = tripwireStates(definition, scenario.steps, (signal, index) => series[signal]?.[index] ?? null);
+    for (let i = 1; i < scenario.steps; i++) if (inAlarm[i] !== inAlarm[i - 1]) changes++;
   }
   return (changes / scenario.clusters.size) * (MINUTES_PER_MONTH / scenario.steps);
 }

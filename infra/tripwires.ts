@@ -22,10 +22,11 @@ export interface TripwiresProps {
 
 /**
  * One metric-math alarm per cluster, built from the definition in shared/pipeline/tripwire-alarm.ts that replay
- * emulates: slow writes, a share of 5xx and 429, or a webhook failing closed, with missing data breaching. It costs one
- * alarm metric per metric it reads ($0.10 a month each) and watches every minute. It pages no one: its state changes
- * reach the tripwire function through EventBridge (`TripwireStateChanges`), which switches that cluster between the
- * slow cadence and every minute for the next polls.
+ * emulates: slow writes, a share of 5xx and 429, a webhook failing closed or nodes NotReady, with missing data
+ * breaching, in ALARM while 1 of its last 3 one-minute datapoints breaches (so that it holds through a gap in a
+ * metric). It costs one alarm metric per metric it reads ($0.10 a month each). It pages no one: its state changes reach
+ * the tripwire function through EventBridge (`TripwireStateChanges`), which switches that cluster between the slow
+ * cadence and every minute for the next polls.
  */
 export class Tripwires extends Construct {
   readonly alarms: cloudwatch.Alarm[];
@@ -57,7 +58,7 @@ export class Tripwires extends Construct {
       return [
         new cloudwatch.Alarm(this, `Tripwire-${displayNameOf(cluster)}`, {
           alarmName: tripwireAlarmName(props.deployment, displayNameOf(cluster)),
-          alarmDescription: `k8s-incident-sentinel tripwire for ${displayNameOf(cluster)}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong. It pages no one by itself.`,
+          alarmDescription: `k8s-incident-sentinel tripwire for ${displayNameOf(cluster)}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong, and for ${definition.evaluationPeriods - 1} minutes after. It pages no one by itself.`,
           metric: new cloudwatch.MathExpression({
             expression: renderTripwireExpression(definition.expression),
             usingMetrics,

@@ -1,5 +1,6 @@
 import type { ClusterConfig } from '../config/deployment-config.ts';
 import { CONTAINER_INSIGHTS_METRICS, EKS_METRICS } from '../config/metric-catalogue.ts';
+import { BRIDGED_GAP_SAMPLES } from '../engine/evaluate-condition.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 
 /**
@@ -22,7 +23,26 @@ import type { Sample, SignalName } from '../engine/signals.ts';
  *   cluster-month less: CloudWatch bills an alarm per metric it reads). What it costs instead: a cluster keeps minute
  *   reads while three or more of its nodes are NotReady, whatever their share (docs/benchmarks.md measures it). Only a
  *   cluster with Container Insights has this leg.
- * Missing data is breaching: a cluster that goes dark is read every minute, so signals-missing can page.
+ * Missing data is breaching: a cluster that goes dark is read every minute once its last datapoints have left the
+ * alarm's evaluation range (`alarmInAlarm`), so signals-missing can page.
+ *
+ * The alarm is in ALARM while any of its last `1 + BRIDGED_GAP_SAMPLES` datapoints breaches (1 out of 3, an "M out of
+ * N" alarm: "Evaluating an alarm", CloudWatch User Guide,
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-evaluation.html), so it holds a cluster on
+ * minute reads for two minutes after its last breaching one. That is for gaps: metric math reads a leg metric that
+ * misses a minute as 0 while the others report, so a climb whose write p99 or NotReady count misses the minutes after
+ * it first breached reads as calm then; the engine reads a gap of up to BRIDGED_GAP_SAMPLES samples between two
+ * agreeing ones as they are and decides on the minute after the gap, which a 1 out of 1 alarm left to the slow
+ * cadence (test/scenario/tripwire-gap-hold.test.ts). Two other ways were weighed. `FILL(m, REPEAT)` on the leg
+ * metrics would carry the breaching value across the gap alone, but the guide advises against FILL in an alarm (Using
+ * metric math, FILL: with metrics published late, the newest minute always holds the FILL value and the alarm can
+ * stick in OK or ALARM; the workaround it names is an M out of N alarm), and a dark cluster would read as its last
+ * values. Dropping the datapoint while a leg metric is missing (an `IF` without its false branch), so that the alarm
+ * reads past it to the breach before, would hold only through a gap, but a leg metric that stops for good (a small
+ * cluster with minutes without a PATCH, Container Insights turned off) would then read as missing data, breaching,
+ * and keep its cluster on minute reads for as long. What M out of N costs instead: two more minute reads after every
+ * breaching run, calm clusters' noise included; on the benchmark's quiet week, 4.7 % of cluster-minutes read instead
+ * of 4.0 % (small-fleet settings), about $0.05 a cluster-month in GetMetricData.
  */
 
 /** Settings a deployment chooses (`poll.tripwire` in the configuration). */
@@ -91,7 +111,13 @@ export interface TripwireLeg {
   readonly expression: TripwireExpression;
 }
 
-/** What the alarm is, whatever renders it: one datapoint a minute, breaching at 1 (the expression is 0 or 1). */
+/** Datapoints the alarm evaluates: the breaching one and the gap after it that the engine reads across. */
+export const TRIPWIRE_EVALUATION_PERIODS = 1 + BRIDGED_GAP_SAMPLES;
+
+/**
+ * What the alarm is, whatever renders it: one datapoint a minute, breaching at 1 (the expression is 0 or 1), in ALARM
+ * while 1 of the last `evaluationPeriods` breaches.
+ */
 export interface TripwireDefinition {
   readonly legs: readonly TripwireLeg[];
   /** The legs joined with OR: 1 when any leg holds. */
@@ -99,7 +125,7 @@ export interface TripwireDefinition {
   readonly metrics: readonly TripwireMetricId[];
   readonly periodSeconds: 60;
   readonly threshold: 1;
-  readonly evaluationPeriods: 1;
+  readonly evaluationPeriods: typeof TRIPWIRE_EVALUATION_PERIODS;
   readonly datapointsToAlarm: 1;
   readonly treatMissingData: 'breaching';
 }
@@ -166,7 +192,7 @@ export function tripwireDefinition(
     metrics: (Object.keys(TRIPWIRE_METRICS) as TripwireMetricId[]).filter((id) => mentions(expression, id)),
     periodSeconds: 60,
     threshold: 1,
-    evaluationPeriods: 1,
+    evaluationPeriods: TRIPWIRE_EVALUATION_PERIODS,
     datapointsToAlarm: 1,
     treatMissingData: 'breaching',
   };
@@ -219,8 +245,74 @@ export function evaluateTripwireExpression(
 
 /** Whether the alarm's datapoint at one minute breaches: at or above the threshold, or missing. */
 export function tripwireBreaches(definition: TripwireDefinition, sampleOf: (id: TripwireMetricId) => Sample): boolean {
+  return tripwireDatapoint(definition, sampleOf) ?? true;
+}
+
+/** The alarm's datapoint at one minute: whether it breaches, or null when the expression has none. */
+export function tripwireDatapoint(
+  definition: TripwireDefinition,
+  sampleOf: (id: TripwireMetricId) => Sample,
+): boolean | null {
   const value = evaluateTripwireExpression(definition.expression, sampleOf);
-  return value === null || value >= definition.threshold;
+  return value === null ? null : value >= definition.threshold;
+}
+
+/**
+ * Datapoints CloudWatch retrieves beyond `evaluationPeriods` to evaluate an alarm, its evaluation range. The guide
+ * says it depends on the period and the resolution without giving it; its one example retrieves 5 for 3 evaluation
+ * periods ("How alarm state is evaluated when data is missing",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html#alarms-evaluating-missing-data),
+ * and this takes that example's 2.
+ */
+export const EVALUATION_RANGE_EXTRA_PERIODS = 2;
+
+/**
+ * Whether an alarm is in ALARM once it has evaluated its newest datapoint, as CloudWatch evaluates one ("How alarm
+ * state is evaluated when data is missing", link above). `datapoint(back)` is the datapoint `back` periods before the
+ * newest: whether it breaches, or null when missing. CloudWatch retrieves the evaluation range: with at least
+ * `evaluationPeriods` datapoints present in it, it evaluates the newest of those, skipping the missing ones and leaving
+ * the setting for missing data unused; with fewer, it evaluates all present ones and fills in the rest with that
+ * setting (here breaching), as few as it can. ALARM when at least `datapointsToAlarm` of those breach. So a missing
+ * minute never clears a breach still in the range, and a cluster that goes dark arms once its last present datapoints
+ * have left the range, not on its first missing minute.
+ */
+export function alarmInAlarm(
+  alarm: {
+    readonly evaluationPeriods: number;
+    readonly datapointsToAlarm: number;
+    readonly treatMissingData: 'breaching' | 'notBreaching';
+  },
+  datapoint: (back: number) => boolean | null,
+): boolean {
+  const present: boolean[] = [];
+  const range = alarm.evaluationPeriods + EVALUATION_RANGE_EXTRA_PERIODS;
+  for (let back = 0; back < range && present.length < alarm.evaluationPeriods; back++) {
+    const breaches = datapoint(back);
+    if (breaches !== null) present.push(breaches);
+  }
+  const filled = alarm.evaluationPeriods - present.length;
+  const breaching = present.filter(Boolean).length + (alarm.treatMissingData === 'breaching' ? filled : 0);
+  return breaching >= alarm.datapointsToAlarm;
+}
+
+/**
+ * The alarm's state after each of `steps` minutes of a cluster's series, in ALARM or not, as CloudWatch evaluates it
+ * (`alarmInAlarm`); replay and the benchmark read it. Before the series starts, the cluster reported and was calm.
+ */
+export function tripwireStates(
+  definition: TripwireDefinition,
+  steps: number,
+  sampleAt: (signal: SignalName, index: number) => Sample,
+): boolean[] {
+  const datapoints = Array.from({ length: steps }, (_, index) =>
+    tripwireDatapoint(
+      definition,
+      tripwireValues((signal) => sampleAt(signal, index)),
+    ),
+  );
+  return datapoints.map((_, index) =>
+    alarmInAlarm(definition, (back) => (index < back ? false : (datapoints[index - back] ?? null))),
+  );
 }
 
 /** The series a scenario or a window offers, read as the tripwire's metrics at one index. */

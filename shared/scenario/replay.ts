@@ -14,13 +14,7 @@ import { buildPlan } from '../pipeline/build-plan.ts';
 import { memoryStores } from '../pipeline/memory-stores.ts';
 import { runPoll } from '../pipeline/poll.ts';
 import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier, Tripwires } from '../pipeline/ports.ts';
-import {
-  type TripwireDefinition,
-  type TripwireSettings,
-  tripwireBreaches,
-  tripwireDefinition,
-  tripwireValues,
-} from '../pipeline/tripwire-alarm.ts';
+import { type TripwireSettings, tripwireDefinition, tripwireStates } from '../pipeline/tripwire-alarm.ts';
 import type { WatchPlan } from '../pipeline/watch-plan.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
 import type { Scenario } from './scenario.ts';
@@ -45,46 +39,45 @@ export class ScenarioMetricSource implements MetricSource {
 }
 
 /**
- * The tripwire alarms emulated on the scenario: the definition infra/tripwires.ts deploys, evaluated on the
- * scenario's signals. A breach (or no datapoint at all: missing data is breaching) at step t arms the poll of step
- * t + 1, as the alarm's state change reaches the poller the minute after. A cluster that provides none of what a leg
- * needs has no tripwire, as it has no alarm when deployed. A termination that could be a repair arms its cluster for
- * a while after it, from the poll of its own step, as the node-churn function does when deployed.
+ * The tripwire alarms emulated on the scenario: the definition infra/tripwires.ts deploys, its datapoints evaluated on
+ * the scenario's signals and its state as CloudWatch evaluates them (`alarmInAlarm`: 1 of the last 3 datapoints
+ * breaching, missing ones skipped while enough are present in the evaluation range, else breaching). The alarm in
+ * ALARM after the datapoint of step t arms the poll of step t + 1, as the alarm's state change reaches the poller the
+ * minute after. Before the scenario starts, the cluster reported and was calm. A cluster that provides none of what a
+ * leg needs has no tripwire, as it has no alarm when deployed. A termination that could be a repair arms its cluster
+ * for a while after it, from the poll of its own step, as the node-churn function does when deployed.
  */
 export class ScenarioTripwires implements Tripwires {
-  private readonly definitions: ReadonlyMap<string, TripwireDefinition>;
+  /** Each cluster's alarm state after each step: in ALARM or not. */
+  private readonly states: ReadonlyMap<string, readonly boolean[]>;
 
   constructor(
     private readonly scenario: Scenario,
     settings: TripwireSettings | undefined,
     config?: DeploymentConfig,
   ) {
-    const definitions = new Map<string, TripwireDefinition>();
+    const states = new Map<string, readonly boolean[]>();
     // A configured cluster has a tripwire only where the synthesized deployment gives it one.
     const configured = config && new Set(config.clusters.map(displayNameOf));
     const deployed = config && deployedTripwires(config);
     for (const [cluster, series] of scenario.clusters) {
       if (configured?.has(cluster) && !deployed?.has(cluster)) continue;
       const definition = settings && tripwireDefinition(settings, (signal) => series[signal] !== undefined);
-      if (definition) definitions.set(cluster, definition);
+      if (definition) {
+        states.set(
+          cluster,
+          tripwireStates(definition, scenario.steps, (signal, index) => series[signal]?.[index] ?? null),
+        );
+      }
     }
-    this.definitions = definitions;
+    this.states = states;
   }
 
   async armed(at: number): Promise<ReadonlySet<string>> {
     const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
     const armed = new Set<string>();
     if (index < 0) return armed;
-    for (const [cluster, definition] of this.definitions) {
-      const series = this.scenario.clusters.get(cluster) ?? {};
-      if (
-        tripwireBreaches(
-          definition,
-          tripwireValues((signal) => series[signal]?.[index] ?? null),
-        )
-      )
-        armed.add(cluster);
-    }
+    for (const [cluster, states] of this.states) if (states[index]) armed.add(cluster);
     return armed;
   }
 

@@ -1,12 +1,14 @@
 import { type ClusterConfig, deploymentConfigSchema } from '../../shared/config/deployment-config.ts';
 import type { Sample, SignalName } from '../../shared/engine/signals.ts';
 import {
+  alarmInAlarm,
   evaluateTripwireExpression,
   renderTripwireExpression,
   type TripwireMetricId,
   tripwireAlarmMetrics,
   tripwireBreaches,
   tripwireDefinition,
+  tripwireStates,
   tripwireValues,
 } from '../../shared/pipeline/tripwire-alarm.ts';
 
@@ -150,6 +152,99 @@ describe('evaluateTripwireExpression', () => {
       evaluateTripwireExpression(expression, at({ errors: 5, shed: 5, requests: 100 })),
       evaluateTripwireExpression(expression, at({ errors: 5, requests: 100 })),
     ]).toEqual([1, 0]);
+  });
+});
+
+/**
+ * Datapoints written oldest first as the CloudWatch User Guide writes them ("How alarm state is evaluated when data is
+ * missing"): X breaching, 0 not, - missing.
+ */
+const datapoints = (written: string) => (back: number) => {
+  const all = written.split(' ');
+  const point = all[all.length - 1 - back];
+  return point === undefined || point === '-' ? null : point === 'X';
+};
+const state = (alarm: { evaluationPeriods: number; datapointsToAlarm: number }, written: string) =>
+  alarmInAlarm({ ...alarm, treatMissingData: 'breaching' }, datapoints(written)) ? 'ALARM' : 'OK';
+
+describe('alarmInAlarm', () => {
+  // The guide's two tables, missing data treated as breaching, 5 datapoints retrieved for 3 evaluation periods.
+  it.each([
+    ['0 - X - X', 'OK'],
+    ['0 - - - -', 'OK'],
+    ['- - - - -', 'ALARM'],
+    ['0 X X - X', 'ALARM'],
+    ['- - - - X', 'ALARM'],
+    ['X - - - -', 'ALARM'],
+  ])('evaluates %s to %s as the guide does for 3 out of 3', (written, expected) => {
+    expect(state({ evaluationPeriods: 3, datapointsToAlarm: 3 }, written)).toBe(expected);
+  });
+
+  it.each([
+    ['0 - X - X', 'ALARM'],
+    ['0 0 X 0 X', 'ALARM'],
+    ['0 - X - -', 'ALARM'],
+    ['- - - - 0', 'ALARM'],
+    ['- - - - X', 'ALARM'],
+  ])('evaluates %s to %s as the guide does for 2 out of 3', (written, expected) => {
+    expect(state({ evaluationPeriods: 3, datapointsToAlarm: 2 }, written)).toBe(expected);
+  });
+
+  const tripwire = tripwireDefinition(SETTINGS, EVERY_SIGNAL);
+  if (!tripwire) throw new Error('no tripwire');
+
+  it.each([
+    ['0 0 0 0 X', 'ALARM'],
+    ['0 0 0 X 0', 'ALARM'],
+    ['0 0 X 0 0', 'ALARM'],
+    ['0 X 0 0 0', 'OK'],
+  ])('holds the tripwire through two calm minutes after a breach, not three: %s is %s', (written, expected) => {
+    expect(state(tripwire, written)).toBe(expected);
+  });
+
+  it.each([
+    ['0 0 0 X -', 'ALARM'],
+    ['0 0 X - -', 'ALARM'],
+    ['0 X - - -', 'ALARM'],
+    ['0 0 X - 0', 'ALARM'],
+    ['0 X - 0 0', 'ALARM'],
+    ['X - 0 0 0', 'OK'],
+  ])('skips missing datapoints after a breach, reading back to it: %s is %s', (written, expected) => {
+    expect(state(tripwire, written)).toBe(expected);
+  });
+
+  it.each([
+    ['0 0 0 0 -', 'OK'],
+    ['0 0 0 - -', 'OK'],
+    ['0 0 - - -', 'ALARM'],
+  ])('arms on a cluster gone dark once its calm datapoints leave the range: %s is %s', (written, expected) => {
+    expect(state(tripwire, written)).toBe(expected);
+  });
+});
+
+describe('tripwireStates', () => {
+  const tripwire = tripwireDefinition(SETTINGS, EVERY_SIGNAL);
+  if (!tripwire) throw new Error('no tripwire');
+  const series: Partial<Record<SignalName, Sample[]>> = {
+    'apiserver.write.p99': [0.2, 1.5, null, null, 0.3, 0.2, 0.2, 0.2],
+    'apiserver.requests': [3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000],
+  };
+
+  it('arms on a breach and holds through the two minutes its write p99 misses, which metric math reads as 0, and no longer', () => {
+    expect(tripwireStates(tripwire, 8, (signal, index) => series[signal]?.[index] ?? null)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('takes the minutes before the series as calm, so a calm first minute does not arm', () => {
+    expect(tripwireStates(tripwire, 1, () => 0.2)).toEqual([false]);
   });
 });
 

@@ -58,7 +58,7 @@ export class Tripwires extends Construct {
       return [
         new cloudwatch.Alarm(this, `Tripwire-${displayNameOf(cluster)}`, {
           alarmName: tripwireAlarmName(props.deployment, displayNameOf(cluster)),
-          alarmDescription: `k8s-incident-sentinel tripwire for ${displayNameOf(cluster)}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong, and for ${definition.evaluationPeriods - 1} minutes after. It pages no one by itself.`,
+          alarmDescription: `k8s-incident-sentinel tripwire for ${displayNameOf(cluster)}: polls it every minute while ${definition.legs.map((leg) => leg.name).join(', ')} or missing data say something may be wrong, and for ${definition.evaluationPeriods - 1 === 1 ? 'a minute' : `${definition.evaluationPeriods - 1} minutes`} after. It pages no one by itself.`,
           metric: new cloudwatch.MathExpression({
             expression: renderTripwireExpression(definition.expression),
             usingMetrics,

@@ -357,15 +357,12 @@ function verdictWithGaps(
 export const BRIDGED_GAP_SAMPLES = 2;
 
 /**
- * How a missing sample counts in an m-of-n window (`samples` newest first): as passing or failing when it lies in a
- * run of at most BRIDGED_GAP_SAMPLES missing samples between two present ones that agree, otherwise not at all
- * (undefined). The newest samples missing have nothing after them, so they stay unknown: a gap never clears a rule.
+ * Whether a missing sample of an m-of-n window (`samples` newest first) counts as passing: when it lies in a run of at
+ * most BRIDGED_GAP_SAMPLES missing samples between two present ones that both pass. Otherwise it stays missing. Only
+ * ever towards passing, never failing: a gap can complete a condition the minutes around it decided, and never start a
+ * rule clearing (the newest samples missing, with nothing after them, stay missing too).
  */
-function bridgedSide(
-  samples: readonly Sample[],
-  back: number,
-  passes: (value: number) => boolean,
-): boolean | undefined {
+function bridgedPassing(samples: readonly Sample[], back: number, passes: (value: number) => boolean): boolean {
   // Neither side is looked for further than a bridgeable gap reaches.
   let newer = back - 1;
   while (newer >= 0 && back - newer <= BRIDGED_GAP_SAMPLES && samples[newer] === null) newer--;
@@ -373,10 +370,8 @@ function bridgedSide(
   while (older < samples.length && older - back <= BRIDGED_GAP_SAMPLES && samples[older] === null) older++;
   const before = samples[older];
   const after = samples[newer];
-  if (before === null || before === undefined || after === null || after === undefined) return undefined;
-  if (older - newer - 1 > BRIDGED_GAP_SAMPLES) return undefined;
-  const side = passes(before);
-  return side === passes(after) ? side : undefined;
+  if (before === null || before === undefined || after === null || after === undefined) return false;
+  return older - newer - 1 <= BRIDGED_GAP_SAMPLES && passes(before) && passes(after);
 }
 
 const samplesOf = (n: number) => `${n} sample${n === 1 ? '' : 's'}`;
@@ -458,12 +453,10 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
           if (passes(value)) passing++;
           continue;
         }
-        const side = bridgedSide(samples, back, passes);
-        if (side === undefined) missing++;
-        else {
+        if (bridgedPassing(samples, back, passes)) {
           bridged++;
-          if (side) passing++;
-        }
+          passing++;
+        } else missing++;
       }
       const verdict: Verdict = passing >= condition.m ? 'met' : passing + missing < condition.m ? 'unmet' : 'unknown';
       // Most extreme first: a met condition shows its peak; an unmet one shows the level its m best samples reached,
@@ -471,7 +464,8 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       const upward = condition.op === '>' || condition.op === '>=';
       const ranked = present.sort((a, b) => (upward ? b - a : a - b));
       const observed = (verdict === 'met' ? ranked[0] : (ranked[condition.m - 1] ?? ranked.at(-1))) ?? 0;
-      const across = bridged > 0 ? `; ${bridged} missing, read as the samples on both sides of the gap` : '';
+      const across =
+        bridged > 0 ? `; ${bridged} missing, read as passing like the samples on both sides of the gap` : '';
       const over = `${passing} of last ${samplesOf(condition.n)}, needs ${condition.m}${across}`;
       return { verdict, evidence: [evidenceOf(observed, over, verdict === 'met')], lacking };
     }

@@ -1,6 +1,5 @@
 import type { ClusterConfig } from '../config/deployment-config.ts';
 import { CONTAINER_INSIGHTS_METRICS, EKS_METRICS } from '../config/metric-catalogue.ts';
-import { BRIDGED_GAP_SAMPLES } from '../engine/evaluate-condition.ts';
 import type { Sample, SignalName } from '../engine/signals.ts';
 
 /**
@@ -26,23 +25,24 @@ import type { Sample, SignalName } from '../engine/signals.ts';
  * Missing data is breaching: a cluster that goes dark is read every minute once its last datapoints have left the
  * alarm's evaluation range (`alarmInAlarm`), so signals-missing can page.
  *
- * The alarm is in ALARM while any of its last `1 + BRIDGED_GAP_SAMPLES` datapoints breaches (1 out of 3, an "M out of
- * N" alarm: "Evaluating an alarm", CloudWatch User Guide,
+ * The alarm is in ALARM while any of its last `1 + TRIPWIRE_HOLD_MINUTES` datapoints breaches (1 out of 2, an "M out
+ * of N" alarm: "Evaluating an alarm", CloudWatch User Guide,
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-evaluation.html), so it holds a cluster on
- * minute reads for two minutes after its last breaching one. That is for gaps: metric math reads a leg metric that
- * misses a minute as 0 while the others report, so a climb whose write p99 or NotReady count misses the minutes after
- * it first breached reads as calm then; the engine reads a gap of up to BRIDGED_GAP_SAMPLES samples between two
- * agreeing ones as they are and decides on the minute after the gap, which a 1 out of 1 alarm left to the slow
- * cadence (test/scenario/tripwire-gap-hold.test.ts). Two other ways were weighed. `FILL(m, REPEAT)` on the leg
- * metrics would carry the breaching value across the gap alone, but the guide advises against FILL in an alarm (Using
- * metric math, FILL: with metrics published late, the newest minute always holds the FILL value and the alarm can
- * stick in OK or ALARM; the workaround it names is an M out of N alarm), and a dark cluster would read as its last
- * values. Dropping the datapoint while a leg metric is missing (an `IF` without its false branch), so that the alarm
- * reads past it to the breach before, would hold only through a gap, but a leg metric that stops for good (a small
- * cluster with minutes without a PATCH, Container Insights turned off) would then read as missing data, breaching,
- * and keep its cluster on minute reads for as long. What M out of N costs instead: two more minute reads after every
- * breaching run, calm clusters' noise included; on the benchmark's quiet week, 4.7 % of cluster-minutes read instead
- * of 4.0 % (small-fleet settings), about $0.05 a cluster-month in GetMetricData.
+ * minute reads for a minute after its last breaching one. That is for gaps: metric math reads a leg metric that misses
+ * a minute as 0 while the others report, so a climb whose write p99 or NotReady count misses the minute after it first
+ * breached reads as calm then; the engine reads a gap of up to BRIDGED_GAP_SAMPLES samples between two passing ones as
+ * passing and decides on the minute after the gap, which a 1 out of 1 alarm left to the slow cadence
+ * (test/scenario/tripwire-gap-hold.test.ts). The hold is one minute, not the engine's two: every breaching run, calm
+ * clusters' noise included, costs the hold's minute reads, and two minutes put 100 clusters over the cost goal
+ * (docs/benchmarks.md); a two-minute gap right after the first breach pages a minute later than reading every minute
+ * would (docs/rules.md, Known limits). Two other ways were weighed. `FILL(m, REPEAT)` on the leg metrics would carry
+ * the breaching value across the gap alone, but the guide advises against FILL in an alarm (Using metric math, FILL:
+ * with metrics published late, the newest minute always holds the FILL value and the alarm can stick in OK or ALARM;
+ * the workaround it names is an M out of N alarm), and a dark cluster would read as its last values. Dropping the
+ * datapoint while a leg metric is missing (an `IF` without its false branch), so that the alarm reads past it to the
+ * breach before, would hold only through a gap, but a leg metric that stops for good (a small cluster with minutes
+ * without a PATCH, Container Insights turned off) would then read as missing data, breaching, and keep its cluster on
+ * minute reads for as long.
  */
 
 /** Settings a deployment chooses (`poll.tripwire` in the configuration). */
@@ -111,8 +111,10 @@ export interface TripwireLeg {
   readonly expression: TripwireExpression;
 }
 
-/** Datapoints the alarm evaluates: the breaching one and the gap after it that the engine reads across. */
-export const TRIPWIRE_EVALUATION_PERIODS = 1 + BRIDGED_GAP_SAMPLES;
+/** Minutes the alarm holds a cluster on minute reads after its last breaching minute: a one-minute gap. */
+export const TRIPWIRE_HOLD_MINUTES = 1;
+/** Datapoints the alarm evaluates: the breaching one and the hold after it. */
+export const TRIPWIRE_EVALUATION_PERIODS = 1 + TRIPWIRE_HOLD_MINUTES;
 
 /**
  * What the alarm is, whatever renders it: one datapoint a minute, breaching at 1 (the expression is 0 or 1), in ALARM

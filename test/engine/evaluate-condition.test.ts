@@ -314,7 +314,7 @@ describe('evaluateCondition', () => {
 
         expect([result.verdict, result.evidence[0]?.over]).toEqual([
           'met',
-          '3 of last 3 samples, needs 3; 2 missing, read as the samples on both sides of the gap',
+          '3 of last 3 samples, needs 3; 2 missing, read as passing like the samples on both sides of the gap',
         ]);
       });
 
@@ -322,10 +322,10 @@ describe('evaluateCondition', () => {
         expect(verdictOf(threeOfThree, { 'webhook.p99': '3 _ 4 5' })).toBe('met');
       });
 
-      it('counts a gap between failing samples as failing', () => {
+      it('leaves a gap between failing samples undecided: a gap never starts a rule clearing', () => {
         const oneOfThree: Condition = { ...threeOfThree, m: 1 };
 
-        expect(verdictOf(oneOfThree, { 'webhook.p99': '0 0 _ 0' })).toBe('unmet');
+        expect(verdictOf(oneOfThree, { 'webhook.p99': '0 0 _ 0' })).toBe('unknown');
       });
 
       it('leaves a gap between a passing and a failing sample undecided', () => {

@@ -633,9 +633,9 @@ describe('the tripwires', () => {
       }[];
     } & Record<string, unknown>;
 
-  it('are one metric-math alarm per cluster, 1 of 3 a minute, missing data breaching, paging no one', () => {
+  it('are one metric-math alarm per cluster, 1 of 2 a minute, missing data breaching, paging no one', () => {
     expect(tripwireOf('prod-euw1')).toMatchObject({
-      EvaluationPeriods: 3,
+      EvaluationPeriods: 2,
       DatapointsToAlarm: 1,
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',

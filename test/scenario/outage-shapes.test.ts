@@ -262,11 +262,31 @@ describe('a spot wave in a three-hour window', () => {
 
     expect([ticket?.rule, change?.over, change?.observed]).toEqual([
       'node-churn',
-      expect.stringMatching(/^none in the 6h before, \d+ in the last 30m$/),
+      expect.stringMatching(/^none in the 6h before, [\d.]+ \(avg\) in the last 30m$/),
       expect.any(Number),
     ]);
     expect(JSON.stringify(ticket)).not.toMatch(/Infinity|infx/);
   });
+});
+
+describe('a fifth of a cluster leaving within minutes, in its first hour of history', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('spot-wave-fifth-first-hour-with-scale-in-twins');
+  });
+
+  it.each(['gpu-usw1', 'ci-usw1'])('tells of the spot wave on %s as node churn and pages no one', (cluster) => {
+    const rules = new Set(of(result, cluster).map((n) => n.rule));
+
+    expect([[...rules], of(result, cluster, 'page')]).toEqual([['node-churn'], []]);
+  });
+
+  it.each(['batch-usw1', 'etl-usw1'])(
+    'sends nothing when an Auto Scaling group on %s shrinks by a fifth on schedule, since no node is replaced',
+    (cluster) => {
+      expect(of(result, cluster)).toEqual([]);
+    },
+  );
 });
 
 describe('benign shapes', () => {

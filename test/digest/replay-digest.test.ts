@@ -82,7 +82,6 @@ describe('the digest of the OPA webhook outage week', () => {
         'node-repair-storm',
         'nodes-notready-at-scale',
         'webhook-blackhole',
-        'webhook-failing-open',
         'webhook-latency-tax',
       ].map((rule) => [rule, []]),
     );

@@ -289,6 +289,33 @@ describe('a fifth of a cluster leaving within minutes, in its first hour of hist
   );
 });
 
+describe('a narrow webhook failing open beside a busy one, with webhook.failures scraped', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('narrow-webhook-fails-open-beside-busy-one');
+  });
+
+  it.each([
+    ['prod-aps2', 120],
+    ['edge-aps2', 170],
+  ])(
+    'tells of the webhook failing open on %s within 30 minutes, though its failing calls stay under a fifth',
+    (cluster, onset) => {
+      const [first] = of(result, cluster);
+
+      expect([first?.rule, minutesAfter(result, onset, first) <= 30, of(result, cluster, 'page')]).toEqual([
+        'webhook-failing-open',
+        true,
+        [],
+      ]);
+    },
+  );
+
+  it('leaves the minutes of refused calls at each rollout to webhook-availability-gaps', () => {
+    expect(of(result, 'gk-aps2').map((n) => n.rule)).toEqual(['webhook-availability-gaps']);
+  });
+});
+
 describe('benign shapes', () => {
   it.each([
     'policy-denies-on-purpose',

@@ -316,6 +316,23 @@ describe('a narrow webhook failing open beside a busy one, with webhook.failures
   });
 });
 
+describe('a low error share on traffic that falls by three quarters at night', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('sustained-errors-on-diurnal-traffic');
+  });
+
+  it('sends nothing for errors as many as ever, whose share rises only because the traffic fell', () => {
+    expect(of(result, 'prod-euw1')).toEqual([]);
+  });
+
+  it('tickets an API that starts failing at night within about an hour', () => {
+    const [ticket] = of(result, 'batch-euw1', 'ticket');
+
+    expect([ticket?.rule, minutesAfter(result, 540, ticket) <= 90]).toEqual(['apiserver-sustained-errors', true]);
+  });
+});
+
 describe('benign shapes', () => {
   it.each([
     'policy-denies-on-purpose',

@@ -326,6 +326,10 @@ describe('a low error share on traffic that falls by three quarters at night', (
     expect(of(result, 'prod-euw1')).toEqual([]);
   });
 
+  it('reads no restarts into the night minutes of six or seven errors of 90 requests on 8 nodes', () => {
+    expect(of(result, 'edge-euw1')).toEqual([]);
+  });
+
   it('tickets an API that starts failing at night within about an hour', () => {
     const [ticket] = of(result, 'batch-euw1', 'ticket');
 

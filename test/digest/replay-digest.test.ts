@@ -83,7 +83,6 @@ describe('the digest of the OPA webhook outage week', () => {
         'nodes-notready-at-scale',
         'nodes-unreachable',
         'webhook-blackhole',
-        'webhook-failing-open',
         'webhook-latency-tax',
       ].map((rule) => [rule, []]),
     );

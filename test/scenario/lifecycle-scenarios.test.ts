@@ -115,12 +115,11 @@ describe('the lifecycle over messy outages', () => {
       expect(storm.map((i) => [i.flaps, Date.parse(i.resolvedAt ?? '') >= loopEnds])).toEqual([[0, true]]);
     });
 
-    it('leaves the twin’s rotation and the zone cut off to the rules that own them', async () => {
+    it('sends nothing for the twin’s scale-down and rotation, and leaves the zone cut off to nodes-unreachable', async () => {
       const { notifications } = await replayShipped('repair-loop-at-capped-pace');
       const elsewhere = notifications.filter((n) => !n.clusters.includes('batch-use1') && n.kind !== 'resolve');
 
       expect(elsewhere.map((n) => [n.kind, n.rule, n.clusters])).toEqual([
-        ['ticket', 'node-churn', ['batch-use2']],
         ['ticket', 'nodes-unreachable', ['batch-euw1']],
       ]);
     });

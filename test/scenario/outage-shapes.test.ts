@@ -262,10 +262,78 @@ describe('a spot wave in a three-hour window', () => {
 
     expect([ticket?.rule, change?.over, change?.observed]).toEqual([
       'node-churn',
-      expect.stringMatching(/^none in the 6h before, \d+ in the last 30m$/),
+      expect.stringMatching(/^none in the 6h before, [\d.]+ \(avg\) in the last 30m$/),
       expect.any(Number),
     ]);
     expect(JSON.stringify(ticket)).not.toMatch(/Infinity|infx/);
+  });
+});
+
+describe('a fifth of a cluster leaving within minutes, in its first hour of history', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('spot-wave-fifth-first-hour-with-scale-in-twins');
+  });
+
+  it.each(['gpu-usw1', 'ci-usw1'])('tells of the spot wave on %s as node churn and pages no one', (cluster) => {
+    const rules = new Set(of(result, cluster).map((n) => n.rule));
+
+    expect([[...rules], of(result, cluster, 'page')]).toEqual([['node-churn'], []]);
+  });
+
+  it.each(['batch-usw1', 'etl-usw1'])(
+    'sends nothing when an Auto Scaling group on %s shrinks by a fifth on schedule, since no node is replaced',
+    (cluster) => {
+      expect(of(result, cluster)).toEqual([]);
+    },
+  );
+});
+
+describe('a narrow webhook failing open beside a busy one, with webhook.failures scraped', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('narrow-webhook-fails-open-beside-busy-one');
+  });
+
+  it.each([
+    ['prod-aps2', 120],
+    ['edge-aps2', 170],
+  ])(
+    'tells of the webhook failing open on %s within 30 minutes, though its failing calls stay under a fifth',
+    (cluster, onset) => {
+      const [first] = of(result, cluster);
+
+      expect([first?.rule, minutesAfter(result, onset, first) <= 30, of(result, cluster, 'page')]).toEqual([
+        'webhook-failing-open',
+        true,
+        [],
+      ]);
+    },
+  );
+
+  it('leaves the minutes of refused calls at each rollout to webhook-availability-gaps', () => {
+    expect(of(result, 'gk-aps2').map((n) => n.rule)).toEqual(['webhook-availability-gaps']);
+  });
+});
+
+describe('a low error share on traffic that falls by three quarters at night', () => {
+  let result: ReplayResult;
+  beforeAll(async () => {
+    result = await replayShipped('sustained-errors-on-diurnal-traffic');
+  });
+
+  it('sends nothing for errors as many as ever, whose share rises only because the traffic fell', () => {
+    expect(of(result, 'prod-euw1')).toEqual([]);
+  });
+
+  it('reads no restarts into the night minutes of six or seven errors of 90 requests on 8 nodes', () => {
+    expect(of(result, 'edge-euw1')).toEqual([]);
+  });
+
+  it('tickets an API that starts failing at night within about an hour', () => {
+    const [ticket] = of(result, 'batch-euw1', 'ticket');
+
+    expect([ticket?.rule, minutesAfter(result, 540, ticket) <= 90]).toEqual(['apiserver-sustained-errors', true]);
   });
 });
 

@@ -26,6 +26,12 @@ export const apiserverSustainedErrors: Rule = {
       description:
         'rise of the hour’s 5xx share over the six hours before it, at the least the counts support: above the cluster’s own normal',
     },
+    errorCountRise: {
+      default: 1.5,
+      unit: 'x',
+      description:
+        'the hour’s 5xx a minute against the six hours before: the errors rose, not only their share as the traffic fell',
+    },
   },
   // Fifty of sixty minutes holds through a quiet minute or two; the rise over the six hours before keeps a cluster
   // whose usual error share is above the line quiet. The rise pools each window's counts and takes the smallest
@@ -45,6 +51,19 @@ export const apiserverSustainedErrors: Rule = {
         mode: 'delta',
         op: '>=',
         value: '$errorRise',
+      },
+      // The errors themselves rose. A client that fails at a steady rate (discovery of an APIService left behind by
+      // an uninstalled adapter) on a cluster whose traffic falls by three quarters at night raises the share by
+      // points without anything having broken.
+      {
+        kind: 'change',
+        of: 'apiserver.5xx',
+        aggregate: 'avg',
+        window: '1h',
+        baseline: '6h',
+        mode: 'ratio',
+        op: '>=',
+        value: '$errorCountRise',
       },
     ],
   },

@@ -1,6 +1,6 @@
 import type { Rule } from '../rule.ts';
 import { controlPlaneInvolvedParams, controlPlaneInvolvedWithinHour } from './control-plane-involved.ts';
-import { replacedShare } from './operands.ts';
+import { churnedNodes, churnedShare } from './operands.ts';
 import { EKS_NODEGROUP_VERSION } from './sources.ts';
 
 /** `node-churn`: see docs/rules.md for why each number, and its runbook (docs/runbooks/node-churn.md) for what to do. */
@@ -23,7 +23,9 @@ export const nodeChurn: Rule = {
   when: {
     kind: 'allOf',
     conditions: [
-      { kind: 'window', of: 'nodes.replaced', aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
+      // Replacements, not scale-ins: a group that shrinks on schedule or on low demand removes nodes on purpose and
+      // replaces none, however many it removes at once.
+      { kind: 'window', of: churnedNodes, aggregate: 'sum', window: '30m', op: '>=', value: '$minReplaced' },
       {
         // Against the cluster's own baseline once it has an hour of history; a fifth of the cluster in half an hour
         // is elevated for any cluster, so that a wave in the first hour of history (when the baseline cannot be
@@ -32,7 +34,7 @@ export const nodeChurn: Rule = {
         conditions: [
           {
             kind: 'change',
-            of: 'nodes.replaced',
+            of: churnedNodes,
             aggregate: 'avg',
             window: '30m',
             baseline: '6h',
@@ -40,7 +42,7 @@ export const nodeChurn: Rule = {
             op: '>=',
             value: '$changeRatio',
           },
-          { kind: 'window', of: replacedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
+          { kind: 'window', of: churnedShare, aggregate: 'sum', window: '30m', op: '>=', value: '$replacedShare' },
         ],
       },
       // Over the replacements' half hour and the half hour before: the nodes an outage got repaired are that

@@ -55,6 +55,11 @@ export const notReadyShare = { ratio: ['nodes.notready', 'nodes.total'], minDeno
 export const possibleRepairs = {
   difference: ['nodes.replaced', { sum: ['nodes.interrupted', 'nodes.scaledin'] }],
 } as const;
-/** Every replacement, repairs or not, as a share of the cluster. */
-export const replacedShare = { ratio: ['nodes.replaced', 'nodes.total'], minDenominator: 1 } as const;
+/**
+ * Nodes replaced, repairs or not, but not those an Auto Scaling group removed to shrink: a scale-in takes capacity
+ * away on purpose and nothing comes back in its place. A cluster without `nodes.scaledin` subtracts nothing.
+ */
+export const churnedNodes = { difference: ['nodes.replaced', 'nodes.scaledin'] } as const;
+/** Those replacements as a share of the cluster. */
+export const churnedShare = { ratio: [churnedNodes, 'nodes.total'], minDenominator: 1 } as const;
 export const repairedShare = { ratio: [possibleRepairs, 'nodes.total'], minDenominator: 1 } as const;

@@ -12,6 +12,12 @@ export const webhookFailingOpen: Rule = {
   severity: 'ticket',
   params: {
     failureRatio: { default: 0.2, unit: 'ratio', description: 'share of webhook calls that fail' },
+    narrowRise: {
+      default: 0.02,
+      unit: 'ratio',
+      description:
+        'share of webhook calls failing, risen by at least this over the 6 hours before (as far as the counts support it): a narrow webhook beside busy ones',
+    },
     closedShare: {
       default: 0.5,
       unit: 'ratio',
@@ -29,7 +35,31 @@ export const webhookFailingOpen: Rule = {
   when: {
     kind: 'allOf',
     conditions: [
-      { kind: 'sustained', of: asQuotient(webhookFailureShare), op: '>=', value: '$failureRatio', m: 10, n: 15 },
+      {
+        kind: 'anyOf',
+        conditions: [
+          { kind: 'sustained', of: asQuotient(webhookFailureShare), op: '>=', value: '$failureRatio', m: 10, n: 15 },
+          {
+            // A narrow webhook (an image rewrite on Pods only) beside a policy that sees every request fails a few
+            // percent of all calls, never a fifth: judged against the cluster's own 6 hours before, pooled, and held
+            // for 10 of 15 minutes, so that a rollout's minutes of refused calls stay webhook-availability-gaps'.
+            kind: 'allOf',
+            conditions: [
+              {
+                kind: 'change',
+                of: webhookFailureShare,
+                aggregate: 'avg',
+                window: '15m',
+                baseline: '6h',
+                mode: 'delta',
+                op: '>=',
+                value: '$narrowRise',
+              },
+              { kind: 'sustained', of: asQuotient(webhookFailureShare), op: '>=', value: '$narrowRise', m: 10, n: 15 },
+            ],
+          },
+        ],
+      },
       { kind: 'sustained', of: errorsPerFailure, op: '<', value: '$closedShare', m: 10, n: 15 },
       {
         kind: 'noneOf',

@@ -116,6 +116,14 @@ export function groupIncidents(input: GroupInput): GroupOutput {
     else if (input.regroup.has(incident.id)) pending.push(incident);
     else bucketOf(incident, groupOf(incident));
   }
+  // A fleet incident takes in a cluster while it is young; one grouped per Region also while two or more of its
+  // clusters still fire: several clusters of a Region dark at once are its CloudWatch, and one that goes dark an hour
+  // into that is likelier the same impairment spreading than a second outage, which a page of its own, titled after
+  // that cluster alone, would send on-call to look for. A single cluster dark for hours takes in no one after
+  // `joinWithin`, so that a cluster left dark (deleted, never removed from the configuration) hides no later one.
+  const takesIn = (b: Bucket, rule: string) =>
+    input.at - Date.parse(b.group.openedAt) <= input.settings.joinWithinMs ||
+    (input.perRegion?.(rule) === true && b.members.filter((m) => m.recoveredAt === undefined).length >= 2);
   for (const incident of pending) {
     const young = [...buckets.values()]
       .filter(
@@ -123,7 +131,7 @@ export function groupIncidents(input: GroupInput): GroupOutput {
           !b.merged &&
           b.rule === incident.rule &&
           b.severity === incident.severity &&
-          input.at - Date.parse(b.group.openedAt) <= input.settings.joinWithinMs &&
+          takesIn(b, incident.rule) &&
           !b.clusters.has(incident.cluster) &&
           b.keys.size === 1 &&
           b.keys.has(keyOf(incident.cluster, incident.rule)),

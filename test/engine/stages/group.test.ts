@@ -92,6 +92,40 @@ describe('the group stage', () => {
     expect(out.groups.map((g) => g.members.map((m) => m.cluster))).toEqual([['dev-a'], ['dev-b']]);
   });
 
+  describe('a rule grouped per Region', () => {
+    /** Group at `minute` with a one-hour join window, `dark` grouped per Region, every cluster in eu-north-1. */
+    const groupPerRegion = (minute: number, incidents: readonly Incident[], placed: readonly Incident[]) =>
+      groupIncidents({
+        at: minuteMs(minute),
+        incidents,
+        regroup: new Set(placed.map((i) => i.id)),
+        settings: {
+          joinWithinMs: HOUR,
+          regionOf: new Map(['dev-a', 'dev-b', 'dev-c'].map((cluster) => [cluster, 'eu-north-1'])),
+        },
+        perRegion: (rule) => rule === 'dark',
+      });
+    const darkLeader = memberOf(openIncident('dev-a', 'dark', 0), openIncident('dev-a', 'dark', 0));
+
+    it('takes a cluster of the Region in after the join window while two of its clusters still fire', () => {
+      const second = memberOf(darkLeader, openIncident('dev-b', 'dark', 5));
+      const late = openIncident('dev-c', 'dark', 90);
+      const out = groupPerRegion(90, [darkLeader, second, late], [late]);
+
+      expect(out.groups.map((g) => [g.id, g.members.map((m) => m.cluster)])).toEqual([
+        [darkLeader.id, ['dev-a', 'dev-b', 'dev-c']],
+      ]);
+    });
+
+    it('opens a fleet incident of its own after the join window when one cluster alone still fires', () => {
+      const recovered = memberOf(darkLeader, { ...openIncident('dev-b', 'dark', 5), recoveredAt: minuteIso(60) });
+      const late = openIncident('dev-c', 'dark', 90);
+      const out = groupPerRegion(90, [darkLeader, recovered, late], [late]);
+
+      expect(out.groups.map((g) => g.members.map((m) => m.cluster))).toEqual([['dev-a', 'dev-b'], ['dev-c']]);
+    });
+  });
+
   it('names a fleet incident that a re-rooted incident opens after the step it opens', () => {
     const rerooted = openIncident('dev-a', 'cause', 0, { group: { id: 'dev-a/symptom/x', openedAt: minuteIso(0) } });
     const out = group(9, [rerooted], [rerooted]);

@@ -609,7 +609,8 @@ function shareChange(
   const before = shareInterval(baseline, share.confidence);
   const [p1, p0] = [quotientOf(recent), quotientOf(baseline)];
   const rise = condition.op === '>' || condition.op === '>=';
-  // Wilson upper ends are above zero, so a ratio's divisor is zero only for a fall from nothing: infinite.
+  // Wilson upper ends are above zero, so a ratio's divisor is zero only for a fall from what may have been nothing:
+  // no fall the counts support, read as a ratio of 1 (an infinite one could not be stored with its evidence).
   const change =
     condition.mode === 'delta'
       ? rise
@@ -617,7 +618,9 @@ function shareChange(
         : p1 - p0 + Math.hypot(now.upper - p1, p0 - before.lower)
       : rise
         ? now.lower / before.upper
-        : now.upper / before.lower;
+        : before.lower === 0
+          ? 1
+          : now.upper / before.lower;
   const passed = compare(change, condition.op, threshold);
   const evidence: Evidence = {
     what: describeOperand(asQuotient(share)),

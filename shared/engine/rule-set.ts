@@ -95,7 +95,9 @@ export class RuleSet {
               ? `follows "${param.follows.param}", which rule "${followed.id}" does not declare`
               : followed.params[param.follows.param]?.follows
                 ? `follows "${param.follows.param}" of rule "${followed.id}", which follows another rule itself`
-                : undefined;
+                : followed.params[param.follows.param]?.unit !== param.unit
+                  ? `is in ${param.unit} but follows "${param.follows.param}" of rule "${followed.id}", in ${followed.params[param.follows.param]?.unit}`
+                  : undefined;
         if (problem) report(index, ['params', name, 'follows'], problem);
       }
       for (const [condition, path] of conditionsOf(rule)) {

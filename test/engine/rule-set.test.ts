@@ -328,6 +328,18 @@ describe('RuleSet', () => {
       expect(() => ruleSetOf(follower({ rule: 'slow-writes', param: 'limt' }))).toThrow(
         /follows "limt", which rule "slow-writes" does not declare/,
       );
+      const minutes = testRule(
+        'slower-writes',
+        { kind: 'threshold', of: 'apiserver.write.p99', op: '>=', value: '$m' },
+        {
+          params: {
+            m: { default: 1, unit: 'minutes', description: 'm', follows: { rule: 'slow-writes', param: 'limit' } },
+          },
+        },
+      );
+      expect(() =>
+        ruleSetOf(paramRule({ limit: { default: 1, unit: 'seconds', description: 'limit' } }), minutes),
+      ).toThrow(/is in minutes but follows "limit" of rule "slow-writes", in seconds/);
     });
 
     it('judges nodes-unreachable’s stand-aside with node-repair-storm’s overridden storm', () => {

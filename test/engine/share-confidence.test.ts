@@ -89,6 +89,14 @@ describe('a share of events read by what its counts show', () => {
       expect(result.evidence[0]?.observed).toBeGreaterThan(1);
     });
 
+    it('reads no fall the counts support from a baseline that may have been nothing, as a finite ratio', () => {
+      const result = evaluateCondition({ ...riseOf(errorShare, 'ratio', '<='), value: 0.5 }, hours(100, 0, 0), {});
+
+      expect(result.verdict).toBe('unmet');
+      expect(result.evidence[0]?.observed).toBe(1);
+      expect(JSON.parse(JSON.stringify(result.evidence[0]))).toEqual(result.evidence[0]);
+    });
+
     it('compares the plain averages of a share read without a confidence', () => {
       const rise: Condition = { ...riseOf(asQuotient(errorShare)), window: '2m', baseline: '4m', value: 0.04 };
       const window = windowOf({ 'apiserver.5xx': '0*4 5*2', 'apiserver.requests': '100*6' });

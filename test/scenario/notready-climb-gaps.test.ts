@@ -1,5 +1,6 @@
 import type { ReplayResult } from '../../shared/scenario/replay.ts';
 import { defaultRuleSet, replaySignals, runEngine, T0 } from '../support/engine-fixtures.ts';
+import { nodesCutOffSignals as cluster } from '../support/node-signals.ts';
 
 /**
  * Half the nodes or more going NotReady while Container Insights loses a minute or two of the NotReady count (its
@@ -14,21 +15,6 @@ const QUIET = 60;
 const AFTER = 40;
 
 type Count = number | null;
-
-/** A healthy apiserver around the nodes; `replaced` a replacement every `every` minutes, as routine scaling does. */
-function cluster(total: number, notReady: readonly Count[], every?: number) {
-  const steps = notReady.length;
-  return {
-    'apiserver.write.p99': `0.2*${steps}`,
-    'apiserver.requests': `3000*${steps}`,
-    'apiserver.5xx': `1*${steps}`,
-    'nodes.total': `${total}*${steps}`,
-    'nodes.notready': notReady.map((n) => (n === null ? '_' : String(n))).join(' '),
-    ...(every !== undefined && {
-      'nodes.replaced': Array.from({ length: steps }, (_, m) => (m % every === 0 ? '1' : '0')).join(' '),
-    }),
-  };
-}
 
 /** An hour quiet, then `perMinute` of the nodes more NotReady each minute up to `level`, held for 40 minutes. */
 function climb(total: number, perMinute: number, level: number): Count[] {

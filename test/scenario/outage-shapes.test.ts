@@ -4,6 +4,7 @@ import type { ReplayResult } from '../../shared/scenario/replay.ts';
 import { replayScenario } from '../../shared/scenario/replay.ts';
 import { parseScenario } from '../../shared/scenario/scenario.ts';
 import { defaultRuleSet, replayShipped, replaySignals, scenarioJson } from '../support/engine-fixtures.ts';
+import { nodesCutOffSignals } from '../support/node-signals.ts';
 
 /**
  * Each outage shape the rules model (webhooks that fail closed or hang, error-only outages, 5xx storms, slow
@@ -158,17 +159,8 @@ describe('kubelets cut off from the control plane, nothing replacing the nodes',
 describe('half the nodes or more cut off, at sizes, speeds and levels the corpus does not have', () => {
   const QUIET = 60;
   const AFTER = 40;
-  /** A healthy apiserver around the nodes: what a cluster cut off from its nodes still reports. */
-  const cluster = (total: number, notReady: readonly number[]) => {
-    const steps = notReady.length;
-    return {
-      'apiserver.write.p99': `0.2*${steps}`,
-      'apiserver.requests': `3000*${steps}`,
-      'apiserver.5xx': `1*${steps}`,
-      'nodes.total': `${total}*${steps}`,
-      'nodes.notready': notReady.join(' '),
-    };
-  };
+  const cluster = nodesCutOffSignals;
+
   /** An hour quiet, then `perMinute` of the nodes more NotReady each minute up to `level`, held for 40 minutes. */
   const climb = (total: number, perMinute: number, level: number) => {
     const minutes = Math.ceil(level / perMinute);

@@ -1,6 +1,7 @@
 import type { Notification } from '../../shared/engine/notification.ts';
 import { TRIPWIRE_HOLD_MINUTES } from '../../shared/pipeline/tripwire-alarm.ts';
 import { defaultRuleSet, replaySignals, runEngine, type SignalsInput, T0 } from '../support/engine-fixtures.ts';
+import { nodesCutOffSignals } from '../support/node-signals.ts';
 
 /**
  * Climbs whose tripwire metric misses a minute or two right after the tripwire first breaches, at climb rates, sizes
@@ -52,15 +53,6 @@ function notReadyClimb(total: number, perMinute: number): Sample[] {
     ...Array<number>(AFTER).fill(Math.round(total * 0.8)),
   ];
 }
-
-/** A healthy apiserver around the nodes, and no replacements to arm reads by themselves. */
-const nodesCutOff = (total: number, notReady: readonly Sample[]): SignalsInput => ({
-  'apiserver.write.p99': `0.2*${notReady.length}`,
-  'apiserver.requests': `3000*${notReady.length}`,
-  'apiserver.5xx': `1*${notReady.length}`,
-  'nodes.total': `${total}*${notReady.length}`,
-  'nodes.notready': written(notReady),
-});
 
 const firstPage = (notifications: readonly Notification[], start: number) => {
   const page = notifications.find((n) => n.kind === 'page');
@@ -125,7 +117,7 @@ describe('NotReady climbing while its count misses minutes right after the tripw
     async (total, perMinute, length) => {
       const counts = missingAfterFirstBreach(notReadyClimb(total, perMinute), NOTREADY_BREACHES, length);
 
-      const { replayed, everyMinute } = await firstPages(nodesCutOff(total, counts));
+      const { replayed, everyMinute } = await firstPages(nodesCutOffSignals(total, counts));
 
       expect(everyMinute?.rule).toBe('nodes-notready-at-scale');
       expectPagedAsEveryMinute(replayed, everyMinute, length);

@@ -18,6 +18,7 @@ describe('Gatekeeper rollouts under failurePolicy Fail', () => {
     ['gatekeeper-fail-closed-rollouts-eight-and-1500-nodes', 'gk-small'],
     ['gatekeeper-fail-closed-rollouts-other-sizes', 'mid-euw3'],
     ['gatekeeper-fail-closed-rollouts-other-sizes', 'huge-euw3'],
+    ['gatekeeper-fail-closed-rollouts-other-sizes', 'straddle-euw3'],
   ])('page no one: %s, %s', async (scenario, cluster) => {
     const result = await replayShipped(scenario);
 

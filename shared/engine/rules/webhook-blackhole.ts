@@ -68,6 +68,12 @@ export const webhookBlackhole: Rule = {
       unit: 'x',
       description: 'fewest rejections of the last 4 minutes against the fewest of any minute of the 58 before',
     },
+    minRejectionHold: {
+      default: 0.9,
+      unit: 'ratio',
+      description:
+        'newest minute’s rejection share against the two before, at the bounds their counts allow, below which the rejections are falling away (a blip ending), not a webhook that stays down',
+    },
     maxErrorsPerRejection: {
       default: 2,
       unit: 'x',
@@ -140,6 +146,23 @@ export const webhookBlackhole: Rule = {
                     mode: 'ratio',
                     op: '>=',
                     value: '$rejectionJump',
+                  },
+                  // A webhook that has lost its backend stays down; a blip of three minutes that straddles four
+                  // samples ends on a part of a minute, its rejection share well below the two minutes before.
+                  {
+                    kind: 'noneOf',
+                    conditions: [
+                      {
+                        kind: 'change',
+                        of: rejectionShare,
+                        aggregate: 'avg',
+                        window: '1m',
+                        baseline: '2m',
+                        mode: 'ratio',
+                        op: '<=',
+                        value: '$minRejectionHold',
+                      },
+                    ],
                   },
                   // Each call that fails closed is one rejection and one 500, so the 5xx share rises by about as
                   // much as the rejection share: by far less for denials (4xx), by far more for a control plane that

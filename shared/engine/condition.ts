@@ -26,8 +26,9 @@ export type RatioOperand = {
   /**
    * A share of events (requests answered 5xx among all requests), read at each sample as the lowest share its counts
    * support at this confidence rather than as the bare quotient: 4 errors of 100 requests may well be 1.6 %, while
-   * 4,000 of 100,000 are 3.9 % at least. A change of its average between windows pools each window's counts and
-   * reads the change as far as they support it at this confidence; other changes compare the quotients.
+   * 4,000 of 100,000 are 3.9 % at least. Its average over a window pools the window's counts and reads their share
+   * by its bound; a change of its average between windows pools each window's counts and reads the change as far as
+   * they support it at this confidence; other changes compare the quotients.
    */
   readonly confidence?: ShareConfidence;
 };
@@ -54,7 +55,9 @@ export interface SustainedCondition {
 
 /**
  * An aggregate of the samples in a trailing window, compared with a threshold. `count` counts samples (those passing
- * `where`, when given); `episodes` counts separate runs of samples that pass `where`.
+ * `where`, when given); `episodes` counts separate runs of samples that pass `where`. The `avg` of a share read with a
+ * `confidence` is the window's pooled events over its pooled trials, read at the end of its interval nearest to no
+ * pass (the lower end for `>=`): a flapping outage's share of all requests, however each minute alone reads.
  */
 export interface WindowCondition {
   readonly kind: 'window';

@@ -13,6 +13,7 @@ import {
   type ShareConfidence,
   type Term,
   type Threshold,
+  type WindowCondition,
 } from './condition.ts';
 import { durationSamples } from './duration.ts';
 import type { SignalWindow } from './signal-window.ts';
@@ -471,6 +472,8 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
     }
     case 'window': {
       const samples = durationSamples(condition.window, window.stepSeconds);
+      const share = pooledWindowShare(condition);
+      if (share) return pooledWindow(condition, share, window, samples, threshold, lacking);
       const collected = collect(window, condition.of, 0, samples);
       if (collected.values.length === 0) return { verdict: 'unknown', evidence: [], lacking };
       const where = condition.where;
@@ -631,6 +634,49 @@ function shareChange(
     unit: condition.mode === 'ratio' ? 'x' : 'ratio',
     passed,
     condition: { kind: 'change', of: condition.of },
+  };
+  return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+}
+
+/** The share of events whose counts an average over a window pools: a ratio read with a confidence. */
+function pooledWindowShare(condition: WindowCondition): BoundedShare | undefined {
+  const { of } = condition;
+  if (condition.aggregate !== 'avg' || typeof of !== 'object' || !('ratio' in of) || !of.confidence) return undefined;
+  return { ...of, confidence: of.confidence };
+}
+
+/**
+ * The average of a share of events over a window: the window's events over its trials, pooled (a busy minute weighs
+ * more than a quiet one), read at the end of its interval nearest to the threshold's far side, the lower end for `>=`.
+ * A minute at 60 % and two at 2 % are a fifth of the requests failing, however each minute alone reads. Trusted above
+ * the minimum coverage, as other averages are.
+ */
+function pooledWindow(
+  condition: WindowCondition,
+  share: BoundedShare,
+  window: SignalWindow,
+  samples: number,
+  threshold: number,
+  lacking: readonly SignalName[],
+): ConditionResult {
+  const counts = pooledCounts(window, share, 0, samples);
+  if (counts.present === 0 || counts.present / samples < MIN_COVERAGE) {
+    return { verdict: 'unknown', evidence: [], lacking };
+  }
+  const upward = condition.op === '>' || condition.op === '>=';
+  const interval = shareInterval(counts, share.confidence);
+  // Too few trials in the whole window to judge a share: no failure, as a single sample reads it.
+  const observed = counts.trials < (share.minDenominator ?? 0) ? 0 : upward ? interval.lower : interval.upper;
+  const passed = compare(observed, condition.op, threshold);
+  const evidence: Evidence = {
+    what: describeOperand(asQuotient(share)),
+    over: `avg over ${condition.window}, counts pooled, at its ${share.confidence * 100} % ${upward ? 'lower' : 'upper'} bound`,
+    observed,
+    op: condition.op,
+    threshold,
+    unit: 'ratio',
+    passed,
+    condition: { kind: 'window', of: condition.of },
   };
   return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
 }

@@ -153,7 +153,7 @@ const operandSchema = z
           .optional()
           .meta({
             description:
-              'For a share of events (errors among requests): read each sample as the lower end of its Wilson score interval at this confidence, so that a share of a few events needs more of them to pass a threshold.',
+              "For a share of events (errors among requests): read each sample as the lower end of its Wilson score interval at this confidence, so that a share of a few events needs more of them to pass a threshold; an average over a window pools the window's counts and reads them so.",
           }),
       }),
       differenceSchema,

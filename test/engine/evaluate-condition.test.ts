@@ -399,6 +399,43 @@ describe('evaluateCondition', () => {
       });
     });
 
+    describe('average of a share read with a confidence', () => {
+      const averageShare = (value: number): Condition => ({
+        kind: 'window',
+        of: { ratio: ['apiserver.5xx', 'apiserver.requests'], minDenominator: 50, confidence: 0.95 },
+        aggregate: 'avg',
+        window: '3m',
+        op: '>=',
+        value,
+      });
+
+      it('pools the counts of the window, so that a busy minute weighs more than a quiet one', () => {
+        // 500 of 1,200 requests failed: 42 %, where the average of the three minutes' shares is 17 %.
+        const result = evaluate(averageShare(0.35), {
+          'apiserver.5xx': '500 0 0',
+          'apiserver.requests': '1000 100 100',
+        });
+
+        expect([result.verdict, result.evidence[0]?.over]).toEqual([
+          'met',
+          'avg over 3m, counts pooled, at its 95 % lower bound',
+        ]);
+      });
+
+      it('reads the pooled share at its lower bound, so that a few hundred requests need more errors', () => {
+        // 45 of 300 is 15 %, and as little as 11 % at 95 % confidence.
+        expect(
+          verdictOf(averageShare(0.12), { 'apiserver.5xx': '15 15 15', 'apiserver.requests': '100 100 100' }),
+        ).toBe('unmet');
+      });
+
+      it('is unknown when fewer than half of the window is present', () => {
+        expect(verdictOf(averageShare(0.1), { 'apiserver.5xx': '_ _ 90', 'apiserver.requests': '_ _ 100' })).toBe(
+          'unknown',
+        );
+      });
+    });
+
     it('counts the samples of the window that pass where, as a count', () => {
       const condition: Condition = {
         kind: 'window',

@@ -40,12 +40,10 @@ describe('a fail-closed webhook whose pods are all gone', () => {
   it('shows the rejections that answer 500 as its evidence', () => {
     const [page] = of(result, 'dev-euc1', 'page');
 
+    // A fifth of the calls rejected pages on the share after two minutes; the narrow branch's jump over the hour's
+    // floor needs four, so it is not among the first page's evidence.
     expect(page?.evidence[0]?.items.map((e) => e.what)).toEqual([
       'webhook.rejections / webhook.requests (95 % lower bound)',
-      'webhook.rejections',
-      'webhook.rejections',
-      'apiserver.5xx / apiserver.requests',
-      'apiserver.5xx / apiserver.requests',
       'apiserver.5xx / webhook.rejections',
     ]);
   });

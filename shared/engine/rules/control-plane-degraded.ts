@@ -46,6 +46,12 @@ export const controlPlaneDegraded: Rule = {
       unit: 'ratio',
       description: 'share of requests answered 5xx or 429 that pages after two minutes',
     },
+    averageErrorRatio: {
+      default: 0.15,
+      unit: 'ratio',
+      description:
+        'share of requests answered 5xx or 429 over 15 minutes, counts pooled, that pages while errors recur (an outage that flaps), in a maintenance window too',
+    },
     webhookP99Seconds: {
       default: 2.5,
       unit: 'seconds',
@@ -98,6 +104,16 @@ export const controlPlaneDegraded: Rule = {
           { kind: 'sustained', of: netWriteP99, op: '>=', value: '$writeP99Seconds', m: 10, n: 12 },
           { kind: 'sustained', of: shedShare, op: '>=', value: '$severeErrorRatio', m: 2, n: 3 },
           { kind: 'sustained', of: shedShare, op: '>=', value: '$errorRatio', m: 3, n: 4 },
+          // An outage that flaps (two minutes at half, two at 3 %; or one in three minutes at 60 %) clears every
+          // m of n above between its bursts, yet fails a large share of all requests: pooled over 15 minutes, it
+          // pages while its bursts go on, and stops a few minutes after the last.
+          {
+            kind: 'allOf',
+            conditions: [
+              { kind: 'window', of: shedShare, aggregate: 'avg', window: '15m', op: '>=', value: '$averageErrorRatio' },
+              { kind: 'sustained', of: shedShare, op: '>=', value: '$errorRatio', m: 1, n: 3 },
+            ],
+          },
         ],
       },
       {
@@ -168,8 +184,9 @@ export const controlPlaneDegraded: Rule = {
   // An upgrade replaces apiservers one at a time, and each restart costs a few minutes of errors or slow writes at
   // most (KubeCon talk): those stay muted. The grace shrinks with the harm: four in ten requests failing or shed, or
   // writes at the severe p99, for six of eight minutes; a fifth failing, or writes at the elevated p99, for twelve of
-  // fifteen (more than three restarts' bursts together); anything degraded that has not cleared for 30 minutes. Those
-  // are outages the upgrade does not explain, and they page inside the window too (docs/rules.md, Maintenance).
+  // fifteen (more than three restarts' bursts together); 15 % of all requests over 15 minutes, however the errors
+  // flap (a restart's burst or two cannot fail that many); anything degraded that has not cleared for 30 minutes.
+  // Those are outages the upgrade does not explain, and they page inside the window too (docs/rules.md, Maintenance).
   maintenance: {
     notifyAfter: '30m',
     notifyWhen: {
@@ -179,6 +196,7 @@ export const controlPlaneDegraded: Rule = {
         { kind: 'sustained', of: netWriteP99, op: '>=', value: '$severeWriteP99Seconds', m: 6, n: 8 },
         { kind: 'sustained', of: asQuotient(shedShare), op: '>=', value: 0.2, m: 12, n: 15 },
         { kind: 'sustained', of: netWriteP99, op: '>=', value: '$elevatedWriteP99Seconds', m: 12, n: 15 },
+        { kind: 'window', of: shedShare, aggregate: 'avg', window: '15m', op: '>=', value: '$averageErrorRatio' },
       ],
     },
   },

@@ -66,7 +66,13 @@ export const webhookBlackhole: Rule = {
     rejectionJump: {
       default: 5,
       unit: 'x',
-      description: 'fewest rejections of the last 2 minutes against the fewest of any minute of the hour before',
+      description: 'fewest rejections of the last 4 minutes against the fewest of any minute of the 58 before',
+    },
+    minRejectionHold: {
+      default: 0.9,
+      unit: 'ratio',
+      description:
+        'newest minute’s rejection share against the two before, at the bounds their counts allow, below which the rejections are falling away (a blip ending), not a webhook that stays down',
     },
     maxErrorsPerRejection: {
       default: 2,
@@ -123,18 +129,40 @@ export const webhookBlackhole: Rule = {
               { kind: 'sustained', of: rejectionShare, op: '>=', value: '$rejectionRatio', m: 2, n: 3 },
               { kind: 'sustained', of: rejectionsPerRequest, op: '>=', value: '$errorRatio', m: 2, n: 3 },
               {
+                // A narrow webhook failing closed loses every call it sees, minute after minute; a rollout of a
+                // webhook whose pods are ready before they serve fails a share of its calls for two or three minutes
+                // and recovers, often more of them than a narrow webhook's whole traffic. Only how long it lasts
+                // tells the two apart: the jump holds in each of four minutes.
                 kind: 'allOf',
                 conditions: [
-                  { kind: 'sustained', of: 'webhook.rejections', op: '>=', value: '$minRejections', m: 2, n: 3 },
+                  { kind: 'sustained', of: 'webhook.rejections', op: '>=', value: '$minRejections', m: 4, n: 4 },
                   {
                     kind: 'change',
                     of: 'webhook.rejections',
                     aggregate: 'min',
-                    window: '2m',
-                    baseline: '1h',
+                    window: '4m',
+                    // The rest of the hour the 5xx rise reads: the minute read stays 62 samples.
+                    baseline: '58m',
                     mode: 'ratio',
                     op: '>=',
                     value: '$rejectionJump',
+                  },
+                  // A webhook that has lost its backend stays down; a blip of three minutes that straddles four
+                  // samples ends on a part of a minute, its rejection share well below the two minutes before.
+                  {
+                    kind: 'noneOf',
+                    conditions: [
+                      {
+                        kind: 'change',
+                        of: rejectionShare,
+                        aggregate: 'avg',
+                        window: '1m',
+                        baseline: '2m',
+                        mode: 'ratio',
+                        op: '<=',
+                        value: '$minRejectionHold',
+                      },
+                    ],
                   },
                   // Each call that fails closed is one rejection and one 500, so the 5xx share rises by about as
                   // much as the rejection share: by far less for denials (4xx), by far more for a control plane that

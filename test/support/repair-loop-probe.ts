@@ -1,3 +1,5 @@
+import { seededRandom } from '../../support/seeded-random.ts';
+
 /**
  * A node-repair probe: one cluster's stock signals around a repair loop or one of its benign twins, at any size and
  * pace, with seeded noise (Poisson counts) and missing datapoints, so that tests can show a rule generalizes beyond
@@ -30,17 +32,6 @@ export interface ProbeShape {
 export const PROBE_ONSET = 150;
 const STEPS = 240;
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function poisson(next: () => number, mean: number): number {
   if (mean <= 0) return 0;
   const limit = Math.exp(-mean);
@@ -55,7 +46,7 @@ function poisson(next: () => number, mean: number): number {
 
 /** The probe as a scenario file's JSON, one cluster named `probe`, sampled every minute from 06:00Z. */
 export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
-  const next = random(shape.seed);
+  const next = seededRandom(shape.seed);
   const { nodes } = shape;
   const delay = shape.delay ?? 10;
   const lasts = shape.lasts ?? STEPS;

@@ -8,9 +8,13 @@ const START = Date.parse('2026-03-11T06:00:00Z');
 // and chance alone sometimes delays them past 3 minutes.
 const SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
 
-/** The probe's pages, as [rule, minutes after the onset of its repairs]. */
-async function pagesOf(shape: ProbeShape): Promise<[string, number][]> {
-  const scenario = parseScenario(repairLoopProbe(shape), `${shape.kind}-${shape.nodes}.json`);
+// A node upgrade's window over the whole probe: the cluster's nodes are being replaced on purpose.
+const UPGRADE_WINDOW = [{ cluster: 'probe', from: '+0m', to: '+240m', reason: 'node group upgrade' }];
+
+/** The probe's pages, as [rule, minutes after the onset of its repairs]; inside a maintenance window when `window`. */
+async function pagesOf(shape: ProbeShape, window = false): Promise<[string, number][]> {
+  const json = { ...repairLoopProbe(shape), ...(window && { maintenance: UPGRADE_WINDOW }) };
+  const scenario = parseScenario(json, `${shape.kind}-${shape.nodes}.json`);
   const { notifications } = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
   return notifications
     .filter((n) => n.kind === 'page')
@@ -57,6 +61,17 @@ describe('node-repair-storm on repair loops it was not written from', () => {
         runs.filter((pages) => pages.length !== 1 || pages[0]?.[0] !== 'node-repair-storm').length,
         runs.filter(([page]) => page !== undefined && page[1] >= 0 && page[1] <= 3).length >= 8,
       ]).toEqual([0, true]);
+    },
+  );
+
+  it.each(LOOPS.filter((shape) => !shape.struggling).map((shape) => [describeShape(shape), shape] as const))(
+    'pages inside a node upgrade window, within 3 minutes of the repairs in at least 8 of 10 runs: %s',
+    async (_name, shape) => {
+      const runs = await Promise.all(SEEDS.map((seed) => pagesOf({ ...shape, seed }, true)));
+
+      expect(
+        runs.filter(([page]) => page?.[0] === 'node-repair-storm' && page[1] >= 0 && page[1] <= 3).length,
+      ).toBeGreaterThanOrEqual(8);
     },
   );
 

@@ -186,8 +186,9 @@ const riseOverFourMinutes = {
 // a loop follow the nodes going NotReady by one repair delay (30 minutes by default, 45 with the share's build-up),
 // while routine churn beside a share NotReady for hours (one zone of six cut off, its repair paused) is no loop
 // starting, however its bursts fall. Four minutes and fifty-six, and forty-five and fifteen, fit the hour the minute
-// read already holds.
-const loopStarting: Condition = {
+// read already holds. node-repair-storm's maintenance policy lets it through a window: a node image rolled out in an
+// upgrade window is the likeliest loop, and the upgrade does not explain it.
+export const loopStarting: Condition = {
   kind: 'allOf',
   conditions: [
     underTheBrake,

@@ -5,7 +5,7 @@ import { seededRandom } from '../../support/seeded-random.ts';
  * pace, with seeded noise (Poisson counts) and missing datapoints, so that tests can show a rule generalizes beyond
  * the shipped scenarios. The shapes follow docs/rules.md, "How each failure shows in the signals".
  */
-export type ProbeKind = 'loop' | 'rotation' | 'zone-cut' | 'scale-down';
+export type ProbeKind = 'loop' | 'heal' | 'rotation' | 'zone-cut' | 'scale-down';
 
 export interface ProbeShape {
   readonly kind: ProbeKind;
@@ -14,7 +14,10 @@ export interface ProbeShape {
   readonly routine: number;
   /** Extra replacements a minute: the loop's capped pace, the rotation's or the scale-down's. */
   readonly pace: number;
-  /** Share of the nodes NotReady: held by the loop (under the brake) or by the zone cut (above it). */
+  /**
+   * Share of the nodes NotReady: held by the loop (under the brake) or by the zone cut (above it), or dead until the
+   * heal's repairs replace them.
+   */
   readonly notReadyShare?: number;
   /** Minutes the NotReady share precedes the loop's repairs (the repair delay), and minutes it takes to build. */
   readonly delay?: number;
@@ -23,6 +26,8 @@ export interface ProbeShape {
   readonly struggling?: boolean;
   /** Nodes a rotation's joiners keep NotReady while they boot. */
   readonly joiners?: number;
+  /** Minutes a healed node's replacement is NotReady once it has registered, the minute after its repair. */
+  readonly boot?: number;
   /** Minutes the loop, rotation or scale-down lasts. */
   readonly lasts?: number;
   readonly seed: number;
@@ -62,6 +67,9 @@ export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
     'nodes.scaledin': [] as (number | null)[],
   };
   const requestsPerMinute = 200 + nodes * 25;
+  // The heal: its dead nodes stay NotReady until a repair replaces each, and the replacement is NotReady while it boots.
+  let dead = shape.kind === 'heal' ? Math.round((shape.notReadyShare ?? 0.1) * nodes) : 0;
+  const booted: number[] = [];
   for (let t = 0; t < STEPS; t++) {
     const during = t >= PROBE_ONSET && t < PROBE_ONSET + lasts;
     // A node or two of a large cluster is NotReady at any minute: joining, draining, under pressure.
@@ -75,6 +83,14 @@ export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
       notReady += Math.round((shape.notReadyShare ?? 0.1) * nodes * built * (0.95 + 0.1 * next()));
     }
     if (shape.kind === 'loop' && during) repairs += poisson(next, shape.pace);
+    if (shape.kind === 'heal' && t >= sickFrom) {
+      const healed = during ? Math.min(dead, poisson(next, shape.pace)) : 0;
+      dead -= healed;
+      repairs += healed;
+      booted.push(healed);
+      // A replacement registers about a minute after its repair and is NotReady while it finishes joining.
+      notReady += dead + booted.slice(-1 - (shape.boot ?? 1), -1).reduce((sum, n) => sum + n, 0);
+    }
     if (shape.kind === 'rotation' && during) {
       repairs += poisson(next, shape.pace);
       notReady += poisson(next, shape.joiners ?? 3);
@@ -94,8 +110,16 @@ export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
     signals['nodes.scaledin'].push(scaledIn);
   }
   // An occasional missing datapoint on the CloudWatch signals (the node events come from the ledger, never missing).
-  for (const signal of ['apiserver.write.p99', 'apiserver.requests', 'nodes.total', 'nodes.notready'] as const) {
-    for (let gap = 0; gap < 3; gap++) signals[signal][Math.floor(next() * STEPS)] = null;
+  // Container Insights publishes the node count and the NotReady count in one record, so they go missing together.
+  for (const together of [
+    ['apiserver.write.p99'],
+    ['apiserver.requests'],
+    ['nodes.total', 'nodes.notready'],
+  ] as const) {
+    for (let gap = 0; gap < 3; gap++) {
+      const at = Math.floor(next() * STEPS);
+      for (const signal of together) signals[signal][at] = null;
+    }
   }
   return {
     format: 'sentinel.scenario/v1',

@@ -24,7 +24,10 @@ export const nodeRepairStorm: Rule = {
   // A rolling node upgrade replaces many nodes on purpose; a storm while the control plane is down is not that, and
   // neither is a repair loop starting (its replacements failing like the nodes before them), which an upgrade that
   // rolls out a broken node image starts on a healthy control plane.
-  maintenance: { notifyWhenFiring: ['control-plane-degraded', 'webhook-blackhole'], notifyWhen: loopStarting },
+  maintenance: {
+    notifyWhenFiring: ['control-plane-degraded', 'webhook-blackhole'],
+    notifyWhen: loopStarting(STORM_GATE),
+  },
   hints: [
     ...pauseAutoRepair,
     {

@@ -298,7 +298,7 @@ describe('loadConfig', () => {
       {
         path: '$.clusters[0].overrides["node-repair-storm"].params.minReplacements',
         message:
-          'rule "node-repair-storm" has no parameter "minReplacements"; it has: replacedShare, minReplaced, stormShare, stormRepairs, loopMinutes, loopRise, loopRiseRatio, loopRiseFromQuiet, loopNotReadyShare, loopMinNotReady, loopRepairsPerNotReady, repairBrakeShare, notReadyShare, writeP99Seconds, errorRatio',
+          'rule "node-repair-storm" has no parameter "minReplacements"; it has: replacedShare, minReplaced, stormShare, stormRepairs, loopMinutes, loopRise, loopRiseRatio, loopRiseRatioAlone, loopNotReadyShare, loopNotReadyRise, loopReadyPerRepair, loopMinNotReady, loopRepairsPerNotReady, repairBrakeShare, notReadyShare, writeP99Seconds, errorRatio',
       },
     ]);
   });

@@ -8,9 +8,13 @@ const START = Date.parse('2026-03-11T06:00:00Z');
 // and chance alone sometimes delays them past 3 minutes.
 const SEEDS = Array.from({ length: 10 }, (_, i) => i + 1);
 
-/** The probe's pages, as [rule, minutes after the onset of its repairs]. */
-async function pagesOf(shape: ProbeShape): Promise<[string, number][]> {
-  const scenario = parseScenario(repairLoopProbe(shape), `${shape.kind}-${shape.nodes}.json`);
+// A node upgrade's window over the whole probe: the cluster's nodes are being replaced on purpose.
+const UPGRADE_WINDOW = [{ cluster: 'probe', from: '+0m', to: '+240m', reason: 'node group upgrade' }];
+
+/** The probe's pages, as [rule, minutes after the onset of its repairs]; inside a maintenance window when `window`. */
+async function pagesOf(shape: ProbeShape, window = false): Promise<[string, number][]> {
+  const json = { ...repairLoopProbe(shape), ...(window && { maintenance: UPGRADE_WINDOW }) };
+  const scenario = parseScenario(json, `${shape.kind}-${shape.nodes}.json`);
   const { notifications } = await replayScenario(scenario, { ruleSet: defaultRuleSet() });
   return notifications
     .filter((n) => n.kind === 'page')
@@ -38,12 +42,30 @@ const TWINS: readonly Omit<ProbeShape, 'seed'>[] = [
   { kind: 'zone-cut', nodes: 800, routine: 0.3, pace: 0, notReadyShare: 0.33, delay: 0 },
 ];
 
+// Auto-repair that works, on healthy control planes: nodes die, and 30 minutes later (EKS's default repair delay) they
+// are replaced at the capped pace by replacements that join Ready, so the NotReady count falls as the repairs land.
+const HEALS: readonly Omit<ProbeShape, 'seed'>[] = [
+  { kind: 'heal', nodes: 40, routine: 0.02, pace: 1, notReadyShare: 0.1, delay: 30 },
+  { kind: 'heal', nodes: 800, routine: 0.3, pace: 2, notReadyShare: 0.075, delay: 30 },
+  { kind: 'heal', nodes: 2000, routine: 0.3, pace: 2, notReadyShare: 0.06, delay: 30 },
+];
+// Three of twenty: a routine repair in the minutes before the first, and a node or two NotReady for a minute, can
+// leave the heal's first repair looking like a loop's.
+const SMALL_HEAL: Omit<ProbeShape, 'seed'> = {
+  kind: 'heal',
+  nodes: 20,
+  routine: 0.02,
+  pace: 1,
+  notReadyShare: 0.15,
+  delay: 30,
+};
+
 const describeShape = (s: Omit<ProbeShape, 'seed'>) =>
   [
     `${s.kind} on ${s.nodes} nodes`,
     s.pace > 0 ? ` at ${s.pace} a minute` : '',
-    s.kind === 'loop' ? `, ${s.delay} minutes after NotReady` : '',
-    s.notReadyShare !== undefined && s.kind !== 'loop' ? `, ${s.notReadyShare * 100} % NotReady` : '',
+    s.kind === 'loop' || s.kind === 'heal' ? `, ${s.delay} minutes after NotReady` : '',
+    s.notReadyShare !== undefined && s.kind !== 'loop' ? `, ${Math.round(s.notReadyShare * s.nodes)} NotReady` : '',
     s.struggling ? ', control plane struggling' : '',
   ].join('');
 
@@ -59,6 +81,32 @@ describe('node-repair-storm on repair loops it was not written from', () => {
       ]).toEqual([0, true]);
     },
   );
+
+  it.each(LOOPS.filter((shape) => !shape.struggling).map((shape) => [describeShape(shape), shape] as const))(
+    'pages inside a node upgrade window, within 3 minutes of the repairs in at least 8 of 10 runs: %s',
+    async (_name, shape) => {
+      const runs = await Promise.all(SEEDS.map((seed) => pagesOf({ ...shape, seed }, true)));
+
+      expect(
+        runs.filter(([page]) => page?.[0] === 'node-repair-storm' && page[1] >= 0 && page[1] <= 3).length,
+      ).toBeGreaterThanOrEqual(8);
+    },
+  );
+
+  it.each(HEALS.map((shape) => [describeShape(shape), shape] as const))(
+    'pages no one on the repairs of a heal in any of 10 runs: %s',
+    async (_name, shape) => {
+      const runs = await Promise.all(SEEDS.map((seed) => pagesOf({ ...shape, seed })));
+
+      expect(runs.flat().filter(([, minute]) => minute >= 0)).toEqual([]);
+    },
+  );
+
+  it(`pages on the repairs of a heal in at most 1 of 10 runs: ${describeShape(SMALL_HEAL)}`, async () => {
+    const runs = await Promise.all(SEEDS.map((seed) => pagesOf({ ...SMALL_HEAL, seed })));
+
+    expect(runs.filter((pages) => pages.some(([, minute]) => minute >= 0)).length).toBeLessThanOrEqual(1);
+  });
 
   it.each(TWINS.map((shape) => [describeShape(shape), shape] as const))(
     'pages no one in any of 10 runs: %s',

@@ -1,9 +1,11 @@
+import { seededRandom } from '../../support/seeded-random.ts';
+
 /**
  * A node-repair probe: one cluster's stock signals around a repair loop or one of its benign twins, at any size and
  * pace, with seeded noise (Poisson counts) and missing datapoints, so that tests can show a rule generalizes beyond
  * the shipped scenarios. The shapes follow docs/rules.md, "How each failure shows in the signals".
  */
-export type ProbeKind = 'loop' | 'rotation' | 'zone-cut' | 'scale-down';
+export type ProbeKind = 'loop' | 'heal' | 'rotation' | 'zone-cut' | 'scale-down';
 
 export interface ProbeShape {
   readonly kind: ProbeKind;
@@ -12,7 +14,10 @@ export interface ProbeShape {
   readonly routine: number;
   /** Extra replacements a minute: the loop's capped pace, the rotation's or the scale-down's. */
   readonly pace: number;
-  /** Share of the nodes NotReady: held by the loop (under the brake) or by the zone cut (above it). */
+  /**
+   * Share of the nodes NotReady: held by the loop (under the brake) or by the zone cut (above it), or dead until the
+   * heal's repairs replace them.
+   */
   readonly notReadyShare?: number;
   /** Minutes the NotReady share precedes the loop's repairs (the repair delay), and minutes it takes to build. */
   readonly delay?: number;
@@ -21,6 +26,8 @@ export interface ProbeShape {
   readonly struggling?: boolean;
   /** Nodes a rotation's joiners keep NotReady while they boot. */
   readonly joiners?: number;
+  /** Minutes a healed node's replacement is NotReady once it has registered, the minute after its repair. */
+  readonly boot?: number;
   /** Minutes the loop, rotation or scale-down lasts. */
   readonly lasts?: number;
   readonly seed: number;
@@ -29,17 +36,6 @@ export interface ProbeShape {
 /** The minute the loop's repairs (or the twin's replacements) begin. */
 export const PROBE_ONSET = 150;
 const STEPS = 240;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function poisson(next: () => number, mean: number): number {
   if (mean <= 0) return 0;
@@ -55,7 +51,7 @@ function poisson(next: () => number, mean: number): number {
 
 /** The probe as a scenario file's JSON, one cluster named `probe`, sampled every minute from 06:00Z. */
 export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
-  const next = random(shape.seed);
+  const next = seededRandom(shape.seed);
   const { nodes } = shape;
   const delay = shape.delay ?? 10;
   const lasts = shape.lasts ?? STEPS;
@@ -71,6 +67,9 @@ export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
     'nodes.scaledin': [] as (number | null)[],
   };
   const requestsPerMinute = 200 + nodes * 25;
+  // The heal: its dead nodes stay NotReady until a repair replaces each, and the replacement is NotReady while it boots.
+  let dead = shape.kind === 'heal' ? Math.round((shape.notReadyShare ?? 0.1) * nodes) : 0;
+  const booted: number[] = [];
   for (let t = 0; t < STEPS; t++) {
     const during = t >= PROBE_ONSET && t < PROBE_ONSET + lasts;
     // A node or two of a large cluster is NotReady at any minute: joining, draining, under pressure.
@@ -84,6 +83,14 @@ export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
       notReady += Math.round((shape.notReadyShare ?? 0.1) * nodes * built * (0.95 + 0.1 * next()));
     }
     if (shape.kind === 'loop' && during) repairs += poisson(next, shape.pace);
+    if (shape.kind === 'heal' && t >= sickFrom) {
+      const healed = during ? Math.min(dead, poisson(next, shape.pace)) : 0;
+      dead -= healed;
+      repairs += healed;
+      booted.push(healed);
+      // A replacement registers about a minute after its repair and is NotReady while it finishes joining.
+      notReady += dead + booted.slice(-1 - (shape.boot ?? 1), -1).reduce((sum, n) => sum + n, 0);
+    }
     if (shape.kind === 'rotation' && during) {
       repairs += poisson(next, shape.pace);
       notReady += poisson(next, shape.joiners ?? 3);
@@ -103,8 +110,16 @@ export function repairLoopProbe(shape: ProbeShape): Record<string, unknown> {
     signals['nodes.scaledin'].push(scaledIn);
   }
   // An occasional missing datapoint on the CloudWatch signals (the node events come from the ledger, never missing).
-  for (const signal of ['apiserver.write.p99', 'apiserver.requests', 'nodes.total', 'nodes.notready'] as const) {
-    for (let gap = 0; gap < 3; gap++) signals[signal][Math.floor(next() * STEPS)] = null;
+  // Container Insights publishes the node count and the NotReady count in one record, so they go missing together.
+  for (const together of [
+    ['apiserver.write.p99'],
+    ['apiserver.requests'],
+    ['nodes.total', 'nodes.notready'],
+  ] as const) {
+    for (let gap = 0; gap < 3; gap++) {
+      const at = Math.floor(next() * STEPS);
+      for (const signal of together) signals[signal][at] = null;
+    }
   }
   return {
     format: 'sentinel.scenario/v1',

@@ -1,6 +1,7 @@
 import type { Rule } from '../rule.ts';
 import { pauseAutoRepair } from './pause-auto-repair.ts';
 import {
+  loopStarting,
   NODE_REPAIR_STORM,
   nodeRepairStormCondition,
   repairsInAStormParams,
@@ -20,8 +21,13 @@ export const nodeRepairStorm: Rule = {
   when: nodeRepairStormCondition(STORM_GATE),
   explains: ['node-churn'],
   holdDown: '30m',
-  // A rolling node upgrade replaces many nodes on purpose; a storm while the control plane is down is not that.
-  maintenance: { notifyWhenFiring: ['control-plane-degraded', 'webhook-blackhole'] },
+  // A rolling node upgrade replaces many nodes on purpose; a storm while the control plane is down is not that, and
+  // neither is a repair loop starting (its replacements failing like the nodes before them), which an upgrade that
+  // rolls out a broken node image starts on a healthy control plane.
+  maintenance: {
+    notifyWhenFiring: ['control-plane-degraded', 'webhook-blackhole'],
+    notifyWhen: loopStarting(STORM_GATE),
+  },
   hints: [
     ...pauseAutoRepair,
     {

@@ -49,16 +49,28 @@ export const repairsInAStormParams = {
     description:
       'repairs over the last 4 minutes as a multiple of the cluster’s own rate of the 56 before, besides loopRise: a busy cluster’s routine bursts are not a loop',
   },
-  loopRiseFromQuiet: {
+  loopRiseRatioAlone: {
     default: 10,
     unit: 'x',
     description:
-      'repairs over the last 4 minutes as a multiple of the cluster’s own rate of the 56 before that alone count, for a cluster that repairs a node in ten minutes or less',
+      'repairs over the last 4 minutes as a multiple of the cluster’s own rate of the 56 before that counts without loopRise, for a cluster that repairs a node in ten minutes or less',
   },
   loopNotReadyShare: {
     default: 0.05,
     unit: 'ratio',
     description: 'share of nodes held NotReady that makes repairs above the cluster’s own rate a loop',
+  },
+  loopNotReadyRise: {
+    default: 0.05,
+    unit: 'ratio',
+    description:
+      'rise of the NotReady share within the last hour (its peak of the last 45 minutes above that of the 15 before) that a loop starting needs: its nodes went NotReady one repair delay before the repairs',
+  },
+  loopReadyPerRepair: {
+    default: 0.35,
+    unit: 'nodes per repair',
+    description:
+      'most Ready nodes gained per repair as the repairs rise (the last 3 minutes against the 8 before): a repair that works brings a Ready node back, a loop’s replacement fails like the node before it',
   },
   loopMinNotReady: {
     default: 3,
@@ -169,6 +181,36 @@ const heldNotJoining: Condition = {
   value: '$loopRepairsPerNotReady',
 };
 
+// Not a repair that works. A repair that works takes a dead node out and brings a Ready one back (its replacement
+// registers a minute or two after the repair and is Ready once its kubelet and network are up), so the Ready count
+// climbs by about a node for each repair; a loop's replacement goes NotReady like the node before it, and the Ready
+// count holds. Read as the Ready nodes gained over the last 3 minutes against the 8 before, per rise of the repair
+// rate over the same windows: three minutes take in a replacement's registration and join, eight minutes steady the
+// count the repairs began from. It is unknown, so no loop starting, once the repairs have run long enough to be their
+// own baseline.
+const ready = { difference: ['nodes.total', 'nodes.notready'] } as const;
+const notHealing: Condition = {
+  kind: 'change',
+  of: ready,
+  per: possibleRepairs,
+  aggregate: 'avg',
+  window: '3m',
+  baseline: '8m',
+  mode: 'delta',
+  op: '<=',
+  value: '$loopReadyPerRepair',
+};
+
+/** A struggling control plane, as the gate reads it: slow writes or 5xx in 2 of the last 5 minutes. */
+const controlPlaneStruggling = (names: StormGateNames) =>
+  ({
+    kind: 'anyOf',
+    conditions: [
+      { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: names.writeP99Seconds, m: 2, n: 5 },
+      { kind: 'sustained', of: errorShare, op: '>=', value: names.errorRatio, m: 2, n: 5 },
+    ],
+  }) as const satisfies Condition;
+
 const riseOverFourMinutes = {
   kind: 'change',
   of: possibleRepairs,
@@ -181,19 +223,25 @@ const riseOverFourMinutes = {
 // The loop starting: repairs of the last 4 minutes above the cluster's own rate of the 56 before (a node a minute
 // above it and twice it, or ten times it on a cluster that repairs a node in ten minutes or less), while NotReady has
 // held for 6 of the last 8 minutes, the minutes before the repairs included: NotReady comes first, by the repair delay,
-// so its evidence is in when the repairs begin and the page comes within 3 minutes of them. The NotReady share must
-// also have risen within the last hour (its peak of the last 45 minutes above that of the 15 before): the repairs of
-// a loop follow the nodes going NotReady by one repair delay (30 minutes by default, 45 with the share's build-up),
+// so its evidence is in when the repairs begin and the page comes within 3 minutes of them. The Ready count must not
+// climb with the repairs (a repair that works), unless the control plane struggles. The NotReady share must also
+// have risen within the last hour (its peak of the last 45 minutes by loopNotReadyRise above that of the 15 before):
+// the repairs of a loop follow the nodes going NotReady by one repair delay (30 minutes by default, 45 with the
+// share's build-up),
 // while routine churn beside a share NotReady for hours (one zone of six cut off, its repair paused) is no loop
 // starting, however its bursts fall. Four minutes and fifty-six, and forty-five and fifteen, fit the hour the minute
-// read already holds.
-const loopStarting: Condition = {
+// read already holds. node-repair-storm's maintenance policy lets it through a window: a node image rolled out in an
+// upgrade window is the likeliest loop, and the upgrade does not explain it. `names` are the gate's parameter names in
+// the rule that reads it.
+export const loopStarting = (names: StormGateNames): Condition => ({
   kind: 'allOf',
   conditions: [
     underTheBrake,
     { kind: 'sustained', of: notReadyShare, op: '>=', value: '$loopNotReadyShare', m: 6, n: 8 },
     { kind: 'sustained', of: 'nodes.notready', op: '>=', value: '$loopMinNotReady', m: 6, n: 8 },
     heldNotJoining,
+    // A struggling control plane is the loop's cause as often as not, and auto-repair reacting to it pages at once.
+    { kind: 'anyOf', conditions: [notHealing, controlPlaneStruggling(names)] },
     {
       kind: 'change',
       of: notReadyShare,
@@ -202,7 +250,7 @@ const loopStarting: Condition = {
       baseline: '15m',
       mode: 'delta',
       op: '>=',
-      value: '$loopNotReadyShare',
+      value: '$loopNotReadyRise',
     },
     { kind: 'window', of: possibleRepairs, aggregate: 'sum', window: '4m', op: '>=', value: '$stormRepairs' },
     {
@@ -215,11 +263,11 @@ const loopStarting: Condition = {
             { ...riseOverFourMinutes, mode: 'ratio', value: '$loopRiseRatio' },
           ],
         },
-        { ...riseOverFourMinutes, mode: 'ratio', value: '$loopRiseFromQuiet' },
+        { ...riseOverFourMinutes, mode: 'ratio', value: '$loopRiseRatioAlone' },
       ],
     },
   ],
-};
+});
 
 // The loop once it has become its own baseline, on a large cluster at its capped pace: a repair in nearly every
 // minute with NotReady held. Routine churn beside a share held NotReady looks the same without the loop's start, so
@@ -275,7 +323,7 @@ const repairsInAStorm: Condition = {
 export const nodeRepairStormCondition = (names: StormGateNames): Condition => ({
   kind: 'anyOf',
   conditions: [
-    loopStarting,
+    loopStarting(names),
     {
       kind: 'allOf',
       conditions: [
@@ -284,8 +332,7 @@ export const nodeRepairStormCondition = (names: StormGateNames): Condition => ({
           kind: 'anyOf',
           conditions: [
             { kind: 'sustained', of: notReadyShare, op: '>=', value: names.notReadyShare, m: 3, n: 5 },
-            { kind: 'sustained', of: 'apiserver.write.p99', op: '>=', value: names.writeP99Seconds, m: 2, n: 5 },
-            { kind: 'sustained', of: errorShare, op: '>=', value: names.errorRatio, m: 2, n: 5 },
+            ...controlPlaneStruggling(names).conditions,
           ],
         },
       ],

@@ -21,7 +21,7 @@ export const BUNDLED_CONFIG_FILE = 'sentinel.config.json';
  * Lets CommonJS dependencies call `require` inside the ESM bundle. The alias keeps the banner's names clear of any
  * top-level `createRequire` in bundled code.
  */
-const ESM_REQUIRE_BANNER =
+export const ESM_REQUIRE_BANNER =
   "import { createRequire as __sentinelCreateRequire } from 'node:module'; const require = __sentinelCreateRequire(import.meta.url);";
 
 /**

@@ -26,7 +26,7 @@ const corpus = (await loadCorpus(at('../scenarios'))).filter((s) => s.name === Q
 const quietWeek = corpus[0]?.scenario;
 const quiet = (await measureDetectionQuality(ruleSet, corpus)).scenarios[0];
 if (!quietWeek || !quiet) throw new Error(`bench: scenarios/${QUIET_WEEK} is missing`);
-const cadenceOptions = await measureCadenceOptions(ruleSet, corpus, QUIET_WEEK);
+const cadenceOptions = await measureCadenceOptions({ dir: at('../scenarios'), names: [QUIET_WEEK] }, QUIET_WEEK);
 
 const stack = synthesizeDeployedStack();
 const smallFleetConfig = withSmallFleetSettings(stack.configFile);

@@ -155,15 +155,11 @@ async function pollChild(
   heapMb: number,
 ): Promise<{ completed: boolean; figures?: FleetPollFigures; error?: string }> {
   try {
-    const { stdout } = await run(
-      process.execPath,
-      [`--max-old-space-size=${heapMb}`, script, String(size)],
-      {
-        timeout: POLL_TIMEOUT_MS,
-        maxBuffer: 1 << 20,
-        env: benchEnv(endpoint),
-      },
-    );
+    const { stdout } = await run(process.execPath, [`--max-old-space-size=${heapMb}`, script, String(size)], {
+      timeout: POLL_TIMEOUT_MS,
+      maxBuffer: 1 << 20,
+      env: benchEnv(endpoint),
+    });
     const last = stdout.trim().split('\n').at(-1) ?? '';
     return { completed: true, figures: JSON.parse(last) as FleetPollFigures };
   } catch (error) {

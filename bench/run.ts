@@ -36,7 +36,10 @@ const corpus = await loadCorpus(at('../scenarios'));
 step('replaying the scenario corpus and the alarm baseline');
 const detection = await measureDetectionQuality(ruleSet, corpus);
 step('replaying the corpus with other cadences');
-const cadenceOptions = await measureCadenceOptions(ruleSet, corpus, QUIET_WEEK);
+const cadenceOptions = await measureCadenceOptions(
+  { dir: at('../scenarios'), names: corpus.map((s) => s.name) },
+  QUIET_WEEK,
+);
 
 step('synthesizing the stack and its bundles');
 const stack = synthesizeDeployedStack();

@@ -5,7 +5,7 @@ import { MAX_DATAPOINTS_PER_CLUSTER_READ, outOfRange, rangeOfUnit } from './boun
 import { type Condition, conditionParams, conditionSignals } from './condition.ts';
 import { durationMs } from './duration.ts';
 import { conditionLookback, type Params } from './evaluate-condition.ts';
-import type { Rule, RuleOverrides, RuleParam, Severity } from './rule.ts';
+import type { Rule, RuleOverrides, Severity } from './rule.ts';
 import type { SignalName } from './signals.ts';
 
 /** The deployed poller reads one-minute samples. */
@@ -244,22 +244,21 @@ export class RuleSet {
   /** The enabled rules for one cluster, with overrides applied in order (fleet-wide first, then the cluster's). */
   forCluster(layers: readonly RuleOverrides[]): ClusterRule[] {
     const overridden = (rule: Rule) => layers.map((layer) => layer[rule.id]).filter((o) => o !== undefined);
-    const ownParams = (rule: Rule): Record<string, number> => {
-      const params = Object.fromEntries(Object.entries(rule.params).map(([name, param]) => [name, param.default]));
-      for (const override of overridden(rule)) Object.assign(params, override.params);
-      return params;
-    };
-    // A following parameter reads its rule's value on this cluster, whether or not that rule is enabled here.
-    const followedValue = (follows: NonNullable<RuleParam['follows']>) => {
-      const followed = this.byId.get(follows.rule);
-      return followed ? ownParams(followed)[follows.param] : undefined;
-    };
+    // Each rule's values after the overrides, once: a following parameter reads its rule's value on this cluster,
+    // whether or not that rule is enabled here.
+    const own = new Map(
+      this.rules.map((rule) => {
+        const params = Object.fromEntries(Object.entries(rule.params).map(([name, param]) => [name, param.default]));
+        for (const override of overridden(rule)) Object.assign(params, override.params);
+        return [rule.id, params];
+      }),
+    );
     return this.rules.flatMap((rule) => {
       const applied = overridden(rule);
       if ((applied.findLast((o) => o.enabled !== undefined)?.enabled ?? true) === false) return [];
-      const params = ownParams(rule);
+      const params = { ...own.get(rule.id) };
       for (const [name, param] of Object.entries(rule.params)) {
-        const value = param.follows && followedValue(param.follows);
+        const value = param.follows && own.get(param.follows.rule)?.[param.follows.param];
         if (value !== undefined) params[name] = value;
       }
       const severity = applied.findLast((o) => o.severity)?.severity ?? rule.severity;

@@ -2,9 +2,8 @@ import { documentClient } from '../aws/clients.ts';
 import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
 import { readConfigFile, readScenarioFile } from '../io/input-files.ts';
 import { compileRuleSet } from '../shared/config/deployment-config.ts';
-import { costModel, pollerMemoryMb } from '../shared/digest/cost-model.ts';
 import type { Digest } from '../shared/digest/digest.ts';
-import { digestOfWeek } from '../shared/digest/digest-of-week.ts';
+import { deploymentDigestInput, digestOfWeek } from '../shared/digest/digest-of-week.ts';
 import { weekOf } from '../shared/digest/iso-week.ts';
 import { renderDigest } from '../shared/digest/render-digest.ts';
 import { replayDigest } from '../shared/digest/replay-digest.ts';
@@ -84,22 +83,13 @@ async function fromStore(options: DigestOptions, out: CommandOutput): Promise<Di
   if (!table) {
     throw new UsageError(`digest --config reads the deployed table: give --table TABLE or set SENTINEL_TABLE`);
   }
-  const { config, ruleSet } = readConfigFile(options.config);
-  const week = weekOf(options.week, config.digest.timeZone);
+  const deployed = readConfigFile(options.config);
+  const week = weekOf(options.week, deployed.config.digest.timeZone);
   const client = documentClient();
   const { activityLog } = dynamoDbStores({ client, table, now: Date.now });
   progress(out, `Reading the week ${options.week} from table ${table}: incidents, notifications, polls, silences...`);
   try {
-    return await digestOfWeek(
-      {
-        activityLog,
-        ruleSet,
-        config,
-        costModel: costModel(pollerMemoryMb(config.clusters.length)),
-        source: { kind: 'deployment', name: table },
-      },
-      week,
-    );
+    return await digestOfWeek(deploymentDigestInput(activityLog, deployed, table), week);
   } catch (error) {
     if (error instanceof SentinelError) throw error;
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

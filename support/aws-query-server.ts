@@ -12,13 +12,8 @@ export abstract class AwsQueryServer extends LoopbackServer<URLSearchParams> {
   /** The operation's result as the XML inside its `<Operation>Result` element. */
   protected abstract run(operation: string, params: URLSearchParams): string;
 
-  protected decode({ body }: RawRequest): ServiceCall<URLSearchParams> {
-    const params = new URLSearchParams(body);
-    const action = params.get('Action');
-    if (!action) {
-      throw new ServiceError('MissingAction', 'The request must contain the parameter Action.');
-    }
-    return { operation: action, input: params };
+  protected decode(request: RawRequest): ServiceCall<URLSearchParams> {
+    return queryCall(request);
   }
 
   protected handle({ operation, input }: ServiceCall<URLSearchParams>, requestId: string): HttpReply {
@@ -40,6 +35,16 @@ export abstract class AwsQueryServer extends LoopbackServer<URLSearchParams> {
         `${element('Message', error.message)}</Error>${element('RequestId', requestId)}</ErrorResponse>`,
     };
   }
+}
+
+/** The call a query request makes, as awsQuery and EC2's query protocol both send it: `Action=<Operation>&...`. */
+export function queryCall({ body }: RawRequest): ServiceCall<URLSearchParams> {
+  const params = new URLSearchParams(body);
+  const action = params.get('Action');
+  if (!action) {
+    throw new ServiceError('MissingAction', 'The request must contain the parameter Action.');
+  }
+  return { operation: action, input: params };
 }
 
 export function element(tag: string, text: string): string {

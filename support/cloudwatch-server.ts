@@ -29,24 +29,19 @@ import type {
   PutMetricDataInput,
   StatisticSet,
 } from '@aws-sdk/client-cloudwatch';
+import { type AwsJsonProtocol, AwsJsonServer } from './aws-json-server.ts';
 import { GET_METRIC_DATA_QUOTAS, GetMetricDataQuotaMeter, type GetMetricDataQuotas } from './get-metric-data-quotas.ts';
 import {
-  awsJsonErrorReply,
   type FaultAnswers,
   type HttpReply,
-  LoopbackServer,
   type LoopbackServerOptions,
-  type RawRequest,
   type ServiceCall,
   ServiceError,
-  signedRegion,
 } from './loopback-server.ts';
 
 /** The account that PutMetricData writes to and that queries without an AccountId read. */
 export const DEFAULT_ACCOUNT_ID = '000000000000';
 
-const TARGET_PREFIX = 'GraniteServiceVersion20100801.';
-const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';
 const MINUTE_MS = 60_000;
 const MAX_QUERIES = 500;
 const MAX_METRIC_DATA = 1000;
@@ -76,6 +71,13 @@ const ERROR_TYPES: Record<string, string> = {
   ServiceUnavailable: 'com.amazon.coral.availability#ServiceUnavailableException',
   SerializationException: 'com.amazon.coral.service#SerializationException',
   UnknownOperationException: 'com.amazon.coral.service#UnknownOperationException',
+};
+
+const PROTOCOL: AwsJsonProtocol = {
+  service: 'CloudWatch',
+  version: '1.0',
+  targetPrefix: 'GraniteServiceVersion20100801.',
+  queryErrorTypes: ERROR_TYPES,
 };
 
 interface Bucket {
@@ -133,7 +135,8 @@ export async function startCloudWatchServer(options: CloudWatchServerOptions = {
   return new CloudWatchServer(options).listen();
 }
 
-export class CloudWatchServer extends LoopbackServer<unknown> {
+export class CloudWatchServer extends AwsJsonServer<unknown> {
+  protected readonly protocol = PROTOCOL;
   readonly accountId: string;
   /** Every GetMetricData request received, as the caller passed it to the SDK, rejected ones included. */
   readonly getMetricDataRequests: GetMetricDataInput[] = [];
@@ -226,50 +229,26 @@ export class CloudWatchServer extends LoopbackServer<unknown> {
     this.#partialKeep = undefined;
   }
 
-  protected decode({ headers, body }: RawRequest): ServiceCall<unknown> {
-    const target = headers['x-amz-target'];
-    if (typeof target !== 'string' || !target.startsWith(TARGET_PREFIX)) {
-      throw new ServiceError(
-        'UnknownOperationException',
-        `X-Amz-Target ${String(target)} is not a CloudWatch operation`,
-      );
-    }
-    try {
-      const region = signedRegion(headers);
-      return {
-        operation: target.slice(TARGET_PREFIX.length),
-        input: JSON.parse(body || '{}'),
-        ...(region && { region }),
-      };
-    } catch {
-      throw new ServiceError('SerializationException', 'The request body is not valid JSON');
-    }
-  }
-
   protected handle({ operation, input, region }: ServiceCall<unknown>): HttpReply {
     switch (operation) {
       case 'PutMetricData':
         this.#putMetricData(decodePutMetricData(input as Wire<PutMetricDataInput>));
-        return jsonReply({});
+        return this.reply({});
       case 'GetMetricData': {
         const request = decodeGetMetricData(input as Wire<GetMetricDataInput>);
         this.getMetricDataRequests.push(request);
-        return jsonReply(encodeGetMetricDataOutput(this.#getMetricData(request)));
+        return this.reply(encodeGetMetricDataOutput(this.#getMetricData(request)));
       }
       case 'ListMetrics':
-        return jsonReply(this.#listMetrics(input as ListMetricsInput));
+        return this.reply(this.#listMetrics(input as ListMetricsInput));
       case 'DescribeAlarms':
-        return jsonReply(encodeDescribeAlarmsOutput(this.#describeAlarms(input as Wire<DescribeAlarmsInput>, region)));
+        return this.reply(encodeDescribeAlarmsOutput(this.#describeAlarms(input as Wire<DescribeAlarmsInput>, region)));
       default:
         throw new ServiceError(
           'UnknownOperationException',
           `The loopback CloudWatch fake does not implement ${operation}`,
         );
     }
-  }
-
-  protected encodeError(error: ServiceError): HttpReply {
-    return awsJsonErrorReply(error, ERROR_TYPES[error.code] ?? error.code);
   }
 
   protected readonly faultAnswers: FaultAnswers = {
@@ -795,10 +774,6 @@ function missing(parameter: string): ServiceError {
 
 function invalidValue(parameter: string, value: unknown): ServiceError {
   return new ServiceError('InvalidParameterValue', `The value ${String(value)} for parameter ${parameter} is invalid.`);
-}
-
-function jsonReply(body: unknown): HttpReply {
-  return { status: 200, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(body) };
 }
 
 function fromEpochSeconds(seconds: number | string): Date {

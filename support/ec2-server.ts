@@ -6,7 +6,7 @@
  * As EC2 does, an instance ID it does not know fails the whole call with `InvalidInstanceID.NotFound`, and throttling
  * answers `RequestLimitExceeded` (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html).
  */
-import { element } from './aws-query-server.ts';
+import { element, queryCall } from './aws-query-server.ts';
 import {
   type FaultAnswers,
   type HttpReply,
@@ -29,11 +29,8 @@ export class Ec2Server extends LoopbackServer<URLSearchParams> {
   /** Tags by instance ID, of the instances EC2 describes. */
   readonly instances = new Map<string, Record<string, string>>();
 
-  protected decode({ body }: RawRequest): ServiceCall<URLSearchParams> {
-    const params = new URLSearchParams(body);
-    const action = params.get('Action');
-    if (!action) throw new ServiceError('MissingAction', 'The request must contain the parameter Action.');
-    return { operation: action, input: params };
+  protected decode(request: RawRequest): ServiceCall<URLSearchParams> {
+    return queryCall(request);
   }
 
   protected handle({ operation, input }: ServiceCall<URLSearchParams>, requestId: string): HttpReply {

@@ -9,9 +9,11 @@
 import {
   type FaultAnswers,
   type HttpReply,
+  jsonReply,
   LoopbackServer,
   type LoopbackServerOptions,
   type RawRequest,
+  restJsonErrorReply,
   type ServiceCall,
   ServiceError,
 } from './loopback-server.ts';
@@ -67,7 +69,7 @@ export class EksServer extends LoopbackServer<EksInput> {
     }
     if (!state) throw new ClusterNotFound(input.cluster);
     if (operation === 'DescribeCluster') {
-      return json({
+      return jsonReply(200, {
         cluster: {
           name: input.cluster,
           arn: `arn:aws:eks:us-east-1:111122223333:cluster/${input.cluster}`,
@@ -87,19 +89,11 @@ export class EksServer extends LoopbackServer<EksInput> {
     }
     const start = Number(input.query.get('nextToken') ?? 0);
     const end = start + max;
-    return json({ [key]: names.slice(start, end), ...(end < names.length && { nextToken: String(end) }) });
+    return jsonReply(200, { [key]: names.slice(start, end), ...(end < names.length && { nextToken: String(end) }) });
   }
 
   protected encodeError(error: ServiceError): HttpReply {
-    return {
-      status: error.status,
-      contentType: 'application/json',
-      headers: { 'x-amzn-ErrorType': error.code },
-      body: JSON.stringify({
-        message: error.message,
-        ...(error instanceof ClusterNotFound && { clusterName: error.clusterName }),
-      }),
-    };
+    return restJsonErrorReply(error, error instanceof ClusterNotFound ? { clusterName: error.clusterName } : {});
   }
 
   protected readonly faultAnswers: FaultAnswers = {
@@ -114,8 +108,4 @@ class ClusterNotFound extends ServiceError {
   constructor(readonly clusterName: string) {
     super('ResourceNotFoundException', `No cluster found for name: ${clusterName}.`, 404);
   }
-}
-
-function json(body: unknown): HttpReply {
-  return { status: 200, contentType: 'application/json', body: JSON.stringify(body) };
 }

@@ -177,13 +177,30 @@ export abstract class LoopbackServer<Input> {
   }
 }
 
-/** An error as the AWS JSON protocols answer it: the type in the body, the code and who is at fault in a header. */
+/** An answer whose body is `body` as JSON: `application/json`, unless the protocol names a type of its own. */
+export function jsonReply(status: number, body: unknown, contentType = 'application/json'): HttpReply {
+  return { status, contentType, body: JSON.stringify(body) };
+}
+
+/**
+ * An error as the awsQueryCompatible AWS JSON 1.0 services answer it: the type in the body, the code and who is at
+ * fault in a header.
+ */
 export function awsJsonErrorReply(error: ServiceError, type: string): HttpReply {
   return {
-    status: error.status,
-    contentType: 'application/x-amz-json-1.0',
+    ...jsonReply(error.status, { __type: type, message: error.message }, 'application/x-amz-json-1.0'),
     headers: { 'x-amzn-query-error': `${error.code};${error.fault}` },
-    body: JSON.stringify({ __type: type, message: error.message }),
+  };
+}
+
+/**
+ * An error as the REST-JSON protocol answers it: its code in the `x-amzn-ErrorType` header, its message and any
+ * fields the service's error shape adds in the body.
+ */
+export function restJsonErrorReply(error: ServiceError, fields: Readonly<Record<string, unknown>> = {}): HttpReply {
+  return {
+    ...jsonReply(error.status, { message: error.message, ...fields }),
+    headers: { 'x-amzn-ErrorType': error.code },
   };
 }
 

@@ -9,8 +9,8 @@
  * routing key does not reach it (a resolve is dropped, a trigger opens another incident).
  */
 import type { LoopbackServerOptions, ServiceCall } from './loopback-server.ts';
-import { type HttpReply, ServiceError } from './loopback-server.ts';
-import { jsonReply, type VendorInput, VendorServer } from './vendor-server.ts';
+import { type HttpReply, jsonReply, ServiceError } from './loopback-server.ts';
+import { type VendorInput, VendorServer } from './vendor-server.ts';
 
 const MAX_EVENT_BYTES = 512 * 1024;
 const SEVERITIES = new Set(['critical', 'error', 'warning', 'info']);

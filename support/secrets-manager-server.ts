@@ -4,18 +4,16 @@
  * JSON body `{ SecretId }`, errors as `{ __type, message }`
  * (https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_GetSecretValue.html).
  */
+import { type AwsJsonProtocol, AwsJsonServer } from './aws-json-server.ts';
 import {
   type FaultAnswers,
   type HttpReply,
-  LoopbackServer,
   type LoopbackServerOptions,
-  type RawRequest,
   type ServiceCall,
   ServiceError,
 } from './loopback-server.ts';
 
-const TARGET_PREFIX = 'secretsmanager.';
-const CONTENT_TYPE = 'application/x-amz-json-1.1';
+const PROTOCOL: AwsJsonProtocol = { service: 'Secrets Manager', version: '1.1', targetPrefix: 'secretsmanager.' };
 
 export async function startSecretsManagerServer(options: LoopbackServerOptions = {}): Promise<SecretsManagerServer> {
   return new SecretsManagerServer(options).listen();
@@ -26,7 +24,8 @@ interface SecretInput {
   readonly VersionStage?: unknown;
 }
 
-export class SecretsManagerServer extends LoopbackServer<SecretInput> {
+export class SecretsManagerServer extends AwsJsonServer<SecretInput> {
+  protected readonly protocol = PROTOCOL;
   readonly #secrets = new Map<string, { value: string; version: number; previous?: string }>();
   /** Every SecretId asked for, in order, faulted requests included. */
   readonly reads: string[] = [];
@@ -38,18 +37,6 @@ export class SecretsManagerServer extends LoopbackServer<SecretInput> {
   putSecret(name: string, value: string): void {
     const old = this.#secrets.get(name);
     this.#secrets.set(name, { value, version: (old?.version ?? 0) + 1, ...(old && { previous: old.value }) });
-  }
-
-  protected decode({ headers, body }: RawRequest): ServiceCall<SecretInput> {
-    const target = headers['x-amz-target'];
-    if (typeof target !== 'string' || !target.startsWith(TARGET_PREFIX)) {
-      throw new ServiceError('UnknownOperationException', `X-Amz-Target ${String(target)} is not Secrets Manager`);
-    }
-    try {
-      return { operation: target.slice(TARGET_PREFIX.length), input: JSON.parse(body || '{}') };
-    } catch {
-      throw new ServiceError('SerializationException', 'The request body is not valid JSON');
-    }
   }
 
   protected handle({ operation, input }: ServiceCall<SecretInput>): HttpReply {
@@ -64,26 +51,14 @@ export class SecretsManagerServer extends LoopbackServer<SecretInput> {
     if (!secret || value === undefined) {
       throw new ServiceError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     }
-    return {
-      status: 200,
-      contentType: CONTENT_TYPE,
-      body: JSON.stringify({
-        ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf`,
-        Name: name,
-        SecretString: value,
-        VersionId: `v${stage === 'AWSPREVIOUS' ? secret.version - 1 : secret.version}`,
-        VersionStages: [stage],
-        CreatedDate: 1_700_000_000,
-      }),
-    };
-  }
-
-  protected encodeError(error: ServiceError): HttpReply {
-    return {
-      status: error.status,
-      contentType: CONTENT_TYPE,
-      body: JSON.stringify({ __type: error.code, message: error.message }),
-    };
+    return this.reply({
+      ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}-AbCdEf`,
+      Name: name,
+      SecretString: value,
+      VersionId: `v${stage === 'AWSPREVIOUS' ? secret.version - 1 : secret.version}`,
+      VersionStages: [stage],
+      CreatedDate: 1_700_000_000,
+    });
   }
 
   protected readonly faultAnswers: FaultAnswers = {

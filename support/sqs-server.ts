@@ -10,18 +10,9 @@
  * entries, distinct Ids of at most 80 alphanumerics, hyphens and underscores, and 1 MiB in all.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  awsJsonErrorReply,
-  type FaultAnswers,
-  type HttpReply,
-  LoopbackServer,
-  type RawRequest,
-  type ServiceCall,
-  ServiceError,
-} from './loopback-server.ts';
+import { type AwsJsonProtocol, AwsJsonServer } from './aws-json-server.ts';
+import { type FaultAnswers, type HttpReply, type ServiceCall, ServiceError } from './loopback-server.ts';
 
-const TARGET_PREFIX = 'AmazonSQS.';
-const JSON_CONTENT_TYPE = 'application/x-amz-json-1.0';
 const MAX_ENTRIES = 10;
 const MAX_PAYLOAD_BYTES = 1_048_576;
 const ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -39,6 +30,13 @@ const ERROR_TYPES: Record<string, string> = {
   InvalidAddress: 'com.amazonaws.sqs#InvalidAddress',
 };
 
+const PROTOCOL: AwsJsonProtocol = {
+  service: 'SQS',
+  version: '1.0',
+  targetPrefix: 'AmazonSQS.',
+  queryErrorTypes: ERROR_TYPES,
+};
+
 export interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
@@ -51,7 +49,8 @@ interface Entry {
   readonly MessageBody: string;
 }
 
-export class SqsServer extends LoopbackServer<Record<string, unknown>> {
+export class SqsServer extends AwsJsonServer<Record<string, unknown>> {
+  protected readonly protocol = PROTOCOL;
   readonly #queues = new Map<string, QueuedMessage[]>();
 
   /** A queue and its URL, on this server. */
@@ -95,25 +94,17 @@ export class SqsServer extends LoopbackServer<Record<string, unknown>> {
     for (const queue of this.#queues.values()) queue.length = 0;
   }
 
-  protected decode({ headers, body }: RawRequest): ServiceCall<Record<string, unknown>> {
-    const target = headers['x-amz-target'];
-    if (typeof target !== 'string' || !target.startsWith(TARGET_PREFIX)) {
-      throw new ServiceError('InvalidAddress', `X-Amz-Target ${String(target)} is not an SQS operation`);
-    }
-    return { operation: target.slice(TARGET_PREFIX.length), input: JSON.parse(body || '{}') };
-  }
-
   protected handle({ operation, input }: ServiceCall<Record<string, unknown>>): HttpReply {
     switch (operation) {
       case 'SendMessage': {
         const sent = this.#send(String(input.QueueUrl), [{ Id: 'only', MessageBody: String(input.MessageBody) }]);
         const [message] = sent;
-        return jsonReply({ MessageId: message?.messageId, MD5OfMessageBody: message?.md5 });
+        return this.reply({ MessageId: message?.messageId, MD5OfMessageBody: message?.md5 });
       }
       case 'SendMessageBatch': {
         const entries = (input.Entries ?? []) as Entry[];
         const sent = this.#send(String(input.QueueUrl), entries);
-        return jsonReply({
+        return this.reply({
           Successful: sent.map((m, i) => ({ Id: entries[i]?.Id, MessageId: m.messageId, MD5OfMessageBody: m.md5 })),
           Failed: [],
         });
@@ -121,10 +112,6 @@ export class SqsServer extends LoopbackServer<Record<string, unknown>> {
       default:
         throw new ServiceError('InvalidAddress', `The loopback SQS fake does not implement ${operation}`);
     }
-  }
-
-  protected encodeError(error: ServiceError): HttpReply {
-    return awsJsonErrorReply(error, ERROR_TYPES[error.code] ?? error.code);
   }
 
   protected readonly faultAnswers: FaultAnswers = {
@@ -166,8 +153,4 @@ export class SqsServer extends LoopbackServer<Record<string, unknown>> {
     if (!queue) throw new ServiceError('QueueDoesNotExist', `The specified queue ${url} does not exist.`);
     return queue;
   }
-}
-
-function jsonReply(body: unknown): HttpReply {
-  return { status: 200, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(body) };
 }

@@ -81,7 +81,3 @@ export abstract class VendorServer extends LoopbackServer<VendorInput> {
     unavailable: ['ServiceUnavailable', 'Service unavailable (injected fault)', 503],
   };
 }
-
-export function jsonReply(status: number, body: unknown): HttpReply {
-  return { status, contentType: 'application/json', body: JSON.stringify(body) };
-}

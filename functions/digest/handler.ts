@@ -6,14 +6,14 @@ import { documentClient, snsClient } from '../../aws/clients.ts';
 import { dynamoDbActivityReader } from '../../aws/dynamodb/activity-reader.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { SnsDigestPublisher } from '../../aws/sns/digest-publisher.ts';
-import { costModel, pollerMemoryMb } from '../../shared/digest/cost-model.ts';
+import { deploymentDigestInput } from '../../shared/digest/digest-of-week.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
 import { logger } from '../powertools.ts';
 import { type DigestEvent, type DigestSummary, digestEventSchema, digestOnSchedule } from './digest-on-schedule.ts';
 
 // Built once per cold start and reused by every invocation of this container.
-const { config, ruleSet } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
+const deployed = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
 // Reads only: the digest reports on the past and is given nothing that writes.
 const activityLog = dynamoDbActivityReader({
   client: documentClient(),
@@ -21,25 +21,11 @@ const activityLog = dynamoDbActivityReader({
   now: Date.now,
 });
 const publisher = new SnsDigestPublisher(snsClient(), requiredEnv('SENTINEL_DIGEST_TOPIC_ARN'));
-const deployment = requiredEnv('SENTINEL_DEPLOYMENT');
+const digestInput = deploymentDigestInput(activityLog, deployed, requiredEnv('SENTINEL_DEPLOYMENT'));
 
 // No logMetrics: the digest records no metric, and Powertools would warn on every run that it had none to publish.
 export const handler = middy<DigestEvent, DigestSummary, Error, Context>()
   .use(injectLambdaContext(logger))
   .use(explainInvalidEvent())
   .use(parser({ schema: digestEventSchema }))
-  .handler((event) =>
-    digestOnSchedule(
-      {
-        activityLog,
-        publisher,
-        ruleSet,
-        config,
-        costModel: costModel(pollerMemoryMb(config.clusters.length)),
-        source: { kind: 'deployment', name: deployment },
-        logger,
-        now: Date.now,
-      },
-      event,
-    ),
-  );
+  .handler((event) => digestOnSchedule({ ...digestInput, publisher, logger, now: Date.now }, event));

@@ -65,6 +65,21 @@ export interface ConditionResult {
 
 export type Params = Readonly<Record<string, number>>;
 
+/** What a condition compared: evidence before the comparison is made. */
+type Comparison = Omit<Evidence, 'passed' | 'condition'> & { readonly condition: EvidenceCondition };
+
+/** The evidence of a comparison, its fields in the order stored evidence has always had them. */
+function evidenceOf(comparison: Comparison, passed: boolean): Evidence {
+  const { what, over, observed, op, threshold, unit, condition } = comparison;
+  return { what, over, observed, op, threshold, unit, passed, condition };
+}
+
+/** A condition decided by one comparison: met when its observed value passes the threshold, with it as evidence. */
+function decidedBy(comparison: Comparison, lacking: readonly SignalName[]): ConditionResult {
+  const passed = compare(comparison.observed, comparison.op, comparison.threshold);
+  return { verdict: passed ? 'met' : 'unmet', evidence: [evidenceOf(comparison, passed)], lacking };
+}
+
 /** Below this share of present samples, an average or an episode count is not trusted. */
 const MIN_COVERAGE = 0.5;
 
@@ -399,29 +414,29 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
     for (const signal of provided) {
       for (let back = 0; back < samples; back++) if (window.sample(signal, back) !== null) seen++;
     }
-    const passed = seen === 0;
-    const evidence: Evidence = {
-      what: `${DATAPOINTS_OF}${provided.join(', ')}`,
-      over: `last ${condition.window}`,
-      observed: seen,
-      op: '<=',
-      threshold: 0,
-      unit: 'count',
-      passed,
-      condition: { kind: 'absent', of: condition.of },
-    };
-    return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+    // Met when nothing was seen: no datapoint at all, `<= 0` of them.
+    return decidedBy(
+      {
+        what: `${DATAPOINTS_OF}${provided.join(', ')}`,
+        over: `last ${condition.window}`,
+        observed: seen,
+        op: '<=',
+        threshold: 0,
+        unit: 'count',
+        condition: { kind: 'absent', of: condition.of },
+      },
+      lacking,
+    );
   }
 
   const threshold = resolveThreshold(condition.value, params);
-  const evidenceOf = (observed: number, over: string, passed: boolean): Evidence => ({
+  const comparisonOf = (observed: number, over: string): Comparison => ({
     what: describeOperand(condition.kind === 'change' ? asQuotient(condition.of) : condition.of),
     over,
     observed,
     op: condition.op,
     threshold,
     unit: unitOf(condition.of),
-    passed,
     condition: { kind: condition.kind, of: condition.of },
   });
 
@@ -429,12 +444,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
     case 'threshold': {
       const value = operandAt(window, condition.of, 0);
       if (value === null) return { verdict: 'unknown', evidence: [], lacking };
-      const passed = compare(value, condition.op, threshold);
-      return {
-        verdict: passed ? 'met' : 'unmet',
-        evidence: [evidenceOf(value, 'latest sample', passed)],
-        lacking,
-      };
+      return decidedBy(comparisonOf(value, 'latest sample'), lacking);
     }
     case 'sustained': {
       const passes = (value: number) => compare(value, condition.op, threshold);
@@ -468,7 +478,7 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       const across =
         bridged > 0 ? `; ${bridged} missing, read as passing like the samples on both sides of the gap` : '';
       const over = `${passing} of last ${samplesOf(condition.n)}, needs ${condition.m}${across}`;
-      return { verdict, evidence: [evidenceOf(observed, over, verdict === 'met')], lacking };
+      return { verdict, evidence: [evidenceOf(comparisonOf(observed, over), verdict === 'met')], lacking };
     }
     case 'window': {
       const samples = durationSamples(condition.window, window.stepSeconds);
@@ -486,14 +496,11 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
       const qualifier = where
         ? ` with ${describeOperand(condition.of)} ${where.op} ${resolveThreshold(where.value, params)}`
         : '';
-      const evidence = { ...evidenceOf(value, `${condition.aggregate} over ${condition.window}${qualifier}`, passed) };
+      const comparison = comparisonOf(value, `${condition.aggregate} over ${condition.window}${qualifier}`);
+      const counted = condition.aggregate === 'count' || condition.aggregate === 'episodes';
       return {
         verdict,
-        evidence: [
-          condition.aggregate === 'count' || condition.aggregate === 'episodes'
-            ? { ...evidence, unit: 'count' }
-            : evidence,
-        ],
+        evidence: [evidenceOf(counted ? { ...comparison, unit: 'count' } : comparison, passed)],
         lacking,
       };
     }
@@ -513,26 +520,26 @@ export function evaluateCondition(condition: Condition, window: SignalWindow, pa
         const passed = compare(Number.POSITIVE_INFINITY, condition.op, threshold);
         const total = countsEvents(condition.of) ? aggregate(recent.values, 'sum') : now;
         const what = countsEvents(condition.of) ? '' : ` (${condition.aggregate})`;
-        const evidence: Evidence = {
-          what: describeOperand(asQuotient(condition.of)),
-          over: `none in the ${condition.baseline} before, ${formatCount(total)}${what} in the last ${condition.window}`,
-          observed: total,
-          op: '>',
-          threshold: 0,
-          unit: countsEvents(condition.of) ? 'count' : unitOf(condition.of),
+        const evidence = evidenceOf(
+          {
+            what: describeOperand(asQuotient(condition.of)),
+            over: `none in the ${condition.baseline} before, ${formatCount(total)}${what} in the last ${condition.window}`,
+            observed: total,
+            op: '>',
+            threshold: 0,
+            unit: countsEvents(condition.of) ? 'count' : unitOf(condition.of),
+            condition: { kind: 'change', of: condition.of },
+          },
           passed,
-          condition: { kind: 'change', of: condition.of },
-        };
+        );
         return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
       }
       const change = condition.mode === 'delta' ? now - before : before === 0 ? 1 : now / before;
-      const passed = compare(change, condition.op, threshold);
       const over = `${condition.aggregate} over ${condition.window} vs the ${condition.baseline} before (${condition.mode})`;
-      const evidence = {
-        ...evidenceOf(change, over, passed),
-        unit: condition.mode === 'ratio' ? 'x' : unitOf(condition.of),
-      };
-      return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+      return decidedBy(
+        { ...comparisonOf(change, over), unit: condition.mode === 'ratio' ? 'x' : unitOf(condition.of) },
+        lacking,
+      );
     }
   }
 }
@@ -624,18 +631,18 @@ function shareChange(
         : before.lower === 0
           ? 1
           : now.upper / before.lower;
-  const passed = compare(change, condition.op, threshold);
-  const evidence: Evidence = {
-    what: describeOperand(asQuotient(share)),
-    over: `${condition.window} vs the ${condition.baseline} before, counts pooled, ${condition.mode} at its ${share.confidence * 100} % ${rise ? 'lower' : 'upper'} bound`,
-    observed: change,
-    op: condition.op,
-    threshold,
-    unit: condition.mode === 'ratio' ? 'x' : 'ratio',
-    passed,
-    condition: { kind: 'change', of: condition.of },
-  };
-  return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+  return decidedBy(
+    {
+      what: describeOperand(asQuotient(share)),
+      over: `${condition.window} vs the ${condition.baseline} before, counts pooled, ${condition.mode} at its ${share.confidence * 100} % ${rise ? 'lower' : 'upper'} bound`,
+      observed: change,
+      op: condition.op,
+      threshold,
+      unit: condition.mode === 'ratio' ? 'x' : 'ratio',
+      condition: { kind: 'change', of: condition.of },
+    },
+    lacking,
+  );
 }
 
 /** The share of events whose counts an average over a window pools: a ratio read with a confidence. */
@@ -667,18 +674,18 @@ function pooledWindow(
   const interval = shareInterval(counts, share.confidence);
   // Too few trials in the whole window to judge a share: no failure, as a single sample reads it.
   const observed = counts.trials < (share.minDenominator ?? 0) ? 0 : upward ? interval.lower : interval.upper;
-  const passed = compare(observed, condition.op, threshold);
-  const evidence: Evidence = {
-    what: describeOperand(asQuotient(share)),
-    over: `avg over ${condition.window}, counts pooled, at its ${share.confidence * 100} % ${upward ? 'lower' : 'upper'} bound`,
-    observed,
-    op: condition.op,
-    threshold,
-    unit: 'ratio',
-    passed,
-    condition: { kind: 'window', of: condition.of },
-  };
-  return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+  return decidedBy(
+    {
+      what: describeOperand(asQuotient(share)),
+      over: `avg over ${condition.window}, counts pooled, at its ${share.confidence * 100} % ${upward ? 'lower' : 'upper'} bound`,
+      observed,
+      op: condition.op,
+      threshold,
+      unit: 'ratio',
+      condition: { kind: 'window', of: condition.of },
+    },
+    lacking,
+  );
 }
 
 /** A share's plain quotient; none of no trials. */
@@ -712,19 +719,18 @@ function changePer(
   // A rise smaller than the baseline it stands on cannot carry a ratio: noise divided by noise, or an event the
   // baseline has taken in after it went on for a while.
   if (!(perRise > 0) || perRise < perBefore) return { verdict: 'unknown', evidence: [], lacking };
-  const observed = rise / perRise;
-  const passed = compare(observed, condition.op, threshold);
-  const evidence: Evidence = {
-    what: describeOperand(asQuotient(condition.of)),
-    over: `${condition.aggregate} over ${condition.window} vs the ${condition.baseline} before, per rise of ${describeOperand(asQuotient(per))}`,
-    observed,
-    op: condition.op,
-    threshold,
-    unit: 'x',
-    passed,
-    condition: { kind: 'change', of: condition.of },
-  };
-  return { verdict: passed ? 'met' : 'unmet', evidence: [evidence], lacking };
+  return decidedBy(
+    {
+      what: describeOperand(asQuotient(condition.of)),
+      over: `${condition.aggregate} over ${condition.window} vs the ${condition.baseline} before, per rise of ${describeOperand(asQuotient(per))}`,
+      observed: rise / perRise,
+      op: condition.op,
+      threshold,
+      unit: 'x',
+      condition: { kind: 'change', of: condition.of },
+    },
+    lacking,
+  );
 }
 
 /** A count for a sentence: whole numbers as they are, others to three significant digits. */

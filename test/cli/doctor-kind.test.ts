@@ -4,6 +4,7 @@ import { readConfigFile } from '../../io/input-files.ts';
 import { type AwsHarness, startAwsHarness, writeConfig } from '../../support/aws-harness.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../support/cloudwatch-server.ts';
 import { type EksServer, startEksServer } from '../../support/eks-server.ts';
+import { webhookFailuresFromPrometheus } from '../../support/prometheus-signals.ts';
 import { CapturedCommandOutput } from '../support/command-output.ts';
 import { reportEverySignal } from '../support/doctor-fixtures.ts';
 
@@ -19,14 +20,7 @@ const NOW = Date.parse('2026-11-23T09:00:00Z');
 /** Every cluster publishes webhook.failures, which no source profile maps, so that every rule runs in full. */
 const source = (name: string, nodes?: string) => ({
   ...(nodes && { nodes }),
-  custom: {
-    'webhook.failures': {
-      namespace: 'Sentinel/Prometheus',
-      metricName: 'apiserver_admission_webhook_failures',
-      dimensions: { ClusterName: name },
-      stat: 'Sum',
-    },
-  },
+  custom: webhookFailuresFromPrometheus(name),
 });
 
 const CONFIG = {

@@ -5,6 +5,7 @@ import { readConfigFile } from '../../io/input-files.ts';
 import { type AwsHarness, startAwsHarness, writeConfig } from '../../support/aws-harness.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../support/cloudwatch-server.ts';
 import { type EksServer, startEksServer } from '../../support/eks-server.ts';
+import { webhookFailuresFromPrometheus } from '../../support/prometheus-signals.ts';
 import { CapturedCommandOutput } from '../support/command-output.ts';
 import { reportEverySignal } from '../support/doctor-fixtures.ts';
 import { type OamServer, startOamServer } from '../support/oam-server.ts';
@@ -25,14 +26,7 @@ const CONFIG = {
       name: 'prod-use1',
       source: {
         nodeGroups: ['eks-prod-general'],
-        custom: {
-          'webhook.failures': {
-            namespace: 'Sentinel/Prometheus',
-            metricName: 'apiserver_admission_webhook_failures',
-            dimensions: { ClusterName: 'prod-use1' },
-            stat: 'Sum',
-          },
-        },
+        custom: webhookFailuresFromPrometheus('prod-use1'),
       },
     },
     { name: 'dev-use1', accountId: WORKLOAD, source: { nodeGroups: ['eks-dev-default'] } },

@@ -4,13 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEFAULT_RULES } from '../../shared/engine/rules/index.ts';
 import { runSentinel as run } from '../support/command-output.ts';
+import { KINDED, ONCALL, TEAM, warningFreeConfig } from '../support/config-fixtures.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
-/** A cluster that says how its nodes run, as a configuration without a kind warning does. */
-const KINDED = { nodes: 'managed-node-groups' };
-
-const oncall = { protocol: 'sms', endpoint: '+4915112345678' };
-const team = { protocol: 'email', endpoint: 'team@example.com' };
 const EXAMPLE = repoPath('config/sentinel.example.json');
 
 describe('sentinel validate-config', () => {
@@ -20,16 +16,6 @@ describe('sentinel validate-config', () => {
     writeFileSync(file, JSON.stringify(config));
     return file;
   };
-  /** Everyone hears what they should: no warning. */
-  const heard = (fields: Record<string, unknown> = {}) => ({
-    clusters: [
-      { name: 'a', source: KINDED },
-      { name: 'b', source: KINDED },
-    ],
-    subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [team] }] },
-    digest: { recipients: ['lead@example.com'] },
-    ...fields,
-  });
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sentinel-validate-'));
@@ -54,7 +40,7 @@ describe('sentinel validate-config', () => {
       '--json',
       write(
         'bad.json',
-        heard({
+        warningFreeConfig({
           clusters: [
             { name: 'a', source: KINDED },
             { name: 'a', source: KINDED },
@@ -73,13 +59,13 @@ describe('sentinel validate-config', () => {
   it('refuses a subscriber subscribed twice to one topic, as synth does', async () => {
     const file = write(
       'twice.json',
-      heard({
+      warningFreeConfig({
         subscriptions: {
           paging: [
-            { clusters: ['a'], subscribers: [oncall] },
-            { clusters: ['b'], subscribers: [oncall] },
+            { clusters: ['a'], subscribers: [ONCALL] },
+            { clusters: ['b'], subscribers: [ONCALL] },
           ],
-          notice: [{ subscribers: [team] }],
+          notice: [{ subscribers: [TEAM] }],
         },
       }),
     );
@@ -94,7 +80,10 @@ describe('sentinel validate-config', () => {
   });
 
   it('refuses a digest recipient listed twice', async () => {
-    const file = write('recipients.json', heard({ digest: { recipients: ['lead@example.com', 'lead@example.com'] } }));
+    const file = write(
+      'recipients.json',
+      warningFreeConfig({ digest: { recipients: ['lead@example.com', 'lead@example.com'] } }),
+    );
 
     const { code, output } = await run('validate-config', file);
 
@@ -105,7 +94,7 @@ describe('sentinel validate-config', () => {
   });
 
   it('warns on stderr when no one is paged, and still exits 0', async () => {
-    const file = write('no-paging.json', heard({ subscriptions: { notice: [{ subscribers: [team] }] } }));
+    const file = write('no-paging.json', warningFreeConfig({ subscriptions: { notice: [{ subscribers: [TEAM] }] } }));
 
     const { code, output } = await run('validate-config', file);
 
@@ -129,8 +118,8 @@ describe('sentinel validate-config', () => {
   });
 
   it('warns when only email would hear the pipeline alarms, until a heartbeat outside AWS is named', async () => {
-    const emailOnly = heard({
-      subscriptions: { paging: [{ subscribers: [team] }], notice: [{ subscribers: [team] }] },
+    const emailOnly = warningFreeConfig({
+      subscriptions: { paging: [{ subscribers: [TEAM] }], notice: [{ subscribers: [TEAM] }] },
     });
     const outside = {
       ...emailOnly,
@@ -150,7 +139,7 @@ describe('sentinel validate-config', () => {
   it('suggests the nearest cluster and rule id for a misspelt one, and echoes a bad duration with the accepted forms', async () => {
     const file = write(
       'typos.json',
-      heard({
+      warningFreeConfig({
         rules: { overrides: { 'webhook-blackhol': { severity: 'ticket' } } },
         maintenance: [{ clusters: ['b2'], from: '2026-12-01T22:00:00Z', to: '2026-12-02T02:00:00Z', reason: 'x' }],
         poll: { every: '5 minutes' },
@@ -163,14 +152,17 @@ describe('sentinel validate-config', () => {
     expect(output.stderrText).toContain('"5 minutes": expected a whole number of minutes');
     const loaded = await run(
       'validate-config',
-      write('typos-loaded.json', heard({ rules: { overrides: { 'webhook-blackhol': { severity: 'ticket' } } } })),
+      write(
+        'typos-loaded.json',
+        warningFreeConfig({ rules: { overrides: { 'webhook-blackhol': { severity: 'ticket' } } } }),
+      ),
     );
     expect(loaded.output.stderrText).toContain('unknown rule "webhook-blackhol": did you mean "webhook-blackhole"?');
     const maintenance = await run(
       'validate-config',
       write(
         'typos-maintenance.json',
-        heard({
+        warningFreeConfig({
           maintenance: [{ clusters: ['b2'], from: '2026-12-01T22:00:00Z', to: '2026-12-02T02:00:00Z', reason: 'x' }],
         }),
       ),
@@ -181,7 +173,7 @@ describe('sentinel validate-config', () => {
   it('passes --strict on a fleet in several Regions, since every cluster has a tripwire in its own', async () => {
     const file = write(
       'elsewhere.json',
-      heard({
+      warningFreeConfig({
         clusters: [
           { name: 'a', source: KINDED, region: 'us-east-1' },
           { name: 'b', source: KINDED },
@@ -197,7 +189,7 @@ describe('sentinel validate-config', () => {
   it('refuses clusters of other accounts without the ops account and Region, with exit code 2', async () => {
     const file = write(
       'unplaced.json',
-      heard({ clusters: [{ name: 'a', source: KINDED, accountId: '222233334444' }] }),
+      warningFreeConfig({ clusters: [{ name: 'a', source: KINDED, accountId: '222233334444' }] }),
     );
 
     const { code, output } = await run('validate-config', file);

@@ -3,29 +3,12 @@ import { describe, expect, it } from '@jest/globals';
 import { checkDeployable, configVerdict } from '../../shared/config/config-verdict.ts';
 import { loadConfig } from '../../shared/config/deployment-config.ts';
 import { InputError } from '../../shared/errors.ts';
+import { CONFIG_FILE, KINDED, ONCALL, TEAM, warningFreeConfig } from '../support/config-fixtures.ts';
 import { repoPath } from '../support/engine-fixtures.ts';
 
-/** A cluster that says how its nodes run, as a configuration without a kind warning does. */
-const KINDED = { nodes: 'managed-node-groups' };
-
-const FILE = 'config/sentinel.json';
-const oncall = { protocol: 'sms', endpoint: '+4915112345678' };
-const team = { protocol: 'email', endpoint: 'team@example.com' };
-
-/** A configuration that deploys without a warning, with the given sections replaced. */
+/** A configuration that deploys without a warning, with the given sections replaced, as the deployment loads it. */
 function configWith(fields: Record<string, unknown>) {
-  return loadConfig(
-    {
-      clusters: [
-        { name: 'a', source: KINDED },
-        { name: 'b', source: KINDED },
-      ],
-      subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [team] }] },
-      digest: { recipients: ['lead@example.com'] },
-      ...fields,
-    },
-    FILE,
-  ).config;
+  return loadConfig(warningFreeConfig(fields), CONFIG_FILE).config;
 }
 
 const pathsOf = (problems: readonly { path: string }[]) => problems.map((p) => p.path);
@@ -42,7 +25,7 @@ describe('configVerdict', () => {
   it('refuses a PagerDuty or Opsgenie subscriber on the notice topic, where tickets would page', () => {
     const pagerduty = { protocol: 'pagerduty', routingKeySecret: { secretName: 'sentinel/pd' } };
     const config = configWith({
-      subscriptions: { paging: [{ subscribers: [oncall, pagerduty] }], notice: [{ subscribers: [team, pagerduty] }] },
+      subscriptions: { paging: [{ subscribers: [ONCALL, pagerduty] }], notice: [{ subscribers: [TEAM, pagerduty] }] },
     });
 
     expect(configVerdict(config).errors).toEqual([
@@ -56,7 +39,7 @@ describe('configVerdict', () => {
   it('refuses the same PagerDuty routing key twice on the paging topic', () => {
     const pagerduty = { protocol: 'pagerduty', routingKeySecret: { secretName: 'sentinel/pd', jsonField: 'key' } };
     const config = configWith({
-      subscriptions: { paging: [{ subscribers: [oncall, pagerduty] }, { clusters: ['a'], subscribers: [pagerduty] }] },
+      subscriptions: { paging: [{ subscribers: [ONCALL, pagerduty] }, { clusters: ['a'], subscribers: [pagerduty] }] },
     });
 
     expect(pathsOf(configVerdict(config).errors)).toEqual(['$.subscriptions.paging[1].subscribers[0]']);
@@ -66,10 +49,10 @@ describe('configVerdict', () => {
     const config = configWith({
       subscriptions: {
         paging: [
-          { clusters: ['a'], subscribers: [oncall] },
-          { clusters: ['b'], subscribers: [oncall] },
+          { clusters: ['a'], subscribers: [ONCALL] },
+          { clusters: ['b'], subscribers: [ONCALL] },
         ],
-        notice: [{ subscribers: [team] }],
+        notice: [{ subscribers: [TEAM] }],
       },
     });
 
@@ -85,7 +68,7 @@ describe('configVerdict', () => {
   it('refuses one Secrets Manager endpoint named twice on a topic', () => {
     const secret = { protocol: 'https', endpointSecret: { secretName: 'sentinel/pagerduty' } };
     const config = configWith({
-      subscriptions: { paging: [{ subscribers: [secret, oncall, secret] }], notice: [{ subscribers: [team] }] },
+      subscriptions: { paging: [{ subscribers: [secret, ONCALL, secret] }], notice: [{ subscribers: [TEAM] }] },
     });
 
     expect(pathsOf(configVerdict(config).errors)).toEqual(['$.subscriptions.paging[0].subscribers[2]']);
@@ -93,7 +76,7 @@ describe('configVerdict', () => {
 
   it('lets one subscriber hear both the paging and the notice topic', () => {
     const config = configWith({
-      subscriptions: { paging: [{ subscribers: [oncall] }], notice: [{ subscribers: [oncall] }] },
+      subscriptions: { paging: [{ subscribers: [ONCALL] }], notice: [{ subscribers: [ONCALL] }] },
     });
 
     expect(configVerdict(config).errors).toEqual([]);
@@ -103,7 +86,7 @@ describe('configVerdict', () => {
     const names = Array.from({ length: 150 }, (_, i) => `cluster-${i}`);
     const config = configWith({
       clusters: names.map((name) => ({ name, source: KINDED })),
-      subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [team] }] },
+      subscriptions: { paging: [{ subscribers: [ONCALL] }, { clusters: names, subscribers: [TEAM] }] },
     });
 
     expect(configVerdict(config).errors).toEqual([
@@ -119,7 +102,7 @@ describe('configVerdict', () => {
     const phone = { protocol: 'sms', endpoint: '+4915187654321' };
     const config = configWith({
       clusters: names.map((name) => ({ name, source: KINDED })),
-      subscriptions: { paging: [{ subscribers: [oncall] }, { clusters: names, subscribers: [phone] }] },
+      subscriptions: { paging: [{ subscribers: [ONCALL] }, { clusters: names, subscribers: [phone] }] },
     });
 
     expect(configVerdict(config).errors).toEqual([
@@ -145,14 +128,14 @@ describe('configVerdict', () => {
   it.each([
     [
       'no one would be paged',
-      { subscriptions: { notice: [{ subscribers: [team] }] } },
+      { subscriptions: { notice: [{ subscribers: [TEAM] }] } },
       'sentinel:noPagingSubscriber',
       '$.subscriptions.paging',
       'no paging subscriber: pages and the pipeline alarms reach no one. Add a paging subscription without "clusters".',
     ],
     [
       'every paging subscription is limited to some clusters',
-      { subscriptions: { paging: [{ clusters: ['a'], subscribers: [oncall] }], notice: [{ subscribers: [team] }] } },
+      { subscriptions: { paging: [{ clusters: ['a'], subscribers: [ONCALL] }], notice: [{ subscribers: [TEAM] }] } },
       'sentinel:selfMonitoringUnheard',
       '$.subscriptions.paging',
       'no one receives the pipeline alarms: every paging subscription is limited to some clusters (the alarms carry no cluster attribute) or says "pipelineAlarms": false, and none has a PagerDuty, Opsgenie or Jira Service Management subscriber that takes them. Add a paging subscription without "clusters".',
@@ -174,7 +157,7 @@ describe('configVerdict', () => {
     const email = { protocol: 'email', endpoint: 'oncall@example.com' };
     const pagerduty = { protocol: 'pagerduty', routingKeySecret: { secretName: 'sentinel/pagerduty-a' } };
     const codes = (paging: unknown[]) =>
-      configVerdict(configWith({ subscriptions: { paging, notice: [{ subscribers: [team] }] } })).warnings.map(
+      configVerdict(configWith({ subscriptions: { paging, notice: [{ subscribers: [TEAM] }] } })).warnings.map(
         (w) => w.code,
       );
 
@@ -209,7 +192,7 @@ describe('configVerdict', () => {
   });
 
   it('warns when tickets or the digest go to no one', () => {
-    const config = configWith({ subscriptions: { paging: [{ subscribers: [oncall] }] }, digest: {} });
+    const config = configWith({ subscriptions: { paging: [{ subscribers: [ONCALL] }] }, digest: {} });
 
     expect(configVerdict(config).warnings.map((w) => [w.path, w.message])).toEqual([
       ['$.subscriptions.notice', 'no notice subscriber: tickets reach no one.'],
@@ -298,8 +281,8 @@ describe('checkDeployable', () => {
   it('throws an InputError naming the file and every error', () => {
     const config = configWith({ digest: { recipients: ['lead@example.com', 'lead@example.com'] } });
 
-    expect(() => checkDeployable(config, FILE)).toThrow(
-      new InputError(FILE, [
+    expect(() => checkDeployable(config, CONFIG_FILE)).toThrow(
+      new InputError(CONFIG_FILE, [
         {
           path: '$.digest.recipients[1]',
           message: '"lead@example.com" is already a recipient at $.digest.recipients[0]',
@@ -311,6 +294,6 @@ describe('checkDeployable', () => {
   it('returns the warnings of a configuration that deploys', () => {
     const config = configWith({ digest: {} });
 
-    expect(pathsOf(checkDeployable(config, FILE))).toEqual(['$.digest.recipients']);
+    expect(pathsOf(checkDeployable(config, CONFIG_FILE))).toEqual(['$.digest.recipients']);
   });
 });

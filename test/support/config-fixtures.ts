@@ -9,6 +9,29 @@ export const EXAMPLE_TEXT = readFileSync(repoPath('config/sentinel.example.json'
 
 export type Change = readonly [path: readonly PropertyKey[], value: unknown];
 
+/** A cluster that says how its nodes run, as a configuration without a kind warning does. */
+export const KINDED = { nodes: 'managed-node-groups' };
+/** On-call, paged by text message. */
+export const ONCALL = { protocol: 'sms', endpoint: '+4915112345678' };
+/** The team's mailbox, which hears of tickets. */
+export const TEAM = { protocol: 'email', endpoint: 'team@example.com' };
+
+/**
+ * A configuration that deploys without a warning, with the given sections replaced: two clusters that say how their
+ * nodes run, on-call paged, the team told of tickets, the digest sent to the lead.
+ */
+export function warningFreeConfig(fields: Record<string, unknown> = {}) {
+  return {
+    clusters: [
+      { name: 'a', source: KINDED },
+      { name: 'b', source: KINDED },
+    ],
+    subscriptions: { paging: [{ subscribers: [ONCALL] }], notice: [{ subscribers: [TEAM] }] },
+    digest: { recipients: ['lead@example.com'] },
+    ...fields,
+  };
+}
+
 /** The shipped example with each value set at its path: the one mistake a test makes in an otherwise valid file. */
 export function exampleWith(...changes: Change[]): unknown {
   const config: unknown = JSON.parse(EXAMPLE_TEXT);

@@ -1,15 +1,17 @@
 /**
  * A loopback fake of CloudWatch Observability Access Manager's ListAttachedLinks, the one OAM read `sentinel doctor`
  * makes: REST-JSON, `POST /ListAttachedLinks` with {SinkIdentifier, MaxResults, NextToken}, answered
- * {Items: [{Label, LinkArn, ResourceTypes}], NextToken}; errors carry their type in `x-amzn-errortype` and a `message`
+ * {Items: [{Label, LinkArn, ResourceTypes}], NextToken}; errors carry their type in `x-amzn-ErrorType` and a `message`
  * (https://docs.aws.amazon.com/OAM/latest/APIReference/API_ListAttachedLinks.html). It refuses a request that is not
  * SigV4-signed for the `oam` service, as OAM would.
  */
 import {
   type FaultAnswers,
   type HttpReply,
+  jsonReply,
   LoopbackServer,
   type RawRequest,
+  restJsonErrorReply,
   type ServiceCall,
   ServiceError,
 } from '../../support/loopback-server.ts';
@@ -68,27 +70,18 @@ export class OamServer extends LoopbackServer<Record<string, unknown>> {
     const offset = typeof input.NextToken === 'string' ? Number(input.NextToken) : 0;
     const [, , , region] = sink.split(':');
     const page = links.slice(offset, offset + max);
-    return {
-      status: 200,
-      contentType: 'application/json',
-      body: JSON.stringify({
-        Items: page.map((link, index) => ({
-          Label: link.label,
-          LinkArn: `arn:aws:oam:${region}:${link.account}:link/link-${offset + index}`,
-          ResourceTypes: link.resourceTypes,
-        })),
-        ...(offset + max < links.length && { NextToken: String(offset + max) }),
-      }),
-    };
+    return jsonReply(200, {
+      Items: page.map((link, index) => ({
+        Label: link.label,
+        LinkArn: `arn:aws:oam:${region}:${link.account}:link/link-${offset + index}`,
+        ResourceTypes: link.resourceTypes,
+      })),
+      ...(offset + max < links.length && { NextToken: String(offset + max) }),
+    });
   }
 
   protected encodeError(error: ServiceError): HttpReply {
-    return {
-      status: error.status,
-      contentType: 'application/json',
-      headers: { 'x-amzn-errortype': error.code },
-      body: JSON.stringify({ message: error.message }),
-    };
+    return restJsonErrorReply(error);
   }
 
   protected readonly faultAnswers: FaultAnswers = {

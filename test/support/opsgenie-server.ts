@@ -13,8 +13,8 @@
  * when processed, as Opsgenie fails a request it cannot carry out.
  */
 import type { LoopbackServerOptions, ServiceCall } from '../../support/loopback-server.ts';
-import { type HttpReply, ServiceError } from '../../support/loopback-server.ts';
-import { jsonReply, type VendorInput, VendorServer } from '../../support/vendor-server.ts';
+import { type HttpReply, jsonReply, ServiceError } from '../../support/loopback-server.ts';
+import { type VendorInput, VendorServer } from '../../support/vendor-server.ts';
 
 export interface OpsgenieAlert {
   readonly alias: string;

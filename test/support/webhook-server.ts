@@ -3,8 +3,14 @@
  * webhook does; a path that was retired answers 410 Gone, as a revoked webhook URL does. The fault plan of the vendor
  * fakes (429, 5xx, dropped connections) applies.
  */
-import type { HttpReply, LoopbackServerOptions, ServiceCall, ServiceError } from '../../support/loopback-server.ts';
-import { jsonReply, type VendorInput, VendorServer } from '../../support/vendor-server.ts';
+import {
+  type HttpReply,
+  jsonReply,
+  type LoopbackServerOptions,
+  type ServiceCall,
+  type ServiceError,
+} from '../../support/loopback-server.ts';
+import { type VendorInput, VendorServer } from '../../support/vendor-server.ts';
 
 export interface WebhookPost {
   readonly path: string;

@@ -6,8 +6,9 @@ import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
 import { metricsPerPoll } from '../shared/pipeline/query-plan.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import { type TripwireSettings, tripwireDefinition, tripwireStates } from '../shared/pipeline/tripwire-alarm.ts';
-import { AWS_PRICES, MINUTES_PER_MONTH } from '../shared/pricing/aws-prices.ts';
+import { AWS_PRICES, MINUTES_PER_MONTH, MONTH_MS } from '../shared/pricing/aws-prices.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
+import { WEEK_MS } from '../shared/time.ts';
 import { type CostLine, type FleetUsage, priceTemplate } from '../support/resource-pricing.ts';
 import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';
@@ -20,6 +21,16 @@ import { configuredSecrets, type SignalCosts, signalCosts, smsSubscribers } from
 const PLATFORM_LOG_BYTES = 400;
 
 export const FLEET_SIZES = [1, 10, 100, 1000] as const;
+
+/** Weekly things a month holds: the digest, and the incidents priced below. */
+const WEEKS_PER_MONTH = MONTH_MS / WEEK_MS;
+
+/**
+ * Incidents a cluster has a month, as the DynamoDB line prices them: one a week, more than a cluster worth paging for
+ * should have. Every poll is priced at the measured quiet poll's units, and each incident adds what the measured
+ * outage's polls took beyond as many quiet ones (its tripwire armed, its incident opened, paged and updated).
+ */
+export const INCIDENTS_PER_CLUSTER_MONTH = WEEKS_PER_MONTH;
 
 export interface CostInputs {
   readonly stack: DeployedStack;
@@ -156,8 +167,9 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const clusterPolls = clusters * MINUTES_PER_MONTH * share;
   const tripwireEvents = clusters * inputs.tripwireChangesPerClusterMonth;
   const gbSeconds = (ms: number, fn: DeployedFunction) => (ms / 1000) * (fn.memoryMb / 1024);
-  const digests = MINUTES_PER_MONTH / (7 * 24 * 60);
+  const digests = WEEKS_PER_MONTH;
   const notifications = clusters * inputs.notificationsPerClusterMonth;
+  const incidents = clusters * INCIDENTS_PER_CLUSTER_MONTH;
   const nodeEvents = clusters * NODE_CHURN.terminationsPerClusterMonth * NODE_CHURN.eventsPerTermination;
   // Node events of clusters in workload accounts reach the ops account through a forwarding rule, billed per event.
   const inWorkloadAccounts = inputs.exampleClusters.filter((c) => c.accountId !== undefined).length;
@@ -204,11 +216,13 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
       }),
     },
     dynamoReadUnits:
-      invocations * footprint.readUnitsPerInvocation +
+      invocations * footprint.quietPoll.readUnits +
+      incidents * footprint.incident.readUnits +
       tripwireEvents * footprint.tripwireEvent.readUnits +
       clusterPolls * NODE_CHURN.readUnitsPerClusterPoll,
     dynamoWriteUnits:
-      invocations * footprint.writeUnitsPerInvocation +
+      invocations * footprint.quietPoll.writeUnits +
+      incidents * footprint.incident.writeUnits +
       tripwireEvents * footprint.tripwireEvent.writeUnits +
       nodeEvents * NODE_CHURN.writeUnitsPerEvent,
     logIngestedGb: ((invocations + tripwireEvents) * (footprint.logBytesPerInvocation + PLATFORM_LOG_BYTES)) / 1e9,

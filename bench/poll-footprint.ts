@@ -11,15 +11,28 @@ const FOOTPRINT_CLUSTERS = 20;
 /** Scheduled polls measured: long enough for every cluster to come due and for the outage to page and update. */
 const FOOTPRINT_MINUTES = 30;
 
+/** DynamoDB request units, as on-demand bills them. */
+export interface RequestUnits {
+  readonly readUnits: number;
+  readonly writeUnits: number;
+}
+
 /** What one invocation of the deployed poller costs besides CloudWatch reads, measured on the real handler. */
 export interface PollFootprint {
   readonly clusters: number;
   readonly invocations: number;
   readonly polledPerInvocation: number;
-  readonly readUnitsPerInvocation: number;
-  readonly writeUnitsPerInvocation: number;
-  /** Per invocation, by DynamoDB operation. */
-  readonly byOperation: Readonly<Record<string, OperationUsage>>;
+  /** Polls before the outage, which is what nearly every minute of a month is: units per poll. */
+  readonly quietPoll: RequestUnits & {
+    readonly polls: number;
+    /** Per quiet poll, by DynamoDB operation. */
+    readonly byOperation: Readonly<Record<string, OperationUsage>>;
+  };
+  /**
+   * The outage's polls (its tripwire armed, its incident opened and paged), in total, beyond what as many quiet polls
+   * take: what one incident adds.
+   */
+  readonly incident: RequestUnits & { readonly polls: number };
   readonly snsPublishes: number;
   readonly logBytesPerInvocation: number;
   /** Against loopback servers: the DynamoDB part of a real invocation is slower, the cost model says by how much. */
@@ -51,7 +64,8 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
     const durations: number[] = [];
     let polled = 0;
     let tripwireEvent = { readUnits: 0, writeUnits: 0, logBytes: 0 };
-    const totals = new Map<string, OperationUsage>();
+    const quiet = new Map<string, OperationUsage>();
+    const outage = new Map<string, OperationUsage>();
     for (let minute = 0; minute < FOOTPRINT_MINUTES; minute++) {
       const at = first + minute * 60_000;
       if (at === armedAt) {
@@ -70,36 +84,39 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
       const summary = await pollAt(handler, at);
       durations.push(performance.now() - started);
       polled += summary.polled;
-      for (const [operation, usage] of meter.usage) {
-        const total = totals.get(operation) ?? { calls: 0, readUnits: 0, writeUnits: 0 };
-        totals.set(operation, {
-          calls: total.calls + usage.calls,
-          readUnits: total.readUnits + usage.readUnits,
-          writeUnits: total.writeUnits + usage.writeUnits,
-        });
-      }
+      addUsage(at < FLEET_OUTAGE_STARTS ? quiet : outage, meter.usage);
     }
-    const perInvocation = (n: number) => n / FOOTPRINT_MINUTES;
-    const byOperation = Object.fromEntries(
-      [...totals].map(([operation, u]) => [
-        operation,
-        {
-          calls: perInvocation(u.calls),
-          readUnits: perInvocation(u.readUnits),
-          writeUnits: perInvocation(u.writeUnits),
-        },
-      ]),
-    );
-    const all = [...totals.values()];
+    const quietPolls = (FLEET_OUTAGE_STARTS - first) / 60_000;
+    const outagePolls = FOOTPRINT_MINUTES - quietPolls;
+    const perQuietPoll = (n: number) => n / quietPolls;
+    const quietUnits = unitsOf(quiet);
+    const outageUnits = unitsOf(outage);
     return {
       clusters: clusters.length,
       invocations: FOOTPRINT_MINUTES,
-      polledPerInvocation: perInvocation(polled),
-      readUnitsPerInvocation: perInvocation(all.reduce((n, u) => n + u.readUnits, 0)),
-      writeUnitsPerInvocation: perInvocation(all.reduce((n, u) => n + u.writeUnits, 0)),
-      byOperation,
+      polledPerInvocation: polled / FOOTPRINT_MINUTES,
+      quietPoll: {
+        polls: quietPolls,
+        readUnits: perQuietPoll(quietUnits.readUnits),
+        writeUnits: perQuietPoll(quietUnits.writeUnits),
+        byOperation: Object.fromEntries(
+          [...quiet].map(([operation, u]) => [
+            operation,
+            {
+              calls: perQuietPoll(u.calls),
+              readUnits: perQuietPoll(u.readUnits),
+              writeUnits: perQuietPoll(u.writeUnits),
+            },
+          ]),
+        ),
+      },
+      incident: {
+        polls: outagePolls,
+        readUnits: outageUnits.readUnits - perQuietPoll(quietUnits.readUnits) * outagePolls,
+        writeUnits: outageUnits.writeUnits - perQuietPoll(quietUnits.writeUnits) * outagePolls,
+      },
       snsPublishes: harness.sns.published.length,
-      logBytesPerInvocation: perInvocation(output.bytes() - tripwireEvent.logBytes),
+      logBytesPerInvocation: (output.bytes() - tripwireEvent.logBytes) / FOOTPRINT_MINUTES,
       medianDurationMs: median(durations),
       tripwireEvent,
     };
@@ -108,4 +125,23 @@ export async function measurePollFootprint(): Promise<PollFootprint> {
     await meter.close();
     await harness.close();
   }
+}
+
+function addUsage(totals: Map<string, OperationUsage>, usage: ReadonlyMap<string, OperationUsage>): void {
+  for (const [operation, used] of usage) {
+    const total = totals.get(operation) ?? { calls: 0, readUnits: 0, writeUnits: 0 };
+    totals.set(operation, {
+      calls: total.calls + used.calls,
+      readUnits: total.readUnits + used.readUnits,
+      writeUnits: total.writeUnits + used.writeUnits,
+    });
+  }
+}
+
+function unitsOf(totals: ReadonlyMap<string, OperationUsage>): RequestUnits {
+  const all = [...totals.values()];
+  return {
+    readUnits: all.reduce((n, u) => n + u.readUnits, 0),
+    writeUnits: all.reduce((n, u) => n + u.writeUnits, 0),
+  };
 }

@@ -218,7 +218,7 @@ export const RESOURCE_PRICING: Readonly<Record<string, ResourcePricing>> = {
           'DynamoDB requests',
           usage.dynamoReadUnits * AWS_PRICES.dynamoReadUnit.usd +
             usage.dynamoWriteUnits * AWS_PRICES.dynamoWriteUnit.usd,
-          `${count(usage.dynamoReadUnits)} RRU + ${count(usage.dynamoWriteUnits)} WRU, measured per poll and event`,
+          `${count(usage.dynamoReadUnits)} RRU + ${count(usage.dynamoWriteUnits)} WRU, measured per quiet poll, incident and event`,
         ),
         line(
           'DynamoDB storage',

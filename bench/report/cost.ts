@@ -1,3 +1,4 @@
+import { INCIDENTS_PER_CLUSTER_MONTH } from '../cost-model.ts';
 import { MAX_COST_PER_CLUSTER } from '../goals.ts';
 import type { BenchResults } from '../report.ts';
 import { SMALL_FLEET_SETTINGS } from '../small-fleet.ts';
@@ -81,11 +82,11 @@ export function costSection(results: BenchResults): string[] {
       ]),
     ),
     '',
-    `Measured on the deployed poller handler (${footprint.invocations} scheduled polls of a ${footprint.clusters}-cluster deployment, ${footprint.polledPerInvocation.toFixed(1)} clusters read per poll on average, against dynalite behind a capacity meter):`,
+    `Measured on the deployed poller handler (${footprint.invocations} scheduled polls of a ${footprint.clusters}-cluster deployment, ${footprint.polledPerInvocation.toFixed(1)} clusters read per poll on average, against dynalite behind a capacity meter). The ${footprint.quietPoll.polls} polls before one cluster's outage price every poll of the month:`,
     '',
     table(
-      ['DynamoDB operation', 'calls per poll', 'RRU per poll', 'WRU per poll'],
-      Object.entries(footprint.byOperation).map(([op, u]) => [
+      ['DynamoDB operation', 'calls per quiet poll', 'RRU per quiet poll', 'WRU per quiet poll'],
+      Object.entries(footprint.quietPoll.byOperation).map(([op, u]) => [
         op,
         u.calls.toFixed(2),
         u.readUnits.toFixed(2),
@@ -93,7 +94,7 @@ export function costSection(results: BenchResults): string[] {
       ]),
     ),
     '',
-    `Log bytes per poll: ${Math.round(footprint.logBytesPerInvocation)} (EMF), median handler duration on loopback: ${ms(footprint.medianDurationMs)}, a tripwire event: ${footprint.tripwireEvent.writeUnits} WRU.`,
+    `The outage's ${footprint.incident.polls} polls (its tripwire armed, its incident opened and paged) took ${Math.round(footprint.incident.readUnits)} RRU and ${Math.round(footprint.incident.writeUnits)} WRU more than as many quiet polls: each of the ${INCIDENTS_PER_CLUSTER_MONTH.toFixed(1)} incidents a cluster-month the model prices adds that. Log bytes per poll: ${Math.round(footprint.logBytesPerInvocation)} (EMF), median handler duration on loopback: ${ms(footprint.medianDurationMs)}, a tripwire event: ${footprint.tripwireEvent.writeUnits} WRU.`,
     '',
   ];
 }

@@ -12,7 +12,7 @@ import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './co
 import type { DynamoDbTable } from './table.ts';
 import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
 import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
-import { PART_BYTES, utf8Slices } from './table-limits.ts';
+import { INLINE_JSON_BYTES, PART_BYTES, utf8Bytes, utf8Slices } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: claims of a step and the commit of its outcome. */
@@ -81,8 +81,10 @@ export class DynamoDbStepLedger implements StepLedger {
   }
 
   /**
-   * Write the step's outcome in parts, then its header: the header's conditional put is the commit point. If another
-   * invocation committed this step first (its lease ran out under it), its outcome is the one that counts.
+   * Write the step's outcome, then its header: the header's conditional put is the commit point. An outcome that fits
+   * (`INLINE_JSON_BYTES`) goes in the header itself, so that a quiet step is one write; a larger one is written in parts
+   * first. If another invocation committed this step first (its lease ran out under it), its outcome is the one that
+   * counts.
    *
    * A write-ahead record rather than one transaction over the outbox and incident items, because TransactWriteItems
    * takes at most 100 items and 4 MB in aggregate
@@ -92,22 +94,16 @@ export class DynamoDbStepLedger implements StepLedger {
    * here.
    */
   private async commitStep(outcome: StepOutcome, owner: string): Promise<StepOutcome> {
-    // Cut by UTF-8 bytes, not characters: a hint in another script would take a part of characters past 400 KB.
-    const slices = utf8Slices(JSON.stringify(outcome), PART_BYTES);
-    const parts = slices.length;
-    for (const [part, payload] of slices.entries()) {
-      await this.table.db.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: { ...stepPartKey(outcome.at, owner, part), payload, expiresAt: this.table.expiresAt(this.table.now()) },
-        }),
-      );
-    }
+    const json = JSON.stringify(outcome);
+    const held =
+      utf8Bytes(json) <= INLINE_JSON_BYTES
+        ? { payload: json }
+        : { parts: await this.writeParts(outcome.at, owner, json) };
     try {
       await this.table.db.send(
         new PutCommand({
           TableName: this.table.name,
-          Item: { ...stepKey(outcome.at), parts, owner, expiresAt: this.table.expiresAt(this.table.now()) },
+          Item: { ...stepKey(outcome.at), ...held, owner, expiresAt: this.table.expiresAt(this.table.now()) },
           ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey})`,
         }),
       );
@@ -118,6 +114,21 @@ export class DynamoDbStepLedger implements StepLedger {
     }
   }
 
+  /** The outcome's JSON in parts, keyed by their writer; how many. */
+  private async writeParts(at: number, owner: string, json: string): Promise<number> {
+    // Cut by UTF-8 bytes, not characters: a hint in another script would take a part of characters past 400 KB.
+    const slices = utf8Slices(json, PART_BYTES);
+    for (const [part, payload] of slices.entries()) {
+      await this.table.db.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...stepPartKey(at, owner, part), payload, expiresAt: this.table.expiresAt(this.table.now()) },
+        }),
+      );
+    }
+    return slices.length;
+  }
+
   private async readStep(at: number): Promise<StepOutcome | undefined> {
     const key = stepKey(at);
     const { Item } = await this.table.db.send(
@@ -125,6 +136,7 @@ export class DynamoDbStepLedger implements StepLedger {
     );
     if (!Item) return undefined;
     const header = decodeItem(stepHeaderItem, Item, key);
+    if ('payload' in header) return decodeJson(stepOutcome, header.payload, key);
     const payload: string[] = [];
     for (let part = 0; part < header.parts; part++) {
       const partKey = stepPartKey(at, header.owner, part);

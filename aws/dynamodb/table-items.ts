@@ -206,8 +206,15 @@ export const cursorItem = z.object({
   doneStep: z.number().optional(),
 });
 
-/** `STEP`/`<at>`: the commit point of a step's outcome, which says how many parts hold it and whose they are. */
-export const stepHeaderItem = z.object({ parts: z.number().int().positive(), owner: z.string() });
+/** A header that says how many parts hold its payload and whose they are. */
+const partsHeaderItem = z.object({ parts: z.number().int().positive(), owner: z.string() });
+
+/**
+ * `STEP`/`<at>`: the commit point of a step's outcome. An outcome of at most `INLINE_JSON_BYTES` of JSON (a quiet
+ * step's, and most others) is held in the header itself (`payload`); a larger one in parts, which the header counts.
+ * Headers written before outcomes were held inline have parts.
+ */
+export const stepHeaderItem = z.union([z.object({ payload: z.string(), owner: z.string() }), partsHeaderItem]);
 
 /** `STEP`/`<at>#<owner>#<part>`: one slice of the outcome's JSON. */
 export const stepPartItem = z.object({ payload: z.string() });
@@ -297,7 +304,7 @@ export const terminationItem = z
   .transform(({ minute, ...rest }): CountedTermination => ({ ...rest, at: minute }));
 
 /** `SHARD`/`<at>#<shard>`: the commit point of a shard's report, which says how many parts hold it and whose they are. */
-export const shardHeaderItem = stepHeaderItem;
+export const shardHeaderItem = partsHeaderItem;
 
 /** `SHARD`/`<at>#<shard>#<owner>#<part>`: one slice of the report's gzipped JSON. */
 export const shardPartItem = z.object({ payload: z.instanceof(Uint8Array) });

@@ -7,7 +7,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * writer of an item cannot disagree on where it is:
  * - `POLL`/`CURSOR`: which step is claimed (by whom, until when) and which is done (the step ledger).
  * - `STEP`/`<at>` (+ `<at>#<owner>#<part>`): a step's outcome, written before it is applied: the write-ahead record
- *   that lets any invocation finish a step whose writer died (the step ledger).
+ *   that lets any invocation finish a step whose writer died (the step ledger). The header holds the outcome itself
+ *   when it fits, in parts otherwise.
  * - `OPEN`/`<incident id>`: open incidents, read with a consistent query every poll; each expires the retention
  *   period after its last change (an incident of a cluster no longer configured is resolved at the next poll).
  * - `INCIDENT`/`<incident id>`: resolved incidents (day `INCIDENT#<resolved day>`).
@@ -32,7 +33,7 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * How large each kind of item can grow, against DynamoDB's 400 KB (`ITEM_BYTES`, table-limits.ts), each tested at
  * its maximum on dynalite (test/aws/item-size-bounds.test.ts):
  * - `STEP` and `SHARD` parts: at most `PART_BYTES` of payload each, whatever the outcome or report; the headers hold
- *   a count and an owner.
+ *   a count and an owner, and a `STEP` header an outcome of at most `INLINE_JSON_BYTES` in place of parts.
  * - `OUTBOX`: a notification whose JSON is within `INLINE_JSON_BYTES` is stored whole in its item; a larger one (a
  *   fleet outage's, with every cluster's evidence) is gzipped into parts `OUTBOX`/`<id>#part#<n>` of at most
  *   `PART_BYTES`, written before the item that lists it as pending; `lastError` is cut to 1,000 characters.

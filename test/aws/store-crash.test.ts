@@ -1,6 +1,8 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
+import { stepKey, stepPartKey } from '../../aws/dynamodb/table-keys.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
@@ -39,4 +41,58 @@ describe('a step whose writer dies after committing it', () => {
 
     expect([claim, (await retry.outbox.pending()).length]).toEqual(['done', 400]);
   });
+
+  it('is rolled forward from its header alone when its outcome fits there, one write for a quiet step', async () => {
+    let now = Date.parse('2026-11-20T11:00:00Z');
+    const at = now - 180_000;
+    const page = notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' });
+    const dying = dynamoDbStores({ client: faultyClients(dyingAtFirstOutboxWrite())(), table: TABLE, now: () => now });
+    expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    await expect(dying.ledger.recordStep({ at, changed: [], notifications: [page] }, 'first')).rejects.toThrow(
+      'Task timed out',
+    );
+    const parts = await documentClient().send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :at)',
+        ExpressionAttributeValues: { ':pk': stepKey(at).pk, ':at': stepKey(at).sk },
+      }),
+    );
+
+    now += 120_000;
+    const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
+    const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
+
+    expect([parts.Items?.map((item) => Object.keys(item).sort()), claim, await pendingAt(retry, at)]).toEqual([
+      [['expiresAt', 'owner', 'payload', 'pk', 'sk']],
+      'done',
+      [page.id],
+    ]);
+  });
+
+  it('is rolled forward from parts when an earlier release wrote a small outcome in parts', async () => {
+    let now = Date.parse('2026-11-20T12:00:00Z');
+    const at = now - 180_000;
+    const page = notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' });
+    const writer = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
+    expect(await writer.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    // What the ledger wrote before it held outcomes in the header: one part, then a header that counts it.
+    const db = documentClient();
+    const expiresAt = Math.floor(now / 1000) + 86_400;
+    const payload = JSON.stringify({ at, changed: [], notifications: [page] });
+    await db.send(new PutCommand({ TableName: TABLE, Item: { ...stepPartKey(at, 'first', 0), payload, expiresAt } }));
+    await db.send(new PutCommand({ TableName: TABLE, Item: { ...stepKey(at), parts: 1, owner: 'first', expiresAt } }));
+
+    now += 120_000;
+    const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
+    const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
+
+    expect([claim, await pendingAt(retry, at)]).toEqual(['done', [page.id]]);
+  });
 });
+
+/** The ids of the notifications of step `at` waiting in the outbox: the tests share one table. */
+async function pendingAt(stores: ReturnType<typeof dynamoDbStores>, at: number): Promise<string[]> {
+  const pending = await stores.outbox.pending();
+  return pending.map((p) => p.notification.id).filter((id) => id.startsWith(isoSeconds(at)));
+}

@@ -12,7 +12,7 @@ import { DynamoDbOutboxReader } from './outbox-reader.ts';
 import { DynamoDbSilences } from './silences.ts';
 import { DynamoDbTable, type DynamoDbTableOptions } from './table.ts';
 import { decodeItem, pollLogItem } from './table-items.ts';
-import { DAY_INDEX, daysFrom } from './table-keys.ts';
+import { PARTITION, pollLogKey } from './table-keys.ts';
 
 /** Where a period's activity comes from besides the poll log: the incidents', the outbox's and the silences' reads. */
 export interface ActivitySources {
@@ -21,7 +21,7 @@ export interface ActivitySources {
   readonly silences: Silences;
 }
 
-/** The reading half of the poll log: a period's activity, read a day at a time from the `byDay` index. */
+/** The reading half of the poll log: a period's activity, its poll records read by the range of their keys. */
 export class DynamoDbActivityReader implements Pick<ActivityLog, 'activityBetween'> {
   constructor(
     protected readonly table: DynamoDbTable,
@@ -33,7 +33,10 @@ export class DynamoDbActivityReader implements Pick<ActivityLog, 'activityBetwee
   }
 
   private async pollsBetween(from: number, to: number): Promise<PollRecord[]> {
-    const items = await this.table.days(daysFrom(from, to).map(DAY_INDEX.polledOn));
+    // Keys are `<at>#<owner>`: from the first instant of `from` to past any owner of `to`'s instant.
+    const first = pollLogKey(from, '').sk;
+    const last = `${pollLogKey(to, '').sk}\uffff`;
+    const items = await this.table.partitionBetween(PARTITION.pollLog, first, last);
     return items.map((item) => decodeItem(pollLogItem, item).record).filter((p) => within(p.at, from, to));
   }
 }

@@ -14,7 +14,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `INCIDENT`/`<incident id>`: resolved incidents (day `INCIDENT#<resolved day>`).
  * - `OUTBOX`/`<notification id>`: every notification; day `PENDING` until delivered, then
  *   `NOTIFICATION#<day it was raised>`.
- * - `POLLLOG`/`<at>#<owner>`: one record per poll (day `POLL#<day>`).
+ * - `POLLLOG`/`<at>#<owner>`: one record per poll, read by a range of its sort keys (not indexed: an index entry would
+ *   be a second write every minute). Records of earlier releases also carry day `POLL#<day>`, which nothing reads.
  * - `SILENCE`/`<end as first set>#<id>`: silences added at run time, sorted by the end they were given, so that one
  *   query of the keys at or after a time reads the silences that may still hold then, and not those long over.
  * - `DELIVERY`/`N#<integration>#<notification id>`: a notification's delivery to a PagerDuty or Opsgenie integration
@@ -133,5 +134,4 @@ export const DAY_INDEX = {
   pending: 'PENDING',
   resolvedOn: (day: string) => `INCIDENT#${day}`,
   raisedOn: (day: string) => `NOTIFICATION#${day}`,
-  polledOn: (day: string) => `POLL#${day}`,
 } as const;

@@ -62,6 +62,16 @@ export class DynamoDbTable {
     });
   }
 
+  /** The items of one partition whose sort key is from `from` to `to`, both included, read consistently. */
+  partitionBetween(pk: string, from: string, to: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.name,
+      KeyConditionExpression: `${TABLE_SCHEMA.partitionKey} = :pk AND ${TABLE_SCHEMA.sortKey} BETWEEN :from AND :to`,
+      ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+      ConsistentRead: true,
+    });
+  }
+
   /** The items of one partition whose sort key begins with `prefix`, read consistently, in the order of their keys. */
   partitionPrefix(pk: string, prefix: string): Promise<Record<string, unknown>[]> {
     return this.queryAll({

@@ -1,11 +1,11 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { MalformedItemError } from '../../aws/dynamodb/table-items.ts';
-import { openIncidentKey } from '../../aws/dynamodb/table-keys.ts';
+import { openIncidentKey, pollLogKey } from '../../aws/dynamodb/table-keys.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
-import type { PipelineStores } from '../../shared/pipeline/ports.ts';
+import type { PipelineStores, PollRecord } from '../../shared/pipeline/ports.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
@@ -117,5 +117,61 @@ describe('the DynamoDB stores', () => {
     await expect(reading).rejects.toThrow(
       `table item {"pk":"OPEN","sk":"${withoutCluster.id}"} cannot be read:\n  - $.incident.cluster: `,
     );
+  });
+
+  it('reads the poll records of a period, those of earlier releases with their day index entry among them', async () => {
+    const poll = (at: number, owner: string): PollRecord => ({
+      at,
+      owner,
+      claim: 'claimed',
+      startedAt: at + 60_000,
+      lateMs: 0,
+      durationMs: 1,
+      clusters: 1,
+      polled: 1,
+      metricsRequested: 1,
+      findings: 0,
+      created: 0,
+      delivered: 0,
+      deliveryFailures: 0,
+      unreadableClusters: 0,
+      nearMisses: [],
+      nearMissesOmitted: 0,
+      blindTripwires: [],
+      blindTripwiresOmitted: 0,
+      quarantinedSteps: [],
+    });
+    // As earlier releases wrote a poll record: with the byDay index entry it was read by.
+    const earlier = poll(WEEK_START, 'earlier');
+    await documentClient().send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: {
+          pk: 'POLLLOG',
+          sk: `${new Date(WEEK_START).toISOString()}#earlier`,
+          day: 'POLL#2026-11-09',
+          at: new Date(WEEK_START).toISOString(),
+          record: earlier,
+          expiresAt: Math.floor(WEEK_END / 1000),
+        },
+      }),
+    );
+    for (const at of [WEEK_START - 60_000, WEEK_START + DAY, WEEK_END - 60_000, WEEK_END]) {
+      await stores.activityLog.recordPoll(poll(at, 'today'));
+    }
+    const written = await documentClient().send(
+      new GetCommand({ TableName: TABLE, Key: pollLogKey(WEEK_START + DAY, 'today') }),
+    );
+
+    const { polls } = await stores.activityLog.activityBetween(WEEK_START, WEEK_END);
+
+    expect([polls.map((p) => [new Date(p.at).toISOString(), p.owner]), written.Item?.day]).toEqual([
+      [
+        ['2026-11-09T00:00:00.000Z', 'earlier'],
+        ['2026-11-10T00:00:00.000Z', 'today'],
+        ['2026-11-15T23:59:00.000Z', 'today'],
+      ],
+      undefined,
+    ]);
   });
 });

@@ -247,7 +247,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     line(
       'Pipeline custom metrics',
       emitted.length * AWS_PRICES.customMetricMonth.usd,
-      `${emitted.length} sent every minute (${inputs.dashboard ? 'the dashboard on: all of them' : 'the heartbeat; failure counts only while failing'})`,
+      `${emitted.length} sent every minute (${inputs.dashboard ? 'the dashboard on: all of them' : 'failure counts only while failing, idle polls among them'})`,
     ),
     ...priceTemplate(stack.resources, usage),
     line(

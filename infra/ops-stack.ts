@@ -273,6 +273,7 @@ export class OpsStack extends Stack {
           dashboardName: deployment,
           config,
           deployment,
+          poller: this.poller.function,
           alarms: monitoring.alarms,
         })
       : undefined;

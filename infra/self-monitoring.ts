@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { SecretReference } from '../shared/config/deployment-config.ts';
 import { messagesWaiting } from './dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
-import { pipelineMetric } from './pipeline-metrics.ts';
+import { pipelineMetric, pollsThatDidTheirJob } from './pipeline-metrics.ts';
 import { bindSecretReads, type SentinelFunction } from './sentinel-function.ts';
 
 export interface SelfMonitoringProps {
@@ -37,18 +37,22 @@ const PER_MINUTE = { period: Duration.minutes(1), statistic: cloudwatch.Stats.SU
 
 /**
  * Alarms on the pipeline itself, sent to the paging topic (to its subscribers without a cluster filter: an alarm
- * carries no `cluster` attribute). The heartbeat alarm is the dead man's switch: a poller that stops running, or
- * runs and never completes a poll, emits no heartbeat, and missing data counts as breaching.
+ * carries no `cluster` attribute). The heartbeat alarm is the dead man's switch: it counts the polls that did their
+ * job, so a poller that is not invoked, or is invoked and never does its job, pages; missing data counts as breaching.
  */
 export class SelfMonitoring extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: SelfMonitoringProps) {
     super(scope, id);
+    // The poller's own Invocations less its idle polls, rather than a metric sent by every poll: a custom metric sent
+    // every minute costs $0.30 a month, and a metric-math alarm is billed per metric it reads, $0.10 each ("the number
+    // of metrics that your alarm references": https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html),
+    // so this alarm costs $0.20 and a healthy month sends no custom metric.
     this.alarm('PollerHeartbeat', props, {
       alarmDescription:
-        'No poll evaluated its own step with fresh data for 5 minutes: the poller stopped running, fails before it finishes, keeps finding its step taken (a clock problem), or reads only gaps for every cluster. Nothing is watching the clusters.',
-      metric: pipelineMetric('Heartbeat', props.deployment),
+        'No poll evaluated its own step with fresh data for 5 minutes: the poller is not invoked (its schedule disabled or failing, or every run throttled), or every poll finds its step taken (a clock problem) or reads only gaps for every cluster. Nothing is watching the clusters. A poller whose invocations all fail pages as PollerErrors instead.',
+      metric: pollsThatDidTheirJob(props.poller.function, props.deployment),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       evaluationPeriods: 5,
@@ -56,10 +60,10 @@ export class SelfMonitoring extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
     // Every failed invocation counts here, polls that fail included: the poller emits no failure metric of its own,
-    // which would page a second time for the same fault.
+    // and the heartbeat counts a failed invocation as a poll, so that one fault pages once.
     this.alarm('PollerErrors', props, {
       alarmDescription:
-        'The poller failed in 3 of the last 5 minutes: a poll that failed, a timeout, or a start that did not get as far as polling. See its log group for the error.',
+        'The poller failed in 3 of the last 5 minutes: a poll that failed, a timeout, or a start that did not get as far as polling. See its log group for the error. While every poll fails nothing is watching the clusters, and this is the only page: PollerHeartbeat counts failed invocations as polls.',
       metric: props.poller.function.metricErrors(PER_MINUTE),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { displayNameOf } from '../shared/config/cluster-identity.ts';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
@@ -10,13 +11,15 @@ import {
   type RequestVerb,
 } from '../shared/config/metric-catalogue.ts';
 import { describeWhere } from '../shared/notify/notification-text.ts';
-import { pipelineMetric } from './pipeline-metrics.ts';
+import { pipelineMetric, pollsThatDidTheirJob } from './pipeline-metrics.ts';
 
 export interface SentinelDashboardProps {
   readonly dashboardName: string;
   readonly config: DeploymentConfig;
   /** The stack name: the `Deployment` dimension of the poller's metrics. */
   readonly deployment: string;
+  /** The poller, whose invocations the graph of polls reads. */
+  readonly poller: lambda.IFunction;
   readonly alarms: readonly cloudwatch.IAlarm[];
 }
 
@@ -48,7 +51,7 @@ export class SentinelDashboard extends Construct {
       }),
     );
     for (const cluster of props.config.clusters) this.dashboard.addWidgets(...clusterWidgets(cluster));
-    this.dashboard.addWidgets(...pipelineWidgets(props.deployment));
+    this.dashboard.addWidgets(...pipelineWidgets(props.poller, props.deployment));
   }
 }
 
@@ -193,12 +196,13 @@ function nodeMetrics(
   return lines;
 }
 
-function pipelineWidgets(deployment: string): cloudwatch.IWidget[] {
+function pipelineWidgets(poller: lambda.IFunction, deployment: string): cloudwatch.IWidget[] {
   const graph = (title: string, left: cloudwatch.IMetric[]) =>
     new cloudwatch.GraphWidget({ title, left, width: QUARTER, height: HEIGHT });
   return [
     new cloudwatch.TextWidget({ markdown: '### Sentinel pipeline', width: WIDE, height: 1 }),
-    graph('Completed polls per minute', [pipelineMetric('Heartbeat', deployment, { label: 'polls' })]),
+    // What the heartbeat alarm reads.
+    graph('Completed polls per minute', [pollsThatDidTheirJob(poller, deployment, 'polls that did their job')]),
     graph('CloudWatch metrics requested', [
       pipelineMetric('MetricsRequested', deployment, { label: 'metrics' }),
       // A blind tripwire keeps its cluster read every minute: the requested metrics go up tenfold with nothing failing.

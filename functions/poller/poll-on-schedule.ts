@@ -19,9 +19,10 @@ export const pollEventSchema = z.object({
 export type PollEvent = z.infer<typeof pollEventSchema>;
 
 /**
- * A heartbeat counts a poll that evaluated its own step with data that was there to read: it claimed the step, and
- * read at least one cluster with a sample at that step, or had none due. A poll that keeps finding its step taken by
- * a later one (`stale`), or reads only gaps, is not watching anything, and the heartbeat alarm must say so.
+ * A poll did its job when it evaluated its own step with data that was there to read: it claimed the step, and read
+ * at least one cluster with a sample at that step, or had none due. A poll that keeps finding its step taken by a
+ * later one (`stale`), or reads only gaps, is not watching anything: it counts in `IdlePolls`, which the heartbeat
+ * alarm takes off the poller's invocations, so that such a poller pages as one that stopped.
  */
 export function didItsJob(report: Pick<PollReport, 'claim' | 'polled' | 'freshClusters'>): boolean {
   return report.claim === 'claimed' && (report.polled.length === 0 || report.freshClusters > 0);
@@ -53,7 +54,7 @@ export interface ScheduledPollDependencies extends PollDependencies {
 /**
  * The poller's use case: evaluate the step its schedule time points at, then report on itself in metrics. A retried
  * invocation carries the same schedule time, so it claims the same step and cannot page twice. A poll that fails
- * records no metric and no heartbeat: the function's Errors and the missing heartbeat are what page.
+ * records no metric: the function's Errors page for it (`PollerErrors`).
  */
 export async function pollOnSchedule(deps: ScheduledPollDependencies, event: PollEvent): Promise<PollSummary> {
   const startedAt = deps.now();
@@ -92,10 +93,11 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('BlindTripwires', report.blindTripwires.length);
   record('StepsQuarantined', report.quarantined.length);
   record('PollDurationMs', deps.now() - startedAt);
-  record('Heartbeat', didItsJob(report) ? 1 : 0);
-  // The heartbeat outside AWS beats when the one inside does. A ping that fails is the external service's to notice
-  // (it pages once pings stop); it must never fail a poll that did its job.
-  if (deps.externalHeartbeat && didItsJob(report)) {
+  const didIt = didItsJob(report);
+  record('IdlePolls', didIt ? 0 : 1);
+  // The heartbeat outside AWS beats for the polls the one inside counts. A ping that fails is the external service's
+  // to notice (it pages once pings stop); it must never fail a poll that did its job.
+  if (deps.externalHeartbeat && didIt) {
     try {
       await deps.externalHeartbeat.ping();
     } catch (error) {

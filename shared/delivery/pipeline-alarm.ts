@@ -32,10 +32,11 @@ export const PIPELINE_ALARMS: Readonly<Record<string, PipelineAlarmText>> = {
     severity: 'critical',
   },
   PollerHeartbeat: {
-    means: 'No poll did its job for 5 minutes: nothing is watching the clusters.',
+    means:
+      'No poll did its job for 5 minutes: the poller is not invoked, or every poll finds its step taken or reads only gaps. Nothing is watching the clusters.',
     whatToDo: [
-      "Open the poller's log group: a failing start, a timeout or `stale` steps (a clock problem) say why.",
-      'Check that the poll schedule (EventBridge Scheduler) is enabled and invokes the poller every minute.',
+      'Check that the poll schedule (EventBridge Scheduler) is enabled and invokes the poller every minute, and that its runs are not throttled.',
+      "If it is invoked, open the poller's log group: `stale` steps (a clock problem) or only gaps read (CloudWatch, the OAM links) say why.",
       'Until it is back, watch the clusters by hand: no page will come for them.',
     ],
     severity: 'critical',
@@ -44,7 +45,7 @@ export const PIPELINE_ALARMS: Readonly<Record<string, PipelineAlarmText>> = {
     means: 'The poller failed in 3 of the last 5 minutes.',
     whatToDo: [
       "Read the errors in the poller's log group.",
-      'A lasting failure stops paging: treat it as the heartbeat alarm if that one follows.',
+      'A lasting failure means no poll gets to the end: nothing is watching the clusters, and no heartbeat alarm will follow (it counts failed invocations as polls). Watch the clusters by hand until polls succeed again.',
     ],
     severity: 'critical',
   },

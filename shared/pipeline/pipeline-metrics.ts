@@ -38,7 +38,12 @@ export const PIPELINE_METRICS = {
   /** Steps whose outcome the table refuses for good, set aside so that polling goes on (StepQuarantinedError). */
   StepsQuarantined: { unit: 'Count', failure: true, alarmed: true },
   PollDurationMs: { unit: 'Milliseconds', failure: false, alarmed: false },
-  Heartbeat: { unit: 'Count', failure: false, alarmed: true },
+  /**
+   * Polls that ran but did not do their job (`didItsJob`): they did not claim their own step (a later poll took it,
+   * `stale`, or another invocation has it), or they read only gaps. The heartbeat alarm counts the poller's
+   * invocations less these.
+   */
+  IdlePolls: { unit: 'Count', failure: true, alarmed: true },
   /**
    * Pings of the heartbeat outside AWS that failed. Not alarmed here: the external service pages when pings stop,
    * which is the alarm that still works when this Region or account does not; the poller log says why.
@@ -57,7 +62,7 @@ export interface PipelineMetricsRecorder {
  * Whether the poller sends this value. With the dashboard, every value. Without it, only what an alarm reads, and a
  * failure count only when it is not zero: its alarm treats missing data as not breaching, so a zero it is not sent
  * reads as the zero it is, and a custom metric costs only in the hours it receives data
- * (https://aws.amazon.com/cloudwatch/pricing/). A healthy month then pays for the heartbeat alone.
+ * (https://aws.amazon.com/cloudwatch/pricing/). A healthy month then sends none.
  */
 export function isEmitted(name: PipelineMetricName, value: number, dashboard: boolean): boolean {
   const spec: PipelineMetricSpec = PIPELINE_METRICS[name];

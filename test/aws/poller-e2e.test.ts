@@ -191,13 +191,13 @@ describe('the poller over the real wire', () => {
     ]);
   });
 
-  it('reports on itself in embedded metric format after every poll, with a heartbeat and, with the dashboard, every figure', () => {
+  it('reports on itself in embedded metric format after every poll, with the dashboard every figure, no idle poll among them', () => {
     const reports = emfLines(output).filter(
       (line) => line._aws.CloudWatchMetrics[0]?.Namespace === 'K8sIncidentSentinel',
     );
     const page = reports.find((r) => r.NotificationsSent === 1 && Number(r.Findings) > 0);
 
-    expect([reports.length, reports.every((r) => r.Heartbeat === 1), page?.Deployment]).toEqual([
+    expect([reports.length, reports.every((r) => r.IdlePolls === 0), page?.Deployment]).toEqual([
       scenario.steps,
       true,
       'test',
@@ -215,7 +215,7 @@ describe('the poller over the real wire', () => {
       { Name: 'BlindTripwires', Unit: 'Count' },
       { Name: 'StepsQuarantined', Unit: 'Count' },
       { Name: 'PollDurationMs', Unit: 'Milliseconds' },
-      { Name: 'Heartbeat', Unit: 'Count' },
+      { Name: 'IdlePolls', Unit: 'Count' },
     ]);
   });
 

@@ -46,6 +46,18 @@ describe('the poller under faults', () => {
     for (let step = from; step <= to; step++) summaries.push(await pollAt(poll, at(step)));
     return summaries;
   };
+  /** Poll one step, and return its summary and the metrics it sent (none for a healthy poll without a dashboard). */
+  const pollSending = async (step: number) => {
+    const before = output.json().length;
+    const [summary] = await pollSteps(step, step);
+    return {
+      summary,
+      sent: output
+        .json()
+        .slice(before)
+        .filter((line) => '_aws' in line),
+    };
+  };
   const sentOf = (kind: Notification['kind']) =>
     harness.sns.published
       .map((p) => JSON.parse(JSON.parse(p.message).default) as Notification)
@@ -128,20 +140,14 @@ describe('the poller under faults', () => {
     expect(written.filter((line) => line.message === 'publish failed, kept for retry')).toEqual([
       expect.objectContaining({ level: 'ERROR', service: 'k8s-incident-sentinel', id: expect.any(String) }),
     ]);
-    expect(written.filter((line) => '_aws' in line)).toEqual([
-      expect.objectContaining({ NotificationFailures: 1, Heartbeat: 1 }),
-    ]);
+    expect(written.filter((line) => '_aws' in line)).toEqual([expect.objectContaining({ NotificationFailures: 1 })]);
+    expect(written.find((line) => '_aws' in line)).not.toHaveProperty('IdlePolls');
   }, 30_000);
 
-  it('emits only the heartbeat of a healthy poll when the deployment has no dashboard', async () => {
-    const before = output.json().length;
-    await pollSteps(PAGE_STEP - 2, PAGE_STEP - 2);
-    const [report] = output
-      .json()
-      .slice(before)
-      .filter((line) => '_aws' in line) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } }[];
+  it('emits no metric for a healthy poll when the deployment has no dashboard', async () => {
+    const healthy = await pollSending(PAGE_STEP - 2);
 
-    expect(report?._aws.CloudWatchMetrics[0]?.Metrics.map((m) => m.Name)).toEqual(['Heartbeat']);
+    expect([healthy.summary?.claim, healthy.sent]).toEqual(['claimed', []]);
   }, 30_000);
 
   it('pages once when two pollers run the same minute', async () => {
@@ -199,12 +205,6 @@ describe('the poller under faults', () => {
 
   describe('events and clocks from the wrong time', () => {
     const FUTURE = '2099-01-01T00:00:00Z';
-    const heartbeatsSince = (before: number) =>
-      output
-        .json()
-        .slice(before)
-        .filter((line) => '_aws' in line)
-        .map((line) => line.Heartbeat);
 
     it('refuses a poll event from the future without reading anything, and a real outage after it pages once', async () => {
       arriveAt(at(PAGE_STEP - 10));
@@ -249,18 +249,17 @@ describe('the poller under faults', () => {
       expect(sentOf('page')).toHaveLength(1);
     }, 30_000);
 
-    it('counts a heartbeat only for a poll that evaluated its own step with fresh data', async () => {
+    it('counts an idle poll for each poll that did not evaluate its own step with fresh data, and sends nothing for one that did', async () => {
       await armTripwires();
-      const before = output.json().length;
-      await pollSteps(PAGE_STEP, PAGE_STEP);
+      const fresh = await pollSending(PAGE_STEP);
       // A retried poll of an older step finds it stale: it evaluated nothing.
-      await pollSteps(PAGE_STEP - 1, PAGE_STEP - 1);
+      const stale = await pollSending(PAGE_STEP - 1);
       // CloudWatch stops showing the newest minutes: the next poll reads only gaps at its step.
       harness.cloudwatch.setVisibleUntil(new Date(at(PAGE_STEP - 5)));
-      const [blind] = await pollSteps(PAGE_STEP + 1, PAGE_STEP + 1);
+      const blind = await pollSending(PAGE_STEP + 1);
 
-      expect([blind?.claim, blind?.polled]).toEqual(['claimed', 3]);
-      expect(heartbeatsSince(before)).toEqual([1, 0, 0]);
+      expect([stale.summary?.claim, blind.summary?.claim, blind.summary?.polled]).toEqual(['stale', 'claimed', 3]);
+      expect([fresh, stale, blind].map((poll) => poll.sent.map((line) => line.IdlePolls))).toEqual([[], [1], [1]]);
     }, 30_000);
   });
 });

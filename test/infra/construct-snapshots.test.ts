@@ -130,6 +130,7 @@ const constructs: Record<string, (stack: Stack) => void> = {
       dashboardName: DEPLOYMENT,
       config,
       deployment: DEPLOYMENT,
+      poller: lambdaFunction(stack),
       alarms: [
         new cloudwatch.Alarm(stack, 'Alarm', {
           metric: topic(stack).metricNumberOfMessagesPublished(),

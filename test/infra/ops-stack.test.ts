@@ -5,6 +5,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { PIPELINE_ALARMS } from '../../shared/delivery/pipeline-alarm.ts';
 import { DEPLOYMENT_DIMENSION, PIPELINE_METRICS, PIPELINE_NAMESPACE } from '../../shared/pipeline/pipeline-metrics.ts';
+import { alarmInAlarm } from '../../shared/pipeline/tripwire-alarm.ts';
 import {
   EXAMPLE_CONFIG,
   fixture,
@@ -499,14 +500,94 @@ describe('self-monitoring', () => {
       ...props,
     });
 
-  it('pages when the poller stops completing polls, counting missing heartbeats as breaching', () => {
+  it('pages when no poll did its job in 5 of 5 minutes: the poller’s invocations less its idle polls, missing data breaching', () => {
     pagingAlarm('PollerHeartbeat', {
-      Namespace: 'K8sIncidentSentinel',
-      MetricName: 'Heartbeat',
-      Dimensions: [{ Name: 'Deployment', Value: 'OpsStack' }],
+      Metrics: [
+        { Id: 'expr_1', Expression: 'FILL(invocations, 0) - FILL(idle, 0)', ReturnData: true },
+        {
+          Id: 'invocations',
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/Lambda',
+              MetricName: 'Invocations',
+              Dimensions: [{ Name: 'FunctionName', Value: ref(synth.ops.poller.function) }],
+            },
+            Period: 60,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        },
+        {
+          Id: 'idle',
+          MetricStat: {
+            Metric: {
+              Namespace: 'K8sIncidentSentinel',
+              MetricName: 'IdlePolls',
+              Dimensions: [{ Name: 'Deployment', Value: 'OpsStack' }],
+            },
+            Period: 60,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        },
+      ],
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
       TreatMissingData: 'breaching',
+    });
+  });
+
+  describe('the heartbeat, evaluated as CloudWatch evaluates it', () => {
+    /** A minute of the poller: its invocations and idle polls, each absent when not sent. */
+    interface Minute {
+      readonly invocations?: number;
+      readonly idle?: number;
+    }
+
+    /** The synthesized alarm's state after the newest of `minutes` (seven: its evaluation range). */
+    const heartbeatState = (minutes: readonly Minute[]) => {
+      const [alarm] = Object.values(
+        template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmName: 'OpsStack-PollerHeartbeat' } }),
+      );
+      const props = alarm?.Properties;
+      expect([props.Metrics[0].Expression, props.ComparisonOperator]).toEqual([
+        'FILL(invocations, 0) - FILL(idle, 0)',
+        'LessThanThreshold',
+      ]);
+      // FILL reads a metric with no datapoint in a minute as 0. A minute with neither metric may come out as 0 or
+      // as missing data; both breach.
+      const polls = (minute: Minute) => (minute.invocations ?? 0) - (minute.idle ?? 0);
+      const evaluation = {
+        evaluationPeriods: props.EvaluationPeriods,
+        datapointsToAlarm: props.DatapointsToAlarm,
+        treatMissingData: props.TreatMissingData,
+      };
+      const inAlarm = alarmInAlarm(evaluation, (back) => {
+        const minute = minutes[minutes.length - 1 - back];
+        return minute === undefined ? null : polls(minute) < props.Threshold;
+      });
+      return inAlarm ? 'ALARM' : 'OK';
+    };
+    const minutes = (count: number, minute: Minute): Minute[] => Array(count).fill(minute);
+
+    it('is in ALARM when the poller is not invoked', () => {
+      expect(heartbeatState(minutes(7, {}))).toBe('ALARM');
+    });
+
+    it('is in ALARM when every poll is idle', () => {
+      expect(heartbeatState(minutes(7, { invocations: 1, idle: 1 }))).toBe('ALARM');
+    });
+
+    it('is OK when one poll did its job in one of the last five minutes', () => {
+      const idle = minutes(7, { invocations: 1, idle: 1 });
+
+      expect(heartbeatState([...idle.slice(0, 4), { invocations: 2, idle: 1 }, ...idle.slice(5)])).toBe('OK');
+    });
+
+    it('is OK when every invocation fails, which is PollerErrors’ page alone', () => {
+      expect(heartbeatState(minutes(7, { invocations: 1 }))).toBe('OK');
     });
   });
 
@@ -535,18 +616,29 @@ describe('self-monitoring', () => {
     const failures = Object.entries(PIPELINE_METRICS)
       .filter(([, metric]) => metric.failure)
       .map(([name]) => name);
+    const emitted = { Namespace: PIPELINE_NAMESPACE, Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }] };
 
-    for (const name of failures) {
+    for (const name of failures.filter((failure) => failure !== 'IdlePolls')) {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: PIPELINE_NAMESPACE,
+        ...emitted,
         MetricName: name,
-        Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }],
         AlarmActions: [ref(synth.ops.topics.paging)],
         // The poller sends a failure count only when it is not zero: a minute it is not sent is a good minute.
         TreatMissingData: 'notBreaching',
       });
     }
-    expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters', 'StepsQuarantined']);
+    // The heartbeat reads idle polls beside the invocations, and FILL makes a minute without them a good minute.
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: [ref(synth.ops.topics.paging)],
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: Match.stringLikeRegexp('FILL\\(idle, 0\\)') }),
+        Match.objectLike({
+          Id: 'idle',
+          MetricStat: Match.objectLike({ Metric: { ...emitted, MetricName: 'IdlePolls' } }),
+        }),
+      ]),
+    });
+    expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters', 'StepsQuarantined', 'IdlePolls']);
   });
 
   it('pages on poller errors, throttles and polls near the timeout', () => {
@@ -757,9 +849,31 @@ describe('the dashboard', () => {
         .widgets.filter((w) => w.type === 'metric')
         .slice(-4),
     );
-    for (const metric of ['Heartbeat', 'MetricsRequested', 'NotificationsSent', 'NotificationFailures']) {
+    for (const metric of ['IdlePolls', 'MetricsRequested', 'NotificationsSent', 'NotificationFailures']) {
       expect(pipeline).toContain(`"K8sIncidentSentinel","${metric}","Deployment","OpsStack"`);
     }
+  });
+
+  it('graphs the polls that did their job as the heartbeat alarm counts them', () => {
+    const graph = dashboardBody().widgets.find((w) => w.properties.title === 'Completed polls per minute');
+
+    expect(graph?.properties.metrics).toEqual([
+      [{ label: 'polls that did their job', expression: 'FILL(invocations, 0) - FILL(idle, 0)', period: 60 }],
+      [
+        'AWS/Lambda',
+        'Invocations',
+        'FunctionName',
+        'REF',
+        { id: 'invocations', visible: false, period: 60, stat: 'Sum' },
+      ],
+      [
+        'K8sIncidentSentinel',
+        'IdlePolls',
+        'Deployment',
+        'OpsStack',
+        { id: 'idle', visible: false, period: 60, stat: 'Sum' },
+      ],
+    ]);
   });
 });
 

@@ -54,9 +54,23 @@ describe('the cost model and the templates', () => {
 
     expect([monthly('Tripwire alarms'), monthly('Pipeline alarms')]).toEqual([
       expect.closeTo(2 * 6 * 0.1),
-      // The ops stack's eight, and the forwarding dead-letter alarm of the example's one workload account.
-      expect.closeTo(9 * 0.1),
+      // The ops stack's eight (nine alarm metrics: the heartbeat reads two), and the forwarding dead-letter alarm of
+      // the example's one workload account.
+      expect.closeTo(10 * 0.1),
     ]);
+  });
+
+  it('prices the heartbeat, a metric-math alarm, per metric it reads', () => {
+    const heartbeat = appResources(EXAMPLE_CONFIG).filter(
+      (r) => r.type === 'AWS::CloudWatch::Alarm' && r.properties.AlarmName === 'OpsStack-PollerHeartbeat',
+    );
+    const lines = priceTemplate(heartbeat, USAGE);
+
+    expect(lines.find((l) => l.item === 'Pipeline alarms')).toEqual({
+      item: 'Pipeline alarms',
+      monthly: expect.closeTo(2 * 0.1),
+      basis: '1 alarms, 2 alarm metrics',
+    });
   });
 });
 

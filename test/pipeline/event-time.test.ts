@@ -53,7 +53,7 @@ describe('the step ledger and the clock', () => {
   });
 });
 
-describe('the heartbeat', () => {
+describe('a poll that did its job', () => {
   it.each([
     [
       'claimed a step and read a cluster with a sample at it',
@@ -64,7 +64,7 @@ describe('the heartbeat', () => {
     ['claimed a step but read only gaps', { claim: 'claimed', polled: ['a', 'b'], freshClusters: 0 }, false],
     ['found its step taken by a later one', { claim: 'stale', polled: [], freshClusters: 0 }, false],
     ['found its step done by another invocation', { claim: 'done', polled: [], freshClusters: 0 }, false],
-  ] as const)('beats when the poll %s: %p', (_what, report, beats) => {
-    expect(didItsJob(report)).toBe(beats);
+  ] as const)('is one that %s: %p', (_what, report, didIt) => {
+    expect(didItsJob(report)).toBe(didIt);
   });
 });

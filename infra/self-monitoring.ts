@@ -51,11 +51,14 @@ export class SelfMonitoring extends Construct {
     // so this alarm costs $0.20 and a healthy month sends no custom metric.
     this.alarm('PollerHeartbeat', props, {
       alarmDescription:
-        'No poll evaluated its own step with fresh data for 5 minutes: the poller is not invoked (its schedule disabled or failing, or every run throttled), or every poll finds its step taken (a clock problem) or reads only gaps for every cluster. Nothing is watching the clusters. A poller whose invocations all fail pages as PollerErrors instead.',
+        'No poll evaluated its own step with fresh data in 5 of the last 6 minutes: the poller is not invoked (its schedule disabled or failing, or every run throttled), or every poll finds its step taken (a clock problem) or reads only gaps for every cluster. Nothing is watching the clusters. A poller whose invocations all fail pages as PollerErrors instead.',
       metric: pollsThatDidTheirJob(props.poller.function, props.deployment),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      evaluationPeriods: 5,
+      // 5 of 6, not 5 of 5: FILL reads an idle poll whose metric has not arrived yet as none, so the newest minute
+      // of a poller that is always idle can read as a poll that did its job; an M out of N alarm looks past it, as
+      // "Using metric math" (CloudWatch User Guide, FILL) advises for metrics published late.
+      evaluationPeriods: 6,
       datapointsToAlarm: 5,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });

@@ -33,7 +33,7 @@ export const PIPELINE_ALARMS: Readonly<Record<string, PipelineAlarmText>> = {
   },
   PollerHeartbeat: {
     means:
-      'No poll did its job for 5 minutes: the poller is not invoked, or every poll finds its step taken or reads only gaps. Nothing is watching the clusters.',
+      'No poll did its job in 5 of the last 6 minutes: the poller is not invoked, or every poll finds its step taken or reads only gaps. Nothing is watching the clusters.',
     whatToDo: [
       'Check that the poll schedule (EventBridge Scheduler) is enabled and invokes the poller every minute, and that its runs are not throttled.',
       "If it is invoked, open the poller's log group: `stale` steps (a clock problem) or only gaps read (CloudWatch, the OAM links) say why.",

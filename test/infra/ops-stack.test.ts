@@ -500,7 +500,7 @@ describe('self-monitoring', () => {
       ...props,
     });
 
-  it('pages when no poll did its job in 5 of 5 minutes: the poller’s invocations less its idle polls, missing data breaching', () => {
+  it('pages when no poll did its job in 5 of the last 6 minutes: the poller’s invocations less its idle polls, missing data breaching', () => {
     pagingAlarm('PollerHeartbeat', {
       Metrics: [
         { Id: 'expr_1', Expression: 'FILL(invocations, 0) - FILL(idle, 0)', ReturnData: true },
@@ -533,7 +533,7 @@ describe('self-monitoring', () => {
       ],
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
-      EvaluationPeriods: 5,
+      EvaluationPeriods: 6,
       DatapointsToAlarm: 5,
       TreatMissingData: 'breaching',
     });
@@ -546,7 +546,7 @@ describe('self-monitoring', () => {
       readonly idle?: number;
     }
 
-    /** The synthesized alarm's state after the newest of `minutes` (seven: its evaluation range). */
+    /** The synthesized alarm's state after the newest of `minutes` (eight: its evaluation range). */
     const heartbeatState = (minutes: readonly Minute[]) => {
       const [alarm] = Object.values(
         template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmName: 'OpsStack-PollerHeartbeat' } }),
@@ -573,21 +573,33 @@ describe('self-monitoring', () => {
     const minutes = (count: number, minute: Minute): Minute[] => Array(count).fill(minute);
 
     it('is in ALARM when the poller is not invoked', () => {
-      expect(heartbeatState(minutes(7, {}))).toBe('ALARM');
+      expect(heartbeatState(minutes(8, {}))).toBe('ALARM');
     });
 
     it('is in ALARM when every poll is idle', () => {
-      expect(heartbeatState(minutes(7, { invocations: 1, idle: 1 }))).toBe('ALARM');
+      expect(heartbeatState(minutes(8, { invocations: 1, idle: 1 }))).toBe('ALARM');
     });
 
-    it('is OK when one poll did its job in one of the last five minutes', () => {
-      const idle = minutes(7, { invocations: 1, idle: 1 });
+    it('is in ALARM when every poll is idle and the newest minute’s idle poll has not arrived yet', () => {
+      expect(heartbeatState([...minutes(6, { invocations: 1, idle: 1 }), { invocations: 1 }])).toBe('ALARM');
+    });
 
-      expect(heartbeatState([...idle.slice(0, 4), { invocations: 2, idle: 1 }, ...idle.slice(5)])).toBe('OK');
+    it('is OK when polls did their job in two of the last six minutes', () => {
+      const idle = minutes(8, { invocations: 1, idle: 1 });
+
+      expect(
+        heartbeatState([
+          ...idle.slice(0, 3),
+          { invocations: 2, idle: 1 },
+          ...idle.slice(4, 6),
+          { invocations: 1 },
+          idle[7] as Minute,
+        ]),
+      ).toBe('OK');
     });
 
     it('is OK when every invocation fails, which is PollerErrors’ page alone', () => {
-      expect(heartbeatState(minutes(7, { invocations: 1 }))).toBe('OK');
+      expect(heartbeatState(minutes(8, { invocations: 1 }))).toBe('OK');
     });
   });
 

@@ -4,8 +4,7 @@ import { clusterMuted, type Mute } from '../engine/maintenance.ts';
 import type { Labels } from '../engine/matchers.ts';
 import { nearMisses } from '../engine/near-miss.ts';
 import type { Notification } from '../engine/notification.ts';
-import { type ClusterObservation, type Finding, step } from '../engine/step.ts';
-import { blindTripwires } from './blind-tripwires.ts';
+import { type Finding, step } from '../engine/step.ts';
 import { type DueReads, dueReads } from './cadence.ts';
 import { keptBlindTripwires, keptNearMisses, recordedError } from './poll-record.ts';
 import type {
@@ -18,7 +17,7 @@ import type {
   StepClaim,
   Tripwires,
 } from './ports.ts';
-import { hasSampleAtStep, readDue } from './read-due.ts';
+import { type ObservedReads, observeDue } from './read-due.ts';
 import { retirements, withRetirementNotes } from './retired-clusters.ts';
 import { type FanOut, fanOutStep, readingOf, shardTasks } from './shards.ts';
 import { silencesForStep } from './silence.ts';
@@ -117,12 +116,12 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       const evaluated =
         deps.fanOut && polled.length > deps.fanOut.shardSize
           ? await readInShards(deps, deps.fanOut, due, at, armed, mutes)
-          : await readHere(deps, due, at, armed);
+          : await observeDue(deps, due, at, armed);
       metricsRequested = evaluated.metricsRequested;
       unreadable = evaluated.unreadable;
       freshClusters = evaluated.freshClusters;
       blind = evaluated.blindTripwires;
-      const retired = retirements(plan, incidents, new Set(evaluated.clusters.map((c) => c.cluster)));
+      const retired = retirements(plan, incidents, new Set(evaluated.observations.map((c) => c.cluster)));
       const outcome = step({
         at,
         ruleSet: plan.ruleSet,
@@ -131,7 +130,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         mutes,
         facts: factsOf(plan),
         labels: labelsOf(plan),
-        clusters: [...evaluated.clusters, ...retired.observations],
+        clusters: [...evaluated.observations, ...retired.observations],
         resolvedByHand: await deps.handResolutions.all(),
       });
       const notifications = outcome.notifications.map((n) => withRetirementNotes(n, retired.notes));
@@ -226,44 +225,6 @@ async function claimPastQuarantine(
   }
 }
 
-/** A step's clusters read and ready for the engine, with what the reads cost and missed. */
-interface EvaluatedReads {
-  readonly clusters: readonly ClusterObservation[];
-  readonly metricsRequested: number;
-  readonly unreadable: MetricReading['unreadable'];
-  readonly freshClusters: number;
-  readonly blindTripwires: readonly string[];
-}
-
-/** Read the due clusters in this invocation; the step evaluates their windows. */
-async function readHere(
-  deps: PollDependencies,
-  due: DueReads,
-  at: number,
-  armed: ReadonlySet<string>,
-): Promise<EvaluatedReads> {
-  const reading = await readDue(deps, due, at);
-  const minute = new Set(due.minute);
-  return {
-    clusters: deps.plan.clusters.flatMap((cluster) => {
-      const window = reading.windows.get(cluster.name);
-      if (!window) return [];
-      return [
-        {
-          cluster: cluster.name,
-          window,
-          rules: cluster.rules,
-          ...(minute.has(cluster.name) && { evaluated: cluster.minuteRules }),
-        },
-      ];
-    }),
-    metricsRequested: reading.metricsRequested,
-    unreadable: reading.unreadable,
-    freshClusters: [...reading.windows.values()].filter(hasSampleAtStep).length,
-    blindTripwires: blindTripwires(armed, reading.windows, deps.plan.cadence.tripwire),
-  };
-}
-
 /** Hand the due clusters to shard workers and take what they evaluated (shards.ts). */
 async function readInShards(
   deps: PollDependencies,
@@ -272,14 +233,14 @@ async function readInShards(
   at: number,
   armed: ReadonlySet<string>,
   mutes: readonly Mute[],
-): Promise<EvaluatedReads> {
+): Promise<ObservedReads> {
   const labels = labelsOf(deps.plan);
   const muted = (cluster: string) => clusterMuted(mutes, cluster, at, labels.get(cluster));
   const tasks = shardTasks(at, due, fanOut.shardSize, muted, armed);
   const { reports, late } = await fanOutStep(fanOut, tasks, deps.now);
   const rulesOf = new Map(deps.plan.clusters.map((c) => [c.name, c.rules]));
   return {
-    clusters: reports.flatMap((r) =>
+    observations: reports.flatMap((r) =>
       r.clusters.map((c) => ({ cluster: c.cluster, rules: rulesOf.get(c.cluster) ?? [], reading: readingOf(c) })),
     ),
     metricsRequested: reports.reduce((n, r) => n + r.metricsRequested, 0),

@@ -1,9 +1,8 @@
 import type { ClusterReading, Finding } from '../engine/step.ts';
 import { evaluateObservation } from '../engine/step.ts';
-import { blindTripwires } from './blind-tripwires.ts';
 import type { DueReads } from './cadence.ts';
 import type { MetricReading, MetricSource } from './ports.ts';
-import { hasSampleAtStep, readDue } from './read-due.ts';
+import { observeDue } from './read-due.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 /*
@@ -117,32 +116,18 @@ export interface ShardDependencies {
  * rules the poller would on each, and report. A cluster it could not read is reported unreadable, never evaluated.
  */
 export async function evaluateShard(deps: ShardDependencies, task: ShardTask): Promise<ShardReport> {
-  const reading = await readDue(deps, { full: task.full, minute: task.minute }, task.at);
-  const minute = new Set(task.minute);
+  const { observations, ...read } = await observeDue(
+    deps,
+    { full: task.full, minute: task.minute },
+    task.at,
+    new Set(task.armed),
+  );
   const muted = new Set(task.muted);
-  const clusters = deps.plan.clusters.flatMap((cluster): ShardCluster[] => {
-    const window = reading.windows.get(cluster.name);
-    if (!window) return [];
-    const evaluated = evaluateObservation(
-      {
-        cluster: cluster.name,
-        window,
-        rules: cluster.rules,
-        ...(minute.has(cluster.name) && { evaluated: cluster.minuteRules }),
-      },
-      muted.has(cluster.name),
-    );
-    return [{ cluster: cluster.name, findings: evaluated.findings, severe: [...evaluated.severe] }];
+  const clusters = observations.map((observation): ShardCluster => {
+    const evaluated = evaluateObservation(observation, muted.has(observation.cluster));
+    return { cluster: observation.cluster, findings: evaluated.findings, severe: [...evaluated.severe] };
   });
-  const report: ShardReport = {
-    at: task.at,
-    shard: task.shard,
-    clusters,
-    metricsRequested: reading.metricsRequested,
-    unreadable: reading.unreadable,
-    freshClusters: [...reading.windows.values()].filter(hasSampleAtStep).length,
-    blindTripwires: blindTripwires(new Set(task.armed), reading.windows, deps.plan.cadence.tripwire),
-  };
+  const report: ShardReport = { at: task.at, shard: task.shard, clusters, ...read };
   await deps.findings.report(report);
   return report;
 }

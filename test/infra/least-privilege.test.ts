@@ -45,11 +45,16 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   GetSecretValueCommand: 'secretsmanager:GetSecretValue',
   // @aws-sdk/client-ec2
   DescribeInstancesCommand: 'ec2:DescribeInstances',
+  // @aws-sdk/client-eks (the doctor's node facts)
+  DescribeClusterCommand: 'eks:DescribeCluster',
+  ListNodegroupsCommand: 'eks:ListNodegroups',
+  ListFargateProfilesCommand: 'eks:ListFargateProfiles',
   AssumeRoleCommand: 'sts:AssumeRole',
 };
 
 const AWS_DIR = path.join(PROJECT_ROOT, 'aws');
-const adapters = readdirSync(AWS_DIR)
+/** Every module under aws/, in its folders too (aws/dynamodb/, aws/vendors/, ...). */
+const adapters = readdirSync(AWS_DIR, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts'))
   .map((file) => path.join(AWS_DIR, file));
 

@@ -43,6 +43,9 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   // @aws-lambda-powertools/parameters: SecretsProvider.get sends GetSecretValue
   SecretsProvider: 'secretsmanager:GetSecretValue',
   GetSecretValueCommand: 'secretsmanager:GetSecretValue',
+  // @aws-lambda-powertools/parameters: SSMProvider.get sends GetParameter; @aws-sdk/client-ssm
+  SSMProvider: 'ssm:GetParameter',
+  GetParameterCommand: 'ssm:GetParameter',
   // @aws-sdk/client-ec2
   DescribeInstancesCommand: 'ec2:DescribeInstances',
   // @aws-sdk/client-eks (the doctor's node facts)
@@ -61,7 +64,9 @@ const adapters = readdirSync(AWS_DIR, { recursive: true, encoding: 'utf8' })
 /** The IAM actions a module's source sends: `new XCommand(` for the SDK, `sendOam('Operation'` for OAM. */
 function actionsSentBy(file: string): { actions: string[]; unmapped: string[] } {
   const source = readFileSync(file, 'utf8');
-  const commands = [...source.matchAll(/new (\w+Command|SecretsProvider)\(/g)].map(([, name]) => name ?? '');
+  const commands = [...source.matchAll(/new (\w+Command|SecretsProvider|SSMProvider)\(/g)].map(
+    ([, name]) => name ?? '',
+  );
   const oam = [...source.matchAll(/sendOam(?:<[^>]*>)?\(\s*'(\w+)'/g)].map(([, operation]) => `oam:${operation}`);
   return {
     actions: [...new Set([...commands.flatMap((c) => COMMAND_ACTIONS[c] ?? []), ...oam])].sort(),
@@ -159,7 +164,15 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
 
   it('is given, in infra/function-access.ts, exactly what the adapters its handler reaches send', async () => {
     expect(
-      [...access.table, ...access.topics, ...access.metrics, ...access.secrets, ...access.instances, ...access.queues]
+      [
+        ...access.table,
+        ...access.topics,
+        ...access.metrics,
+        ...access.secrets,
+        ...access.parameters,
+        ...access.instances,
+        ...access.queues,
+      ]
         .filter((action, index, all) => all.indexOf(action) === index)
         .sort(),
     ).toEqual(await actionsOfHandler(handler));
@@ -229,7 +242,7 @@ describe('the delivery role', () => {
   const access = FUNCTION_ACCESS.delivery;
 
   it('is given, in infra/function-access.ts, exactly what the adapters its handler reaches send', async () => {
-    expect([...access.table, ...access.secrets].sort()).toEqual(
+    expect([...access.table, ...access.secrets, ...access.parameters].sort()).toEqual(
       await actionsOfHandler('functions/delivery/handler.ts'),
     );
   });
@@ -248,6 +261,8 @@ describe('the delivery role', () => {
       'secretsmanager:GetSecretValue',
     ]);
     expect(secrets.map(([, resource]) => resource).join(' ')).not.toMatch(/secret:\*|secret:"/);
+    // The test configuration names no parameter: no Parameter Store grant either (secret-endpoints.test.ts has one).
+    expect(grants.filter(([action]) => action.startsWith('ssm:'))).toEqual([]);
   });
 
   it('consumes its own queue, sends only to its dead-letter queue, and uses the key for nothing else', () => {

@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -16,6 +17,7 @@ export const RETRY_ATTEMPTS = {
   sqs: 3,
   dynamodb: 5,
   secretsManager: 3,
+  ssm: 3,
   ec2: 4,
   eks: 3,
 } as const;
@@ -76,4 +78,8 @@ export function secretsManagerClient(): SecretsManagerClient {
   return withoutCallLogging(
     new SecretsManagerClient({ maxAttempts: RETRY_ATTEMPTS.secretsManager, retryMode: 'standard' }),
   );
+}
+
+export function ssmClient(): SSMClient {
+  return withoutCallLogging(new SSMClient({ maxAttempts: RETRY_ATTEMPTS.ssm, retryMode: 'standard' }));
 }

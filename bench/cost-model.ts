@@ -9,13 +9,19 @@ import { type TripwireSettings, tripwireDefinition, tripwireStates } from '../sh
 import { AWS_PRICES, MINUTES_PER_MONTH, MONTH_MS } from '../shared/pricing/aws-prices.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import { WEEK_MS } from '../shared/time.ts';
-import { type CostLine, type FleetUsage, priceTemplate } from '../support/resource-pricing.ts';
+import { type CostLine, count, type FleetUsage, priceTemplate } from '../support/resource-pricing.ts';
 import type { CadenceOption } from './cadence-options.ts';
 import type { DeployedFunction, DeployedStack } from './deployed-stack.ts';
 import type { ScenarioFigures } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
 import type { PollFootprint } from './poll-footprint.ts';
-import { configuredSecrets, type SignalCosts, signalCosts, smsSubscribers } from './signal-costs.ts';
+import {
+  type ConfiguredSecret,
+  configuredSecrets,
+  type SignalCosts,
+  signalCosts,
+  smsSubscribers,
+} from './signal-costs.ts';
 
 /** Lambda's own START, END and REPORT lines per invocation (with the X-Ray trace id), which the poller never writes. */
 const PLATFORM_LOG_BYTES = 400;
@@ -233,9 +239,15 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const emitted = steadyPipelineMetrics(inputs.dashboard);
   const { config } = readConfigFile(stack.configFile);
   const secrets = configuredSecrets(config);
-  // Each warm delivery container reads a secret at most once per cache period, and only when it runs.
+  // A warm container reads each of its secrets at most once per cache period: the delivery function only when it runs,
+  // the poller (the external heartbeat's) at every poll.
+  const readsPerContainer = MINUTES_PER_MONTH / (SECRET_MAX_AGE_SECONDS / 60);
   const deliveryRuns = usage.functions.PagingDelivery?.invocations ?? 0;
-  const secretReads = secrets * Math.min(deliveryRuns, MINUTES_PER_MONTH / (SECRET_MAX_AGE_SECONDS / 60));
+  const readsBy = { delivery: Math.min(deliveryRuns, readsPerContainer), poller: readsPerContainer };
+  const kept = (store: ConfiguredSecret['store']) =>
+    new Set(secrets.filter((s) => s.store === store).map((s) => s.name)).size;
+  const reads = (store: ConfiguredSecret['store']) =>
+    secrets.filter((s) => s.store === store).reduce((n, s) => n + readsBy[s.readBy], 0);
   const sms = smsSubscribers(config);
   const smsMessages = (sms.paging + sms.notice) * notifications;
   const lines = [
@@ -251,9 +263,12 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     ),
     ...priceTemplate(stack.resources, usage),
     line(
-      'Secrets Manager (your secrets)',
-      secrets * AWS_PRICES.secretMonth.usd + secretReads * AWS_PRICES.secretsManagerCall.usd,
-      `${secrets} secret(s) the configuration names (vendor keys, webhook URLs), ${Math.round(secretReads).toLocaleString('en-US')} reads at most (cached ${SECRET_MAX_AGE_SECONDS / 60} min)`,
+      'Your secrets (Secrets Manager, Parameter Store)',
+      kept('secret') * AWS_PRICES.secretMonth.usd +
+        reads('secret') * AWS_PRICES.secretsManagerCall.usd +
+        kept('parameter') * AWS_PRICES.standardParameterMonth.usd +
+        reads('parameter') * (AWS_PRICES.standardParameterRead.usd + AWS_PRICES.kmsRequest.usd),
+      `${kept('secret')} secret(s) and ${kept('parameter')} SecureString parameter(s) the configuration names (vendor keys, webhook URLs, the external heartbeat); at most ${count(reads('secret'))} secret and ${count(reads('parameter'))} parameter reads (cached ${SECRET_MAX_AGE_SECONDS / 60} min), each parameter read a KMS request`,
     ),
     line(
       'SMS',

@@ -1,5 +1,6 @@
-import type { DeploymentConfig } from '../shared/config/deployment-config.ts';
+import { type DeploymentConfig, type SecretReference, secretStoreOf } from '../shared/config/deployment-config.ts';
 import { CONTAINER_INSIGHTS_METRICS } from '../shared/config/metric-catalogue.ts';
+import { keySecretOf, pagingIntegrations } from '../shared/delivery/paging-integrations.ts';
 import type { RuleSet } from '../shared/engine/rule-set.ts';
 import type { SignalName } from '../shared/engine/signals.ts';
 import { AWS_PRICES } from '../shared/pricing/aws-prices.ts';
@@ -48,25 +49,35 @@ export function signalCosts(ruleSet: RuleSet): SignalCosts {
   };
 }
 
-/** The secrets a configuration names (vendor keys, webhook URLs): each a secret the user keeps in Secrets Manager. */
-export function configuredSecrets(config: DeploymentConfig): number {
-  const names = new Set<string>();
-  for (const topic of ['paging', 'notice'] as const) {
-    for (const subscription of config.subscriptions[topic]) {
-      for (const subscriber of subscription.subscribers) {
-        const secret =
-          subscriber.protocol === 'pagerduty'
-            ? subscriber.routingKeySecret
-            : subscriber.protocol === 'opsgenie'
-              ? subscriber.apiKeySecret
-              : subscriber.protocol === 'https'
-                ? subscriber.endpointSecret
-                : undefined;
-        if (secret) names.add(secret.secretName);
-      }
-    }
+/** A secret or SecureString parameter a configuration names, and the function that reads it. */
+export interface ConfiguredSecret {
+  readonly store: 'secret' | 'parameter';
+  readonly name: string;
+  readonly readBy: 'delivery' | 'poller';
+}
+
+/**
+ * The secrets and parameters a configuration names, each once per function that reads it: the delivery function the
+ * vendor keys and webhook URLs, the poller the external heartbeat's URL and Authorization. Two fields of one secret's
+ * JSON are one secret, read once per cache period.
+ */
+export function configuredSecrets(config: DeploymentConfig): ConfiguredSecret[] {
+  const heartbeat = config.selfMonitoring.externalHeartbeat;
+  const read: { reference: SecretReference; readBy: ConfiguredSecret['readBy'] }[] = [
+    ...pagingIntegrations(config).map(({ subscriber }) => ({
+      reference: keySecretOf(subscriber),
+      readBy: 'delivery' as const,
+    })),
+    ...[heartbeat?.urlSecret, heartbeat?.authorizationSecret].flatMap((reference) =>
+      reference ? [{ reference, readBy: 'poller' as const }] : [],
+    ),
+  ];
+  const named = new Map<string, ConfiguredSecret>();
+  for (const { reference, readBy } of read) {
+    const { store, name } = secretStoreOf(reference);
+    named.set(`${readBy} ${store} ${name}`, { store, name, readBy });
   }
-  return names.size;
+  return [...named.values()];
 }
 
 /** SMS subscribers per topic: each notification on the topic is one message to each, at least one part. */

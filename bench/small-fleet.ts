@@ -21,7 +21,12 @@ export function withSmallFleetSettings(configFile: string): { readonly file: str
   const dir = mkdtempSync(path.join(tmpdir(), 'sentinel-small-fleet-'));
   const file = path.join(dir, 'sentinel.small-fleet.json');
   const { $schema: _schema, ...config } = JSON.parse(readFileSync(configFile, 'utf8'));
-  const settings = { ...SMALL_FLEET_SETTINGS, poll: { ...config.poll, ...SMALL_FLEET_SETTINGS.poll } };
+  // Merged into the configuration's own objects, so that what it sets beside them (its external heartbeat) stays.
+  const settings = {
+    ...SMALL_FLEET_SETTINGS,
+    selfMonitoring: { ...config.selfMonitoring, ...SMALL_FLEET_SETTINGS.selfMonitoring },
+    poll: { ...config.poll, ...SMALL_FLEET_SETTINGS.poll },
+  };
   writeFileSync(file, `${JSON.stringify({ ...config, ...settings }, null, 2)}\n`);
   return { file, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }

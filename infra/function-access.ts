@@ -16,7 +16,8 @@ import { IAM_ACTIONS as INSTANCE_DIRECTORY } from '../aws/ec2/instance-directory
 import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns/digest-publisher.ts';
 import { IAM_ACTIONS as NOTIFIER } from '../aws/sns/notifier.ts';
 import { IAM_ACTIONS as SHARD_QUEUE } from '../aws/sqs/shard-queue.ts';
-import { IAM_ACTIONS as SECRET_VALUES } from '../aws/vendors/secret-values.ts';
+import { IAM_ACTIONS as SECRETS_MANAGER_SECRETS } from '../aws/vendors/secrets-manager-secrets.ts';
+import { IAM_ACTIONS as SECURE_STRING_PARAMETERS } from '../aws/vendors/secure-string-parameters.ts';
 
 /**
  * What each function's code calls, as the union of the IAM_ACTIONS of the aws/ adapters its handler uses, split by
@@ -33,6 +34,8 @@ export interface FunctionAccess {
   readonly metrics: readonly string[];
   /** Secrets Manager actions on the secrets the configuration names. */
   readonly secrets: readonly string[];
+  /** Parameter Store actions on the SecureString parameters the configuration names. */
+  readonly parameters: readonly string[];
   /** EC2 reads, which take no resource, and the STS action that assumes the workload accounts' node-lookup roles. */
   readonly instances: readonly string[];
   /** SQS actions on the shard queue (infra/shard-workers.ts), which exists only for a fleet larger than a shard. */
@@ -40,8 +43,8 @@ export interface FunctionAccess {
 }
 
 const union = (...lists: readonly (readonly string[])[]): string[] => [...new Set(lists.flat())].sort();
-/** Most functions read no secret, look up no instance and send to no queue of their own. */
-const NO_OTHER_ACCESS = { secrets: [], instances: [], queues: [] } as const;
+/** Most functions read no secret or parameter, look up no instance and send to no queue of their own. */
+const NO_OTHER_ACCESS = { secrets: [], parameters: [], instances: [], queues: [] } as const;
 
 export const FUNCTION_ACCESS = {
   poller: {
@@ -59,7 +62,8 @@ export const FUNCTION_ACCESS = {
     topics: union(NOTIFIER),
     metrics: union(METRIC_SOURCE, TRIPWIRE_ALARMS),
     // The external heartbeat's URL, when the configuration names one (infra/self-monitoring.ts grants it).
-    secrets: union(SECRET_VALUES),
+    secrets: union(SECRETS_MANAGER_SECRETS),
+    parameters: union(SECURE_STRING_PARAMETERS),
     instances: [],
     queues: union(SHARD_QUEUE),
   },
@@ -70,7 +74,8 @@ export const FUNCTION_ACCESS = {
     topics: [],
     metrics: [],
     ...NO_OTHER_ACCESS,
-    secrets: union(SECRET_VALUES),
+    secrets: union(SECRETS_MANAGER_SECRETS),
+    parameters: union(SECURE_STRING_PARAMETERS),
   },
   nodeChurn: {
     table: union(NODE_CHURN_LEDGER),

@@ -105,7 +105,7 @@ export class PagingDelivery extends Construct {
       this.function,
       'ReadVendorKeys',
       props.integrations.map(({ subscriber }) => keySecretOf(subscriber)),
-      FUNCTION_ACCESS.delivery.secrets,
+      FUNCTION_ACCESS.delivery,
     );
   }
 

@@ -79,7 +79,7 @@ export class SelfMonitoring extends Construct {
     const heartbeat = props.externalHeartbeat;
     if (heartbeat) {
       const secrets = [heartbeat.urlSecret, ...(heartbeat.authorizationSecret ? [heartbeat.authorizationSecret] : [])];
-      bindSecretReads(props.poller, 'ReadHeartbeatSecrets', secrets, FUNCTION_ACCESS.poller.secrets);
+      bindSecretReads(props.poller, 'ReadHeartbeatSecrets', secrets, FUNCTION_ACCESS.poller);
     }
     this.alarm('NotificationFailures', props, {
       alarmDescription:

@@ -10,6 +10,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type SecretReference, secretStoreOf } from '../shared/config/deployment-config.ts';
+import type { FunctionAccess } from './function-access.ts';
 
 /** The repository root: entry files, the lock file and the config are found from here, whatever the working directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -240,18 +242,32 @@ export function bindMetricReads(fn: SentinelFunction, actions: readonly string[]
 }
 
 /**
- * Grant the function `actions` (secretsmanager:GetSecretValue) on the named secrets and no other, in a policy of its
- * own called `id`. A secret's ARN ends in a hyphen and six random characters that its name does not give, hence the
- * `-??????` (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_examples.html).
+ * Grant the function its reads of the secrets and SecureString parameters named, and of no other, in a policy of its
+ * own called `id`: `access.secrets` (secretsmanager:GetSecretValue) on the secrets, `access.parameters`
+ * (ssm:GetParameter) on the parameters, each statement there only when the references name one of its kind. A
+ * secret's ARN ends in a hyphen and six random characters that its name does not give, hence the `-??????`
+ * (https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_examples.html); a parameter's ARN is
+ * its name after `parameter/`, without the name's own leading "/"
+ * (https://docs.aws.amazon.com/systems-manager/latest/userguide/sysman-paramstore-access.html). Decrypting a
+ * parameter encrypted with the AWS managed key aws/ssm needs no grant: its key policy lets every principal of the
+ * account use it through Parameter Store.
  */
 export function bindSecretReads(
   fn: SentinelFunction,
   id: string,
-  secrets: readonly { readonly secretName: string }[],
-  actions: readonly string[],
+  references: readonly SecretReference[],
+  access: Pick<FunctionAccess, 'secrets' | 'parameters'>,
 ): void {
   const stack = Stack.of(fn);
-  const arns = [...new Set(secrets.map((s) => s.secretName))].map((name) =>
+  const named = (kind: 'secret' | 'parameter') => [
+    ...new Set(
+      references
+        .map(secretStoreOf)
+        .filter(({ store }) => store === kind)
+        .map(({ name }) => name),
+    ),
+  ];
+  const secrets = named('secret').map((name) =>
     stack.formatArn({
       service: 'secretsmanager',
       resource: 'secret',
@@ -259,10 +275,23 @@ export function bindSecretReads(
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     }),
   );
-  const policy = new iam.Policy(fn, id, {
-    statements: [new iam.PolicyStatement({ actions: [...actions], resources: arns })],
-  });
+  const parameters = named('parameter').map((name) =>
+    stack.formatArn({
+      service: 'ssm',
+      resource: 'parameter',
+      resourceName: name.replace(/^\//, ''),
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    }),
+  );
+  const statements = [
+    ...(secrets.length > 0 ? [new iam.PolicyStatement({ actions: [...access.secrets], resources: secrets })] : []),
+    ...(parameters.length > 0
+      ? [new iam.PolicyStatement({ actions: [...access.parameters], resources: parameters })]
+      : []),
+  ];
+  const policy = new iam.Policy(fn, id, { statements });
   fn.role.attachInlinePolicy(policy);
+  if (secrets.length === 0) return;
   Validations.of(policy).acknowledge({
     id: 'AwsSolutions-IAM5',
     reason:

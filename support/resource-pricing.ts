@@ -48,7 +48,7 @@ type Pricer = (resources: readonly TemplateResource[], usage: FleetUsage) => Cos
 export type ResourcePricing = { readonly priced: Pricer } | { readonly free: string };
 
 const line = (item: string, monthly: number, basis: string): CostLine => ({ item, monthly, basis });
-const count = (n: number) => Math.round(n).toLocaleString('en-US');
+export const count = (n: number) => Math.round(n).toLocaleString('en-US');
 /** "Cross-account observability comes with no extra cost for logs and metrics." */
 const CROSS_ACCOUNT_FREE = `no charge for sharing metrics (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch-Unified-Cross-Account.html)`;
 

@@ -17,9 +17,22 @@ import {
   SNSClient,
   SubscribeCommand,
 } from '@aws-sdk/client-sns';
+import {
+  GetParameterCommand,
+  type GetParameterCommandInput,
+  ParameterNotFound,
+  ParameterVersionNotFound,
+  SSMClient,
+} from '@aws-sdk/client-ssm';
 import { type CloudWatchServer, startCloudWatchServer } from '../support/cloudwatch-server.ts';
 import { FaultPlan } from '../support/faults.ts';
 import { type SnsServer, startSnsServer } from '../support/sns-server.ts';
+import {
+  PARAMETER_VERSIONS_KEPT,
+  type SsmServer,
+  STANDARD_PARAMETER_BYTES,
+  startSsmServer,
+} from '../support/ssm-server.ts';
 
 const credentials = { accessKeyId: 'AKIDLOOPBACK', secretAccessKey: 'loopback-secret' };
 const T0 = Date.UTC(2024, 0, 1, 12, 0);
@@ -706,5 +719,90 @@ describe('loopback SNS', () => {
       $fault: 'server',
       $metadata: { httpStatusCode: 500 },
     });
+  });
+});
+
+describe('loopback SSM', () => {
+  let server: SsmServer;
+  let ssm: SSMClient;
+  const name = '/sentinel/pagerduty-routing-key';
+  const getParameter = (input: Partial<GetParameterCommandInput>) =>
+    ssm.send(new GetParameterCommand({ Name: name, WithDecryption: true, ...input }));
+
+  beforeAll(async () => {
+    server = await startSsmServer();
+    ssm = new SSMClient({ endpoint: server.endpoint, region: 'us-east-1', credentials, maxAttempts: 1 });
+  });
+
+  afterAll(async () => {
+    ssm.destroy();
+    await server.close();
+  });
+
+  beforeEach(() => {
+    server.reset();
+    server.deleteParameter(name);
+  });
+
+  it('answers GetParameter with the latest version, decrypted, and an earlier one by NAME:VERSION', async () => {
+    server.putParameter(name, 'first');
+    server.putParameter(name, 'second');
+
+    const latest = await getParameter({});
+    const first = await getParameter({ Name: `${name}:1` });
+
+    expect(latest.Parameter).toMatchObject({ Name: name, Type: 'SecureString', Value: 'second', Version: 2 });
+    expect(latest.Parameter?.Selector).toBeUndefined();
+    expect(first.Parameter).toMatchObject({ Value: 'first', Version: 1, Selector: ':1' });
+    expect(latest.Parameter?.ARN).toBe('arn:aws:ssm:us-east-1:000000000000:parameter/sentinel/pagerduty-routing-key');
+  });
+
+  it('answers a SecureString without WithDecryption with a ciphertext, and a String as it is', async () => {
+    server.putParameter(name, 'the-key');
+    server.putParameter('plain', 'not-a-secret', 'String');
+
+    const secure = await getParameter({ WithDecryption: false });
+    const plain = await getParameter({ Name: 'plain', WithDecryption: false });
+
+    expect(secure.Parameter?.Value).toMatch(/^AQICAH/);
+    expect(secure.Parameter?.Value).not.toContain('the-key');
+    expect(plain.Parameter?.Value).toBe('not-a-secret');
+  });
+
+  it('takes a parameter at the root with or without its leading "/"', async () => {
+    server.putParameter('/root-key', 'value');
+
+    await expect(getParameter({ Name: 'root-key' })).resolves.toMatchObject({ Parameter: { Value: 'value' } });
+  });
+
+  it('names a missing parameter and a missing version as the SDK expects', async () => {
+    server.putParameter(name, 'only');
+
+    await expect(getParameter({ Name: '/sentinel/none' })).rejects.toBeInstanceOf(ParameterNotFound);
+    await expect(getParameter({ Name: `${name}:2` })).rejects.toBeInstanceOf(ParameterVersionNotFound);
+  });
+
+  it(`keeps the last ${PARAMETER_VERSIONS_KEPT} versions, as Parameter Store does`, async () => {
+    for (let version = 1; version <= PARAMETER_VERSIONS_KEPT + 1; version++) server.putParameter(name, `v${version}`);
+
+    await expect(getParameter({ Name: `${name}:1` })).rejects.toBeInstanceOf(ParameterVersionNotFound);
+    await expect(getParameter({ Name: `${name}:2` })).resolves.toMatchObject({ Parameter: { Value: 'v2' } });
+  });
+
+  it(`refuses a value over ${STANDARD_PARAMETER_BYTES} bytes, a standard parameter's most`, () => {
+    server.putParameter(name, 'x'.repeat(STANDARD_PARAMETER_BYTES));
+
+    expect(() => server.putParameter(name, 'x'.repeat(STANDARD_PARAMETER_BYTES + 1))).toThrow(RangeError);
+  });
+
+  it('answers an injected throttle with the ThrottlingException that the standard retry mode retries', async () => {
+    server.putParameter(name, 'the-key');
+    server.faults.inject({ kind: 'throttle', operation: 'GetParameter', times: 1 });
+
+    await expect(getParameter({})).rejects.toMatchObject({
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 400 },
+    });
+    await expect(getParameter({})).resolves.toMatchObject({ Parameter: { Value: 'the-key' } });
   });
 });

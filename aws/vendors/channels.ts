@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { VendorSubscriber } from '../../shared/config/deployment-config.ts';
+import { describeSecretReference, type VendorSubscriber } from '../../shared/config/deployment-config.ts';
 import type { IncidentChannel, KeyUsed } from '../../shared/delivery/deliver.ts';
 import { keySecretOf, type PagingIntegration } from '../../shared/delivery/paging-integrations.ts';
 import {
@@ -67,7 +67,7 @@ export interface ChannelOptions {
 }
 
 /**
- * The IncidentChannel of an integration: its vendor's API, with its key read from Secrets Manager per call. An open
+ * The IncidentChannel of an integration: its vendor's API, with its key read from its secret per call. An open
  * says which key it used; an update or a close uses the key the incident was opened with, the one before the last
  * rotation when that is it, so that a rotation never leaves an incident open on the old service. A webhook's channel
  * posts the notification to the URL its secret holds, read the same way: a rotated URL is a secret update.
@@ -109,7 +109,7 @@ export function channelFor(integration: PagingIntegration, options: ChannelOptio
     const post = async (notification: Notification, what: string): Promise<void> => {
       await send((url) => {
         // A URL that does not parse would be quoted whole by fetch's error, and the log would hold it.
-        if (!URL.canParse(url)) throw new SecretShapeError(`secret ${reference.secretName} does not hold a URL`);
+        if (!URL.canParse(url)) throw new SecretShapeError(`${describeSecretReference(reference)} does not hold a URL`);
         return {
           url,
           headers: {},

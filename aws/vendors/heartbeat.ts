@@ -1,4 +1,4 @@
-import type { SecretReference } from '../../shared/config/deployment-config.ts';
+import { describeSecretReference, type SecretReference } from '../../shared/config/deployment-config.ts';
 import { SentinelError } from '../../shared/errors.ts';
 import type { ExternalHeartbeat } from '../../shared/pipeline/ports.ts';
 import type { SecretValues } from './secret-values.ts';
@@ -20,9 +20,9 @@ export interface HttpHeartbeatOptions {
 }
 
 /**
- * Pings a URL kept in Secrets Manager with a GET, which Opsgenie's and Jira Service Management's heartbeat pings and
- * Healthchecks.io all accept. The URL and the Authorization header are secrets: errors name the secret, never the
- * URL, whose path or query often carries the token.
+ * Pings a URL kept in Secrets Manager or Parameter Store with a GET, which Opsgenie's and Jira Service Management's
+ * heartbeat pings and Healthchecks.io all accept. The URL and the Authorization header are secrets: errors name the
+ * secret or parameter, never the URL, whose path or query often carries the token.
  */
 export class HttpHeartbeat implements ExternalHeartbeat {
   constructor(private readonly options: HttpHeartbeatOptions) {}
@@ -31,7 +31,7 @@ export class HttpHeartbeat implements ExternalHeartbeat {
     const { urlSecret, authorizationSecret, secrets } = this.options;
     const url = await secrets.value(urlSecret);
     const authorization = authorizationSecret ? await secrets.value(authorizationSecret) : undefined;
-    const where = `the heartbeat URL of secret ${urlSecret.secretName}`;
+    const where = `the heartbeat URL of ${describeSecretReference(urlSecret)}`;
     let response: Response;
     try {
       response = await fetch(url, {

@@ -1,59 +1,70 @@
 import { createHash } from 'node:crypto';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import {
-  GetSecretValueCommand,
-  ResourceNotFoundException,
-  type SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
-import type { SecretReference } from '../../shared/config/deployment-config.ts';
+import { ParameterNotFoundError } from '@aws-lambda-powertools/parameters/errors';
+import { describeSecretReference, type SecretReference, secretStoreOf } from '../../shared/config/deployment-config.ts';
 import { SentinelError } from '../../shared/errors.ts';
-
-/** What this module sends: GetSecretValue on the secrets the config names, through Powertools' SecretsProvider and, for the previous version, directly. */
-export const IAM_ACTIONS = ['secretsmanager:GetSecretValue'] as const;
+import { secretsManagerClient, ssmClient } from '../clients.ts';
+import { SecretsManagerSecrets } from './secrets-manager-secrets.ts';
+import { SecureStringParameters } from './secure-string-parameters.ts';
 
 /**
  * How long a key is cached: a rotated PagerDuty routing key or Opsgenie API key takes effect within five minutes,
- * with no deploy, and a busy minute reads Secrets Manager once per container rather than once per page.
+ * with no deploy, and a busy minute reads Secrets Manager or Parameter Store once per container rather than once per
+ * page.
  */
 export const SECRET_MAX_AGE_SECONDS = 300;
 
-/** The secret is missing its JSON field, or is not JSON where a field was asked for. */
+/** How a store reads a current value: through its cache of `maxAge` seconds, or past it when `forceFetch`. */
+export interface SecretReads {
+  readonly maxAge: number;
+  readonly forceFetch: boolean;
+}
+
+/** Where values are kept by name: Secrets Manager's secrets, or Parameter Store's SecureString parameters. */
+export interface SecretStore {
+  /** The value, through Powertools Parameters; a name the store does not have throws its ParameterNotFoundError. */
+  current(name: string, reads: SecretReads): Promise<unknown>;
+  /** The value before the current one, read past the cache; undefined when there is none. */
+  previous(name: string): Promise<unknown>;
+}
+
+/** The secret or parameter is missing its JSON field, is not JSON where a field was asked for, or holds no text. */
 export class SecretShapeError extends SentinelError {}
 
+/** The secret or parameter a reference names does not exist (in the ops account and Region, where it is read). */
+export class SecretNotFoundError extends SentinelError {}
+
 /**
- * Vendor keys read at run time from Secrets Manager, with a short cache (Powertools Parameters). The value is never
- * logged: errors name the secret and the field, never what they hold.
+ * Vendor keys and URLs read at run time from Secrets Manager or Parameter Store, with a short cache (Powertools
+ * Parameters). The value is never logged: errors name the secret or parameter and the field, never what they hold.
  */
 export class SecretValues {
-  constructor(
-    private readonly provider: SecretsProvider,
-    private readonly client: SecretsManagerClient,
-  ) {}
+  constructor(private readonly stores: Readonly<Record<'secret' | 'parameter', SecretStore>>) {}
 
-  /** The secret's value, or its `jsonField`; `fresh` skips the cache, after the vendor refused the cached key. */
+  /** The value, or its `jsonField`; `fresh` skips the cache, after the vendor refused the cached key. */
   async value(reference: SecretReference, fresh = false): Promise<string> {
-    const text = await this.provider.get(reference.secretName, {
-      maxAge: SECRET_MAX_AGE_SECONDS,
-      forceFetch: fresh,
-    });
+    const { store, name } = secretStoreOf(reference);
+    let text: unknown;
+    try {
+      text = await this.stores[store].current(name, { maxAge: SECRET_MAX_AGE_SECONDS, forceFetch: fresh });
+    } catch (error) {
+      if (!(error instanceof ParameterNotFoundError)) throw error;
+      throw new SecretNotFoundError(
+        `${describeSecretReference(reference)} does not exist in the ops account and Region`,
+        { cause: error },
+      );
+    }
     return keyIn(reference, text);
   }
 
   /**
-   * The value before the last rotation (the version labelled AWSPREVIOUS, which Secrets Manager moves the old value to
-   * when a new one is put), read past the cache; undefined when the secret was never rotated. An incident opened
-   * before a rotation is closed with the key it was opened with: PagerDuty drops a resolve sent with another key.
+   * The value before the last rotation (a secret's AWSPREVIOUS version, a parameter's version before the current
+   * one), read past the cache; undefined when there is none. An incident opened before a rotation is closed with the
+   * key it was opened with: PagerDuty drops a resolve sent with another key.
    */
   async previous(reference: SecretReference): Promise<string | undefined> {
-    try {
-      const answer = await this.client.send(
-        new GetSecretValueCommand({ SecretId: reference.secretName, VersionStage: 'AWSPREVIOUS' }),
-      );
-      return keyIn(reference, answer.SecretString);
-    } catch (error) {
-      if (error instanceof ResourceNotFoundException) return undefined;
-      throw error;
-    }
+    const { store, name } = secretStoreOf(reference);
+    const text = await this.stores[store].previous(name);
+    return text === undefined ? undefined : keyIn(reference, text);
   }
 }
 
@@ -66,25 +77,28 @@ export function keyFingerprint(key: string): string {
 }
 
 function keyIn(reference: SecretReference, text: unknown): string {
+  const described = describeSecretReference(reference);
   if (typeof text !== 'string' || text === '') {
-    throw new SecretShapeError(`secret ${reference.secretName} has no string value (SecretString)`);
+    throw new SecretShapeError(`${described} has no string value`);
   }
   if (reference.jsonField === undefined) return text.trim();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new SecretShapeError(
-      `secret ${reference.secretName} is not JSON, so it has no field "${reference.jsonField}"`,
-    );
+    throw new SecretShapeError(`${described} is not JSON, so it has no field "${reference.jsonField}"`);
   }
   const field = (parsed as Record<string, unknown> | null)?.[reference.jsonField];
   if (typeof field !== 'string' || field === '') {
-    throw new SecretShapeError(`secret ${reference.secretName} has no string field "${reference.jsonField}"`);
+    throw new SecretShapeError(`${described} has no string field "${reference.jsonField}"`);
   }
   return field.trim();
 }
 
-export function secretValues(client: SecretsManagerClient): SecretValues {
-  return new SecretValues(new SecretsProvider({ awsSdkV3Client: client }), client);
+/** The values the configuration names, each store built with its SDK client. */
+export function secretValues(): SecretValues {
+  return new SecretValues({
+    secret: new SecretsManagerSecrets(secretsManagerClient()),
+    parameter: new SecureStringParameters(ssmClient()),
+  });
 }

@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { documentClient, secretsManagerClient } from '../../aws/clients.ts';
+import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbDeliveryLedger } from '../../aws/dynamodb/delivery-ledger.ts';
 import { requiredEnv } from '../../aws/environment.ts';
 import { channelFor } from '../../aws/vendors/channels.ts';
@@ -15,7 +15,7 @@ import { deliverBatch } from './deliver-batch.ts';
 const { config } = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
 const integrations = pagingIntegrations(config);
 const ledger = new DynamoDbDeliveryLedger(documentClient(), requiredEnv('SENTINEL_TABLE'));
-const secrets = secretValues(secretsManagerClient());
+const secrets = secretValues();
 // Unset in a deployed stack; set, they send to a proxy or, in the wire tests, to loopback fakes.
 const endpoints = {
   ...(process.env.SENTINEL_PAGERDUTY_ENDPOINT && { pagerduty: process.env.SENTINEL_PAGERDUTY_ENDPOINT }),

@@ -3,7 +3,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { cloudWatchClients, documentClient, secretsManagerClient, snsClient, sqsClient } from '../../aws/clients.ts';
+import { cloudWatchClients, documentClient, snsClient, sqsClient } from '../../aws/clients.ts';
 import { CloudWatchMetricSource } from '../../aws/cloudwatch/metric-source.ts';
 import { CloudWatchTripwireAlarms } from '../../aws/cloudwatch/tripwire-alarms.ts';
 import { DynamoDbNodeChurnReader } from '../../aws/dynamodb/node-churn-reader.ts';
@@ -67,8 +67,7 @@ const shardQueue = shardQueueUrl ? new SqsShardQueue(sqsClient(), shardQueueUrl)
 const shardSize = shardQueue ? positiveIntegerEnv('SENTINEL_SHARD_SIZE') : 0;
 const shardTable = new DynamoDbTable({ client: db, table, now: Date.now });
 const heartbeat = config.selfMonitoring.externalHeartbeat;
-const externalHeartbeat =
-  heartbeat && new HttpHeartbeat({ ...heartbeat, secrets: secretValues(secretsManagerClient()) });
+const externalHeartbeat = heartbeat && new HttpHeartbeat({ ...heartbeat, secrets: secretValues() });
 /** What the poll keeps of its time, after waiting for the shards, to run the step, commit it and deliver. */
 const JOIN_RESERVE_MS = 10_000;
 

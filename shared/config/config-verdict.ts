@@ -3,6 +3,7 @@ import { jsonPath } from '../schema-errors.ts';
 import { subscribedClusters } from './cluster-labels.ts';
 import {
   type DeploymentConfig,
+  describeSecretReference,
   isDeliveredSubscriber,
   isVendorSubscriber,
   parseSinkArn,
@@ -53,7 +54,7 @@ export function checkDeployable(config: DeploymentConfig, file: string): readonl
 
 /** What makes two subscribers the same SNS subscription: protocol and endpoint (or the secret holding it). */
 export function subscriberKey(subscriber: Subscriber): string {
-  const secret = (reference: SecretReference) => `secret ${reference.secretName}#${reference.jsonField ?? ''}`;
+  const secret = (reference: SecretReference) => `${describeSecretReference(reference)}#${reference.jsonField ?? ''}`;
   switch (subscriber.protocol) {
     case 'pagerduty':
       return `pagerduty ${secret(subscriber.routingKeySecret)}`;

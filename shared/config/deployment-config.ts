@@ -30,6 +30,7 @@ import {
   autoScalingGroupNameSchema,
   checkConfigStrings,
   clusterNameSchema,
+  parameterNameSchema,
   secretNameSchema,
 } from './template-strings.ts';
 
@@ -210,16 +211,67 @@ export const clusterSchema = z.strictObject({
     .meta({ description: 'Changes to rules on this cluster only, by rule id, over rules.overrides.' }),
 });
 
-/** A secret in Secrets Manager, and the field of its JSON that holds the value when it is not the whole string. */
-const secretReferenceSchema = z.strictObject({
-  secretName: secretNameSchema.meta({
-    description: 'The Secrets Manager secret name (or ARN) in the ops account and Region.',
-  }),
-  jsonField: z.string().min(1).max(256).optional().meta({
-    description: "The field of the secret's JSON that holds the value; unset, the whole secret string is it.",
-  }),
+const secretNameField = secretNameSchema.meta({
+  description: 'The Secrets Manager secret name (or ARN) in the ops account and Region.',
 });
+const parameterNameField = parameterNameSchema.meta({
+  description:
+    'The name of a SecureString parameter of Parameter Store in the ops account and Region, like /sentinel/pagerduty-routing-key: a standard parameter is free, where a secret costs $0.40 a month.',
+});
+const jsonFieldSchema = z.string().min(1).max(256).optional().meta({
+  description: "The field of the secret's or parameter's JSON that holds the value; unset, the whole string is it.",
+});
+
+/** The fields that name where a SecretReference's value is kept, one per store, in the order of the union below. */
+const STORE_FIELDS = ['secretName', 'parameterName'] as const;
+
+/**
+ * Where a value read at run time is kept (a vendor key, a URL that carries a token): a secret of Secrets Manager or a
+ * SecureString parameter of Parameter Store, named by exactly one of `secretName` and `parameterName`, and the field
+ * of its JSON that holds the value when it is not the whole string.
+ */
+const secretReferenceSchema = z.union(
+  [
+    z.strictObject({ secretName: secretNameField, jsonField: jsonFieldSchema }),
+    z.strictObject({ parameterName: parameterNameField, jsonField: jsonFieldSchema }),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? referenceProblem(issue.input, issue.errors) : undefined) },
+);
 export type SecretReference = z.output<typeof secretReferenceSchema>;
+
+/**
+ * What is wrong with a reference that neither kind takes, said at the reference: zod gives the problems of each kind,
+ * and only those of the kind it names are about what the user wrote. (A problem with the named field alone, such as
+ * a name that does not match its pattern, fails that kind only, and zod reports it at the field itself.)
+ */
+function referenceProblem(input: unknown, problemsByKind: readonly (readonly z.core.$ZodIssue[])[]): string {
+  const kinds = '"secretName" (a Secrets Manager secret) or "parameterName" (a Parameter Store SecureString parameter)';
+  if (typeof input !== 'object' || input === null) return `expected an object with ${kinds}`;
+  const named = STORE_FIELDS.filter((field) => field in input);
+  const [field] = named;
+  if (field === undefined) return `expected ${kinds}`;
+  if (named.length > 1)
+    return 'expected one of "secretName" and "parameterName", not both: the value is kept in one place';
+  return (problemsByKind[STORE_FIELDS.indexOf(field)] ?? [])
+    .map(({ path, message }) => (path.length > 0 ? `${path.join('.')}: ${message}` : message))
+    .join('; ');
+}
+
+/** Where a reference's value is kept: the store and the name it has there. */
+export function secretStoreOf(reference: SecretReference): {
+  readonly store: 'secret' | 'parameter';
+  readonly name: string;
+} {
+  return 'secretName' in reference
+    ? { store: 'secret', name: reference.secretName }
+    : { store: 'parameter', name: reference.parameterName };
+}
+
+/** How errors and logs name a reference, never its value: `secret NAME` or `parameter NAME`. */
+export function describeSecretReference(reference: SecretReference): string {
+  const { store, name } = secretStoreOf(reference);
+  return `${store} ${name}`;
+}
 
 const subscriberSchema = z.discriminatedUnion(
   'protocol',
@@ -305,9 +357,9 @@ export function isVendorSubscriber(subscriber: Subscriber): subscriber is Vendor
 }
 
 /**
- * An https subscriber whose URL is in Secrets Manager. The delivery function posts to it, reading the URL at run time:
- * as an SNS subscription, the URL would be its Endpoint, which anyone allowed to list subscriptions can read, and
- * which changes only when the stack is deployed again.
+ * An https subscriber whose URL is a secret (in Secrets Manager or Parameter Store). The delivery function posts to it,
+ * reading the URL at run time: as an SNS subscription, the URL would be its Endpoint, which anyone allowed to list
+ * subscriptions can read, and which changes only when the stack is deployed again.
  */
 export type SecretWebhookSubscriber = Extract<Subscriber, { protocol: 'https' }> & {
   readonly endpointSecret: SecretReference;
@@ -526,11 +578,11 @@ export const deploymentConfigSchema = z.strictObject({
         .strictObject({
           urlSecret: secretReferenceSchema.meta({
             description:
-              'The Secrets Manager secret (or its JSON field) that holds the URL to ping, which often carries a token: an Opsgenie or Jira Service Management heartbeat ping URL, a healthchecks-style check URL. Read by the poller at run time, never put in the template.',
+              'The secret or SecureString parameter (or its JSON field) that holds the URL to ping, which often carries a token: an Opsgenie or Jira Service Management heartbeat ping URL, a healthchecks-style check URL. Read by the poller at run time, never put in the template.',
           }),
           authorizationSecret: secretReferenceSchema.optional().meta({
             description:
-              'A secret whose value is sent as the Authorization header of each ping, where the service wants one: "GenieKey <API key>" for an Opsgenie heartbeat.',
+              'A secret or SecureString parameter whose value is sent as the Authorization header of each ping, where the service wants one: "GenieKey <API key>" for an Opsgenie heartbeat.',
           }),
         })
         .optional()

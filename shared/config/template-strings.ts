@@ -32,6 +32,32 @@ export const secretNameSchema = z
   .regex(/^[A-Za-z0-9/_+=.@-]+$/, { error: 'expected a Secrets Manager secret name: letters, digits and /_+=.@-' });
 
 /**
+ * Parameter Store names: letters, digits and _.-, with a "/" before each level of a hierarchy (a name with levels
+ * starts with one), at most 15 levels, not starting with "aws" or "ssm" whatever the case (nor "/aws", "/ssm"), at
+ * most 1,011 characters (a count AWS takes with the parameter's ARN before the name, so a name near the bound can be
+ * refused by AWS still).
+ * https://docs.aws.amazon.com/systems-manager/latest/userguide/sysman-parameter-name-constraints.html
+ */
+export const PARAMETER_NAME_MAX = 1011;
+export const PARAMETER_LEVELS_MAX = 15;
+export const parameterNameSchema = z
+  .string()
+  .min(1, { error: 'expected a Parameter Store parameter name' })
+  .max(PARAMETER_NAME_MAX, {
+    error: `expected a Parameter Store parameter name of at most ${PARAMETER_NAME_MAX} characters`,
+  })
+  .regex(/^(?:[A-Za-z0-9_.-]+|(?:\/[A-Za-z0-9_.-]+)+)$/, {
+    error:
+      'expected a Parameter Store parameter name: letters, digits and _.-, with a "/" before each level, like /sentinel/pagerduty-routing-key',
+  })
+  .refine((name) => !/^\/?(?:aws|ssm)/i.test(name), {
+    error: 'Parameter Store keeps names that start with "aws" or "ssm" for itself: name the parameter otherwise',
+  })
+  .refine((name) => name.split('/').filter(Boolean).length <= PARAMETER_LEVELS_MAX, {
+    error: `expected a Parameter Store parameter name of at most ${PARAMETER_LEVELS_MAX} levels`,
+  });
+
+/**
  * Auto Scaling group names: 1 to 255 characters, no colon (it would read as an ARN), no control characters.
  * https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_CreateAutoScalingGroup.html
  */
@@ -143,7 +169,7 @@ export function checkConfigStrings(value: unknown, file: string): void {
     const credential = secretIn(text);
     return (
       credential &&
-      `this string carries a credential (${credential}): keep it out of the configuration, which reaches the template, every bundle, the logs and every notification. Store it in Secrets Manager (for a subscriber URL, use "endpointSecret" instead)`
+      `this string carries a credential (${credential}): keep it out of the configuration, which reaches the template, every bundle, the logs and every notification. Store it in Secrets Manager or in a Parameter Store SecureString parameter, and name that (for a subscriber URL, use "endpointSecret" instead)`
     );
   });
   if (credentials.length > 0) throw new CredentialInConfigError(file, credentials);

@@ -4,6 +4,7 @@ import {
   type DeploymentConfig,
   isDeliveredSubscriber,
   type SecretReference,
+  secretStoreOf,
 } from '../config/deployment-config.ts';
 import { type Notification, type NotificationTopic, topicOf } from '../engine/notification.ts';
 import { isTestPage } from '../notify/test-page.ts';
@@ -15,8 +16,8 @@ import { isPipelineAlarm } from './pipeline-alarm.ts';
  */
 export interface PagingIntegration {
   /**
-   * Names the integration in the delivery records and the logs: its protocol and the secret that holds its key or URL,
-   * never what the secret holds. Stable across deploys and reorderings of the configuration.
+   * Names the integration in the delivery records and the logs: its protocol and the secret or parameter that holds
+   * its key or URL, never what it holds. Stable across deploys and reorderings of the configuration.
    */
   readonly id: string;
   readonly subscriber: DeliveredSubscriber;
@@ -50,7 +51,10 @@ export function pagingIntegrations(config: DeploymentConfig): PagingIntegration[
   );
 }
 
-/** The secret an integration reads at run time: PagerDuty's routing key, Opsgenie's or JSM's API key, a webhook's URL. */
+/**
+ * The secret or parameter an integration reads at run time: PagerDuty's routing key, Opsgenie's or JSM's API key, a
+ * webhook's URL.
+ */
 export function keySecretOf(subscriber: DeliveredSubscriber): SecretReference {
   switch (subscriber.protocol) {
     case 'pagerduty':
@@ -63,10 +67,13 @@ export function keySecretOf(subscriber: DeliveredSubscriber): SecretReference {
 }
 
 function integrationId(subscriber: DeliveredSubscriber, topic: NotificationTopic): string {
-  const { secretName, jsonField } = keySecretOf(subscriber);
-  // Ids of paging integrations are as they were before notice webhooks existed: delivery records are keyed on them.
+  const reference = keySecretOf(subscriber);
+  const { store, name } = secretStoreOf(reference);
+  // Ids of paging integrations are as they were before notice webhooks and parameters existed: delivery records are
+  // keyed on them. A secret's name has no ":", so a parameter's id cannot be taken for a secret's.
   const protocol = topic === 'paging' ? subscriber.protocol : `${subscriber.protocol}-${topic}`;
-  return `${protocol}:${secretName}${jsonField ? `#${jsonField}` : ''}`;
+  const kept = store === 'secret' ? name : `parameter:${name}`;
+  return `${protocol}:${kept}${reference.jsonField ? `#${reference.jsonField}` : ''}`;
 }
 
 /**

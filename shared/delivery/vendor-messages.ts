@@ -80,7 +80,7 @@ export function detailsCharacters(record: Readonly<Record<string, string>>): num
 
 export type PagerDutyAction = 'trigger' | 'resolve';
 
-/** An Events API v2 event; the routing key is added by the adapter, which reads it from Secrets Manager. */
+/** An Events API v2 event; the routing key is added by the adapter, which reads it from its secret or parameter. */
 export interface PagerDutyEvent {
   readonly event_action: PagerDutyAction;
   readonly dedup_key: string;

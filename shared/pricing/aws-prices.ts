@@ -20,6 +20,18 @@ const SQS = 'https://aws.amazon.com/sqs/pricing/';
 const EVENTBRIDGE = 'https://aws.amazon.com/eventbridge/pricing/';
 const KMS = 'https://aws.amazon.com/kms/pricing/';
 const SECRETS_MANAGER = 'https://aws.amazon.com/secrets-manager/pricing/';
+/**
+ * Parameter Store's standard tier, SecureString parameters included, and its default (standard) throughput have no
+ * charge: "Cost: No additional charge" for standard parameters
+ * (https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html), and the
+ * standard throughput serves GetParameter "without additional cost", only higher throughput is billed
+ * (https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-throughput.html). Those pages point to
+ * the price page named here, which was not at hand when this was written. Decrypting a SecureString is a KMS request
+ * on its key ("charges for use of AWS Key Management Service encryption do apply",
+ * https://docs.aws.amazon.com/systems-manager/latest/userguide/sysman-paramstore-securestring.html), the AWS managed
+ * key aws/ssm included: its requests are billed at kmsRequest, though the key itself costs nothing.
+ */
+const PARAMETER_STORE = 'https://aws.amazon.com/systems-manager/pricing/ (standard tier and throughput: see above)';
 const STEP_FUNCTIONS = 'https://aws.amazon.com/step-functions/pricing/';
 const XRAY = 'https://aws.amazon.com/xray/pricing/';
 /**
@@ -72,6 +84,10 @@ export const AWS_PRICES = {
   kmsRequest: price(0.03 / 10_000, 'KMS symmetric request', KMS),
   secretMonth: price(0.4, 'Secrets Manager secret-month', SECRETS_MANAGER),
   secretsManagerCall: price(0.05 / 10_000, 'Secrets Manager API call', SECRETS_MANAGER),
+  /** A SecureString parameter of the standard tier, as the configuration may name instead of a secret. */
+  standardParameterMonth: price(0, 'Parameter Store standard parameter-month', PARAMETER_STORE),
+  /** GetParameter at the standard throughput; a SecureString read is one kmsRequest (Decrypt) on top. */
+  standardParameterRead: price(0, 'Parameter Store GetParameter at standard throughput', PARAMETER_STORE),
   stepFunctionsStandardTransition: price(0.025 / 1000, 'Step Functions standard state transition', STEP_FUNCTIONS),
   stepFunctionsExpressRequest: price(1 / 1e6, 'Step Functions express request', STEP_FUNCTIONS),
   xrayTrace: price(5 / 1e6, 'X-Ray trace recorded', XRAY),

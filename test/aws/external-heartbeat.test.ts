@@ -11,6 +11,7 @@ import {
   trimmedScenario,
 } from '../../support/poller-harness.ts';
 import { type SecretsManagerServer, startSecretsManagerServer } from '../../support/secrets-manager-server.ts';
+import { type SsmServer, startSsmServer } from '../../support/ssm-server.ts';
 
 /** A heartbeat service on loopback: it records each ping, when it came and what it carried, and answers as told. */
 interface HeartbeatService {
@@ -44,6 +45,7 @@ const GENIE_KEY = 'GenieKey 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0';
 
 let harness: AwsHarness;
 let secrets: SecretsManagerServer;
+let parameters: SsmServer;
 let service: HeartbeatService;
 let poll: PollHandler;
 let output: CapturedOutput;
@@ -51,10 +53,16 @@ let output: CapturedOutput;
 beforeAll(async () => {
   output = captureOutput();
   harness = await startAwsHarness();
-  [secrets, service] = await Promise.all([startSecretsManagerServer(), startHeartbeatService()]);
+  [secrets, parameters, service] = await Promise.all([
+    startSecretsManagerServer(),
+    startSsmServer(),
+    startHeartbeatService(),
+  ]);
   process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.endpoint;
+  process.env.AWS_ENDPOINT_URL_SSM = parameters.endpoint;
+  // The URL in Secrets Manager, its key in a SecureString parameter: the poller reads each from where it is kept.
   secrets.putSecret('sentinel/heartbeat', JSON.stringify({ url: service.url }));
-  secrets.putSecret('sentinel/heartbeat-key', GENIE_KEY);
+  parameters.putParameter('/sentinel/heartbeat-key', GENIE_KEY);
   const clusters = harnessClusters(['dev-a', 'dev-b', 'dev-c']);
   await putScenario(scenario, clusters);
   poll = await loadPoller(harness, clusters, {
@@ -62,7 +70,7 @@ beforeAll(async () => {
     selfMonitoring: {
       externalHeartbeat: {
         urlSecret: { secretName: 'sentinel/heartbeat', jsonField: 'url' },
-        authorizationSecret: { secretName: 'sentinel/heartbeat-key' },
+        authorizationSecret: { parameterName: '/sentinel/heartbeat-key' },
       },
     },
   });
@@ -70,7 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   output.restore();
-  await Promise.all([harness.close(), secrets.close(), service.close()]);
+  await Promise.all([harness.close(), secrets.close(), parameters.close(), service.close()]);
 });
 
 describe('the heartbeat outside AWS', () => {

@@ -1,4 +1,4 @@
-import { documentClient, secretsManagerClient } from '../../aws/clients.ts';
+import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbDeliveryLedger } from '../../aws/dynamodb/delivery-ledger.ts';
 import { channelFor } from '../../aws/vendors/channels.ts';
 import { secretValues } from '../../aws/vendors/secret-values.ts';
@@ -46,7 +46,7 @@ function deps() {
     },
   });
   const integrations = pagingIntegrations(config);
-  const secrets = secretValues(secretsManagerClient());
+  const secrets = secretValues();
   return {
     integrations,
     channelFor: (integration: (typeof integrations)[0]) =>

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { documentClient, secretsManagerClient } from '../../aws/clients.ts';
+import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbDeliveryLedger } from '../../aws/dynamodb/delivery-ledger.ts';
 import { channelFor } from '../../aws/vendors/channels.ts';
 import type { RetryPolicy } from '../../aws/vendors/http.ts';
@@ -74,7 +74,7 @@ const deliver = (notifications: readonly Notification[]) => handler(sqsEvent(not
 
 /** The delivery function's use case with dependencies built now, as a new container builds them. */
 function directDeps(retry?: RetryPolicy) {
-  const secrets = secretValues(secretsManagerClient());
+  const secrets = secretValues();
   const endpoints = { pagerduty: harness.pagerduty.endpoint, opsgenie: harness.opsgenie.endpoint };
   const integrations = pagingIntegrations({
     subscriptions: { paging: [{ subscribers: VENDOR_SUBSCRIBERS }], notice: [] },

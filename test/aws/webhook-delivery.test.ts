@@ -1,4 +1,3 @@
-import { secretsManagerClient } from '../../aws/clients.ts';
 import { channelFor } from '../../aws/vendors/channels.ts';
 import { secretValues } from '../../aws/vendors/secret-values.ts';
 import { loadBundledConfig } from '../../functions/bundled-config.ts';
@@ -133,7 +132,7 @@ describe('a webhook whose URL is a secret', () => {
     // A new container: nothing cached.
     const [integration] = pagingIntegrations(loadBundledConfig(process.env.SENTINEL_CONFIG_FILE ?? '').config);
     if (!integration) throw new Error('no integration');
-    const channel = channelFor(integration, { secrets: secretValues(secretsManagerClient()) });
+    const channel = channelFor(integration, { secrets: secretValues() });
 
     const refused = channel.open(page);
 

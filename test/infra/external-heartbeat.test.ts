@@ -4,10 +4,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { writeConfig } from '../../support/aws-harness.ts';
 import { type SynthesizedSentinelApp, synthSentinelApp, TEST_CONFIG } from '../../support/synth-sentinel-app.ts';
 
-/** The test configuration with a heartbeat outside AWS: an Opsgenie ping URL and its key, both in Secrets Manager. */
+/**
+ * The test configuration with a heartbeat outside AWS: an Opsgenie ping URL in Secrets Manager, and its key in a
+ * SecureString parameter of Parameter Store.
+ */
 const HEARTBEAT = {
   urlSecret: { secretName: 'sentinel/heartbeat', jsonField: 'url' },
-  authorizationSecret: { secretName: 'sentinel/opsgenie-heartbeat-key' },
+  authorizationSecret: { parameterName: '/sentinel/opsgenie-heartbeat-key' },
 };
 
 describe('the heartbeat outside AWS, deployed', () => {
@@ -26,7 +29,7 @@ describe('the heartbeat outside AWS, deployed', () => {
 
   afterAll(() => synth.dispose());
 
-  it('lets the poller read the two secrets it names, and no other, at run time', () => {
+  it('lets the poller read the secret and the parameter it names, and no other, at run time', () => {
     const statements = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((policy) => JSON.stringify(policy).includes('ReadHeartbeatSecrets'))
       .flatMap(
@@ -35,13 +38,17 @@ describe('the heartbeat outside AWS, deployed', () => {
       );
     const text = JSON.stringify(statements);
 
-    expect(JSON.stringify(statements.map((s) => (s as { Action: unknown }).Action))).toBe(
-      '["secretsmanager:GetSecretValue"]',
-    );
-    expect(text).toMatch(/secret:sentinel\/heartbeat-\?{6}/);
-    expect(text).toMatch(/secret:sentinel\/opsgenie-heartbeat-key-\?{6}/);
-    expect(JSON.stringify(template.toJSON())).not.toMatch(
-      /resolve:secretsmanager:sentinel\/(heartbeat|opsgenie-heartbeat)/,
-    );
+    expect(statements).toEqual([
+      expect.objectContaining({
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: expect.stringMatching(/secret:sentinel\/heartbeat-\?{6}$/),
+      }),
+      expect.objectContaining({
+        Action: 'ssm:GetParameter',
+        Resource: 'arn:aws:ssm:eu-west-1:111122223333:parameter/sentinel/opsgenie-heartbeat-key',
+      }),
+    ]);
+    expect(text).not.toContain('kms:');
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/resolve:(secretsmanager|ssm)/);
   });
 });

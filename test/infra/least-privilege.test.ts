@@ -43,20 +43,30 @@ const COMMAND_ACTIONS: Readonly<Record<string, string>> = {
   // @aws-lambda-powertools/parameters: SecretsProvider.get sends GetSecretValue
   SecretsProvider: 'secretsmanager:GetSecretValue',
   GetSecretValueCommand: 'secretsmanager:GetSecretValue',
+  // @aws-lambda-powertools/parameters: SSMProvider.get sends GetParameter; @aws-sdk/client-ssm
+  SSMProvider: 'ssm:GetParameter',
+  GetParameterCommand: 'ssm:GetParameter',
   // @aws-sdk/client-ec2
   DescribeInstancesCommand: 'ec2:DescribeInstances',
+  // @aws-sdk/client-eks (the doctor's node facts)
+  DescribeClusterCommand: 'eks:DescribeCluster',
+  ListNodegroupsCommand: 'eks:ListNodegroups',
+  ListFargateProfilesCommand: 'eks:ListFargateProfiles',
   AssumeRoleCommand: 'sts:AssumeRole',
 };
 
 const AWS_DIR = path.join(PROJECT_ROOT, 'aws');
-const adapters = readdirSync(AWS_DIR)
+/** Every module under aws/, in its folders too (aws/dynamodb/, aws/vendors/, ...). */
+const adapters = readdirSync(AWS_DIR, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts'))
   .map((file) => path.join(AWS_DIR, file));
 
 /** The IAM actions a module's source sends: `new XCommand(` for the SDK, `sendOam('Operation'` for OAM. */
 function actionsSentBy(file: string): { actions: string[]; unmapped: string[] } {
   const source = readFileSync(file, 'utf8');
-  const commands = [...source.matchAll(/new (\w+Command|SecretsProvider)\(/g)].map(([, name]) => name ?? '');
+  const commands = [...source.matchAll(/new (\w+Command|SecretsProvider|SSMProvider)\(/g)].map(
+    ([, name]) => name ?? '',
+  );
   const oam = [...source.matchAll(/sendOam(?:<[^>]*>)?\(\s*'(\w+)'/g)].map(([, operation]) => `oam:${operation}`);
   return {
     actions: [...new Set([...commands.flatMap((c) => COMMAND_ACTIONS[c] ?? []), ...oam])].sort(),
@@ -154,7 +164,15 @@ describe.each(FUNCTIONS)('the %s role', (name, handler) => {
 
   it('is given, in infra/function-access.ts, exactly what the adapters its handler reaches send', async () => {
     expect(
-      [...access.table, ...access.topics, ...access.metrics, ...access.secrets, ...access.instances, ...access.queues]
+      [
+        ...access.table,
+        ...access.topics,
+        ...access.metrics,
+        ...access.secrets,
+        ...access.parameters,
+        ...access.instances,
+        ...access.queues,
+      ]
         .filter((action, index, all) => all.indexOf(action) === index)
         .sort(),
     ).toEqual(await actionsOfHandler(handler));
@@ -224,7 +242,7 @@ describe('the delivery role', () => {
   const access = FUNCTION_ACCESS.delivery;
 
   it('is given, in infra/function-access.ts, exactly what the adapters its handler reaches send', async () => {
-    expect([...access.table, ...access.secrets].sort()).toEqual(
+    expect([...access.table, ...access.secrets, ...access.parameters].sort()).toEqual(
       await actionsOfHandler('functions/delivery/handler.ts'),
     );
   });
@@ -243,6 +261,8 @@ describe('the delivery role', () => {
       'secretsmanager:GetSecretValue',
     ]);
     expect(secrets.map(([, resource]) => resource).join(' ')).not.toMatch(/secret:\*|secret:"/);
+    // The test configuration names no parameter: no Parameter Store grant either (secret-endpoints.test.ts has one).
+    expect(grants.filter(([action]) => action.startsWith('ssm:'))).toEqual([]);
   });
 
   it('consumes its own queue, sends only to its dead-letter queue, and uses the key for nothing else', () => {

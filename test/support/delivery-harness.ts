@@ -3,6 +3,7 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
 import { type PagerDutyServer, startPagerDutyServer } from '../../support/pagerduty-server.ts';
 import { type SecretsManagerServer, startSecretsManagerServer } from '../../support/secrets-manager-server.ts';
+import { type SsmServer, startSsmServer } from '../../support/ssm-server.ts';
 import { type OpsgenieServer, startOpsgenieServer } from './opsgenie-server.ts';
 
 export type DeliveryHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -12,6 +13,8 @@ export const SECRETS = {
   opsgenie: { name: 'sentinel/opsgenie' },
 } as const;
 export const KEYS = { pagerduty: 'R0UTINGKEY0000000000000000000001', opsgenie: 'genie-key-0001' } as const;
+/** The PagerDuty routing key again, as a SecureString parameter of Parameter Store, for the tests that name it. */
+export const PARAMETERS = { pagerduty: '/sentinel/pagerduty-routing-key' } as const;
 
 /** The paging subscribers of the delivery tests: one PagerDuty service and one Opsgenie team, keys in secrets. */
 export const VENDOR_SUBSCRIBERS = [
@@ -22,27 +25,31 @@ export const VENDOR_SUBSCRIBERS = [
   { protocol: 'opsgenie', apiKeySecret: { secretName: SECRETS.opsgenie.name }, region: 'eu' },
 ];
 
-/** Loopback AWS (dynalite, SNS, CloudWatch), Secrets Manager, PagerDuty and Opsgenie, with the keys in place. */
+/** Loopback AWS (dynalite, SNS, CloudWatch), Secrets Manager, Parameter Store, PagerDuty and Opsgenie, keys in place. */
 export interface DeliveryHarness {
   readonly aws: AwsHarness;
   readonly pagerduty: PagerDutyServer;
   readonly opsgenie: OpsgenieServer;
   readonly secrets: SecretsManagerServer;
-  /** Back to empty vendors, table and fault plans, with the original keys. */
+  readonly parameters: SsmServer;
+  /** Back to empty vendors, table and fault plans, with the original keys (each parameter at its first version). */
   reset(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startDeliveryHarness(): Promise<DeliveryHarness> {
   const aws = await startAwsHarness();
-  const [pagerduty, opsgenie, secrets] = await Promise.all([
+  const [pagerduty, opsgenie, secrets, parameters] = await Promise.all([
     startPagerDutyServer(),
     startOpsgenieServer(),
     startSecretsManagerServer(),
+    startSsmServer(),
   ]);
   const keys = () => {
     secrets.putSecret(SECRETS.pagerduty.name, JSON.stringify({ [SECRETS.pagerduty.field]: KEYS.pagerduty }));
     secrets.putSecret(SECRETS.opsgenie.name, KEYS.opsgenie);
+    parameters.deleteParameter(PARAMETERS.pagerduty);
+    parameters.putParameter(PARAMETERS.pagerduty, KEYS.pagerduty);
     pagerduty.routingKeys.clear();
     pagerduty.routingKeys.add(KEYS.pagerduty);
     opsgenie.apiKeys.clear();
@@ -51,6 +58,7 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
   keys();
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    AWS_ENDPOINT_URL_SSM: parameters.endpoint,
     SENTINEL_PAGERDUTY_ENDPOINT: pagerduty.endpoint,
     SENTINEL_OPSGENIE_ENDPOINT: opsgenie.endpoint,
   });
@@ -59,13 +67,14 @@ export async function startDeliveryHarness(): Promise<DeliveryHarness> {
     pagerduty,
     opsgenie,
     secrets,
+    parameters,
     reset: async () => {
-      for (const server of [pagerduty, opsgenie, secrets]) server.reset();
+      for (const server of [pagerduty, opsgenie, secrets, parameters]) server.reset();
       keys();
       await clearTable(aws.dynamoEndpoint);
     },
     close: async () => {
-      await Promise.all([aws.close(), pagerduty.close(), opsgenie.close(), secrets.close()]);
+      await Promise.all([aws.close(), pagerduty.close(), opsgenie.close(), secrets.close(), parameters.close()]);
     },
   };
 }

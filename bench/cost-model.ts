@@ -1,3 +1,4 @@
+import { HEARTBEAT_SECRET_MAX_AGE_SECONDS } from '../aws/vendors/heartbeat.ts';
 import { SECRET_MAX_AGE_SECONDS } from '../aws/vendors/secret-values.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import type { ClusterConfig, DeploymentConfig } from '../shared/config/deployment-config.ts';
@@ -240,10 +241,13 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const { config } = readConfigFile(stack.configFile);
   const secrets = configuredSecrets(config);
   // A warm container reads each of its secrets at most once per cache period: the delivery function only when it runs,
-  // the poller (the external heartbeat's) at every poll.
-  const readsPerContainer = MINUTES_PER_MONTH / (SECRET_MAX_AGE_SECONDS / 60);
+  // the poller (the external heartbeat's) every poll through a cache of an hour.
+  const readsEvery = (seconds: number) => MINUTES_PER_MONTH / (seconds / 60);
   const deliveryRuns = usage.functions.PagingDelivery?.invocations ?? 0;
-  const readsBy = { delivery: Math.min(deliveryRuns, readsPerContainer), poller: readsPerContainer };
+  const readsBy = {
+    delivery: Math.min(deliveryRuns, readsEvery(SECRET_MAX_AGE_SECONDS)),
+    poller: readsEvery(HEARTBEAT_SECRET_MAX_AGE_SECONDS),
+  };
   const kept = (store: ConfiguredSecret['store']) =>
     new Set(secrets.filter((s) => s.store === store).map((s) => s.name)).size;
   const reads = (store: ConfiguredSecret['store']) =>
@@ -268,7 +272,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
         reads('secret') * AWS_PRICES.secretsManagerCall.usd +
         kept('parameter') * AWS_PRICES.standardParameterMonth.usd +
         reads('parameter') * (AWS_PRICES.standardParameterRead.usd + AWS_PRICES.kmsRequest.usd),
-      `${kept('secret')} secret(s) and ${kept('parameter')} SecureString parameter(s) the configuration names (vendor keys, webhook URLs, the external heartbeat); at most ${count(reads('secret'))} secret and ${count(reads('parameter'))} parameter reads (cached ${SECRET_MAX_AGE_SECONDS / 60} min), each parameter read a KMS request`,
+      `${kept('secret')} secret(s) and ${kept('parameter')} SecureString parameter(s) the configuration names (vendor keys, webhook URLs, the external heartbeat); at most ${count(reads('secret'))} secret and ${count(reads('parameter'))} parameter reads (vendor keys cached ${SECRET_MAX_AGE_SECONDS / 60} min, the heartbeat's ${HEARTBEAT_SECRET_MAX_AGE_SECONDS / 60} min), each parameter read a KMS request`,
     ),
     line(
       'SMS',

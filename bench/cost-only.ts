@@ -48,8 +48,9 @@ try {
     quietPolledShare: smallFleetQuietShare(cadenceOptions),
     stack: smallFleetStack,
   });
+  // Three decimals, as the goals table has them: a cost rounded to the goal's cents could hide that it is above it.
   const perCluster = (model: CostModel, clusters: number) =>
-    dollars(model.fleets.find((f) => f.clusters === clusters)?.perCluster ?? Number.NaN);
+    `$${(model.fleets.find((f) => f.clusters === clusters)?.perCluster ?? Number.NaN).toFixed(3)}`;
   const sizes = cost.fleets.map((f) => f.clusters);
   process.stdout.write(
     [

@@ -20,6 +20,20 @@ export interface HttpHeartbeatOptions {
 }
 
 /**
+ * How long the ping URL and its Authorization are cached. A poll pings every minute, and reading them every five
+ * minutes, as the vendor keys are, would be 8,640 reads a month, each a KMS request for a SecureString parameter. A URL
+ * or key that was rotated is read again at once when the service refuses the ping (`REFUSED`), so an hour is only how
+ * long a change the service does not refuse waits.
+ */
+export const HEARTBEAT_SECRET_MAX_AGE_SECONDS = 3_600;
+
+/**
+ * The answers that say the URL or the key is no longer the right one: unauthorized, forbidden (Opsgenie's answer to a
+ * key that was removed or lacks the right), not found or gone (a check or heartbeat renamed or deleted).
+ */
+const REFUSED: ReadonlySet<number> = new Set([401, 403, 404, 410]);
+
+/**
  * Pings a URL kept in Secrets Manager or Parameter Store with a GET, which Opsgenie's and Jira Service Management's
  * heartbeat pings and Healthchecks.io all accept. The URL and the Authorization header are secrets: errors name the
  * secret or parameter, never the URL, whose path or query often carries the token.
@@ -28,10 +42,20 @@ export class HttpHeartbeat implements ExternalHeartbeat {
   constructor(private readonly options: HttpHeartbeatOptions) {}
 
   async ping(): Promise<void> {
+    const status = await this.send(false);
+    // Refused with what the cache held: read both again, past the cache, and ping once more with what is there now.
+    const answer = REFUSED.has(status) ? await this.send(true) : status;
+    if (answer < 200 || answer > 299) {
+      throw new HeartbeatPingError(`${this.where()} answered HTTP ${answer}`);
+    }
+  }
+
+  /** One ping with the URL and Authorization as read (`fresh`: past the cache); its HTTP status. */
+  private async send(fresh: boolean): Promise<number> {
     const { urlSecret, authorizationSecret, secrets } = this.options;
-    const url = await secrets.value(urlSecret);
-    const authorization = authorizationSecret ? await secrets.value(authorizationSecret) : undefined;
-    const where = `the heartbeat URL of ${describeSecretReference(urlSecret)}`;
+    const read = (reference: SecretReference) => secrets.value(reference, fresh, HEARTBEAT_SECRET_MAX_AGE_SECONDS);
+    const url = await read(urlSecret);
+    const authorization = authorizationSecret ? await read(authorizationSecret) : undefined;
     let response: Response;
     try {
       response = await fetch(url, {
@@ -44,10 +68,14 @@ export class HttpHeartbeat implements ExternalHeartbeat {
         error instanceof Error
           ? `${error.name}: ${(error.cause as Error | undefined)?.message ?? error.message}`
           : String(error);
-      throw new HeartbeatPingError(`could not ping ${where}: ${reason}`, { cause: error });
+      throw new HeartbeatPingError(`could not ping ${this.where()}: ${reason}`, { cause: error });
     }
     // The body is not needed; reading it lets the connection be reused.
     await response.arrayBuffer().catch(() => undefined);
-    if (!response.ok) throw new HeartbeatPingError(`${where} answered HTTP ${response.status}`);
+    return response.status;
+  }
+
+  private where(): string {
+    return `the heartbeat URL of ${describeSecretReference(this.options.urlSecret)}`;
   }
 }

@@ -40,12 +40,15 @@ export class SecretNotFoundError extends SentinelError {}
 export class SecretValues {
   constructor(private readonly stores: Readonly<Record<'secret' | 'parameter', SecretStore>>) {}
 
-  /** The value, or its `jsonField`; `fresh` skips the cache, after the vendor refused the cached key. */
-  async value(reference: SecretReference, fresh = false): Promise<string> {
+  /**
+   * The value, or its `jsonField`, cached `maxAgeSeconds`; `fresh` skips the cache, after the vendor refused the
+   * cached key.
+   */
+  async value(reference: SecretReference, fresh = false, maxAgeSeconds = SECRET_MAX_AGE_SECONDS): Promise<string> {
     const { store, name } = secretStoreOf(reference);
     let text: unknown;
     try {
-      text = await this.stores[store].current(name, { maxAge: SECRET_MAX_AGE_SECONDS, forceFetch: fresh });
+      text = await this.stores[store].current(name, { maxAge: maxAgeSeconds, forceFetch: fresh });
     } catch (error) {
       if (!(error instanceof ParameterNotFoundError)) throw error;
       throw new SecretNotFoundError(

@@ -17,17 +17,20 @@ import { type SsmServer, startSsmServer } from '../../support/ssm-server.ts';
 interface HeartbeatService {
   readonly pings: { readonly at: number; readonly url: string; readonly headers: IncomingHttpHeaders }[];
   status: number;
+  /** When set, a ping without this Authorization is refused with 403, as Opsgenie refuses a key it no longer has. */
+  authorization?: string;
   readonly url: string;
   close(): Promise<void>;
 }
 
 async function startHeartbeatService(): Promise<HeartbeatService> {
   const pings: HeartbeatService['pings'] = [];
-  const service = { pings, status: 200 };
+  const service: Pick<HeartbeatService, 'pings' | 'status' | 'authorization'> = { pings, status: 200 };
   const server: Server = createServer((request, response) => {
     pings.push({ at: performance.now(), url: request.url ?? '', headers: request.headers });
+    const refused = service.authorization !== undefined && request.headers.authorization !== service.authorization;
     // As Opsgenie answers a ping (https://docs.opsgenie.com/docs/heartbeat-api).
-    response.writeHead(service.status, { 'content-type': 'application/json' });
+    response.writeHead(refused ? 403 : service.status, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ result: 'PONG - Heartbeat received' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -115,5 +118,25 @@ describe('the heartbeat outside AWS', () => {
     expect([summary.claim, service.pings.length - before]).toEqual(['claimed', 1]);
     expect(warning?.error).toBe('the heartbeat URL of secret sentinel/heartbeat answered HTTP 503');
     expect(JSON.stringify(output.json())).not.toContain('sentinel-prod/ping');
+  }, 60_000);
+
+  it('reads a rotated key again at once when the service refuses the cached one, and pings with it in the same poll', async () => {
+    const ROTATED = 'GenieKey 9a8b7c6d-5e4f-4a3b-2c1d-0e9f8a7b6c5d';
+    parameters.putParameter('/sentinel/heartbeat-key', ROTATED);
+    service.authorization = ROTATED;
+    const failedPings = () =>
+      output.json().filter((line) => line.message === 'external heartbeat ping failed; the poll carries on').length;
+    const before = service.pings.length;
+    const readsBefore = parameters.reads.length;
+    const failedBefore = failedPings();
+
+    const summary = await pollAt(poll, stepAt(31));
+
+    expect([
+      summary.claim,
+      service.pings.slice(before).map((ping) => ping.headers.authorization),
+      parameters.reads.length - readsBefore,
+      failedPings() - failedBefore,
+    ]).toEqual(['claimed', [GENIE_KEY, ROTATED], 1, 0]);
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { openIncidentKey, pollLogKey } from '../../aws/dynamodb/table-keys.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
 import type { PipelineStores, PollRecord } from '../../shared/pipeline/ports.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
+import { pollsBetween } from '../digest/digest-fixtures.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
 const DAY = 86_400_000;
@@ -120,27 +121,7 @@ describe('the DynamoDB stores', () => {
   });
 
   it('reads the poll records of a period, those of earlier releases with their day index entry among them', async () => {
-    const poll = (at: number, owner: string): PollRecord => ({
-      at,
-      owner,
-      claim: 'claimed',
-      startedAt: at + 60_000,
-      lateMs: 0,
-      durationMs: 1,
-      clusters: 1,
-      polled: 1,
-      metricsRequested: 1,
-      findings: 0,
-      created: 0,
-      delivered: 0,
-      deliveryFailures: 0,
-      unreadableClusters: 0,
-      nearMisses: [],
-      nearMissesOmitted: 0,
-      blindTripwires: [],
-      blindTripwiresOmitted: 0,
-      quarantinedSteps: [],
-    });
+    const poll = (at: number, owner: string): PollRecord => ({ ...onePoll(at), owner });
     // As earlier releases wrote a poll record: with the byDay index entry it was read by.
     const earlier = poll(WEEK_START, 'earlier');
     await documentClient().send(
@@ -175,3 +156,9 @@ describe('the DynamoDB stores', () => {
     ]);
   });
 });
+
+function onePoll(at: number): PollRecord {
+  const [record] = pollsBetween(at, at + 60_000);
+  if (!record) throw new Error('pollsBetween gave no poll record');
+  return record;
+}

@@ -23,7 +23,7 @@ const activityLog = dynamoDbActivityReader({
 const publisher = new SnsDigestPublisher(snsClient(), requiredEnv('SENTINEL_DIGEST_TOPIC_ARN'));
 const digestInput = deploymentDigestInput(activityLog, deployed, requiredEnv('SENTINEL_DEPLOYMENT'));
 
-// No logMetrics: the digest records no metric, and Powertools would warn on every run that it had none to publish.
+// No metrics middleware: the digest records no metric.
 export const handler = middy<DigestEvent, DigestSummary, Error, Context>()
   .use(injectLambdaContext(logger))
   .use(explainInvalidEvent())

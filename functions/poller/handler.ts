@@ -1,5 +1,4 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -23,7 +22,7 @@ import { configuredPlan } from '../../shared/pipeline/build-plan.ts';
 import type { FanOut } from '../../shared/pipeline/shards.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
-import { logger, metrics } from '../powertools.ts';
+import { logger, metrics, publishRecordedMetrics } from '../powertools.ts';
 import { type PollEvent, type PollSummary, pollEventSchema, pollOnSchedule } from './poll-on-schedule.ts';
 
 // Built once per cold start: configuration, plan and clients are reused by every invocation of this container.
@@ -85,7 +84,7 @@ function fanOut(queue: SqsShardQueue, context: Context): FanOut {
 
 export const handler = middy<PollEvent, PollSummary, Error, Context>()
   .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics))
+  .use(publishRecordedMetrics(metrics))
   .use(explainInvalidEvent())
   .use(parser({ schema: pollEventSchema }))
   .handler((event, context) =>

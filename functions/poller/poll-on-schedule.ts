@@ -43,7 +43,7 @@ export interface PollSummary {
 export interface ScheduledPollDependencies extends PollDependencies {
   readonly ingestionLag: string;
   readonly logger: Pick<Logger, 'error' | 'debug' | 'warn'>;
-  /** Where the poll reports on itself; `logMetrics` flushes it after the invocation. */
+  /** Where the poll reports on itself; `publishRecordedMetrics` flushes it after the invocation. */
   readonly pipelineMetrics: PipelineMetricsRecorder;
   /** The deployment has the dashboard: emit every pipeline metric, not only those an alarm reads. */
   readonly dashboard: boolean;

@@ -50,12 +50,11 @@ describe('the poller under faults', () => {
   const pollSending = async (step: number) => {
     const before = output.json().length;
     const [summary] = await pollSteps(step, step);
+    const written = output.json().slice(before);
     return {
       summary,
-      sent: output
-        .json()
-        .slice(before)
-        .filter((line) => '_aws' in line),
+      sent: written.filter((line) => '_aws' in line),
+      warnings: written.filter((line) => line.level === 'WARN'),
     };
   };
   const sentOf = (kind: Notification['kind']) =>
@@ -144,10 +143,10 @@ describe('the poller under faults', () => {
     expect(written.find((line) => '_aws' in line)).not.toHaveProperty('IdlePolls');
   }, 30_000);
 
-  it('emits no metric for a healthy poll when the deployment has no dashboard', async () => {
+  it('emits no metric for a healthy poll when the deployment has no dashboard, and warns of nothing', async () => {
     const healthy = await pollSending(PAGE_STEP - 2);
 
-    expect([healthy.summary?.claim, healthy.sent]).toEqual(['claimed', []]);
+    expect([healthy.summary?.claim, healthy.sent, healthy.warnings]).toEqual(['claimed', [], []]);
   }, 30_000);
 
   it('pages once when two pollers run the same minute', async () => {

@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { SecretReference } from '../shared/config/deployment-config.ts';
 import { messagesWaiting } from './dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
-import { pipelineMetric, pollsThatDidTheirJob } from './pipeline-metrics.ts';
+import { pipelineMetric } from './pipeline-metrics.ts';
 import { bindSecretReads, type SentinelFunction } from './sentinel-function.ts';
 
 export interface SelfMonitoringProps {
@@ -37,36 +37,46 @@ const PER_MINUTE = { period: Duration.minutes(1), statistic: cloudwatch.Stats.SU
 
 /**
  * Alarms on the pipeline itself, sent to the paging topic (to its subscribers without a cluster filter: an alarm
- * carries no `cluster` attribute). The heartbeat alarm is the dead man's switch: it counts the polls that did their
- * job, so a poller that is not invoked, or is invoked and never does its job, pages; missing data counts as breaching.
+ * carries no `cluster` attribute). The heartbeat alarm is the dead man's switch: a poller that is not invoked pages,
+ * missing data breaching; one that is invoked and never does its job pages as `IdlePolls`.
  */
 export class SelfMonitoring extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: SelfMonitoringProps) {
     super(scope, id);
-    // The poller's own Invocations less its idle polls, rather than a metric sent by every poll: a custom metric sent
-    // every minute costs $0.30 a month, and a metric-math alarm is billed per metric it reads, $0.10 each ("the number
-    // of metrics that your alarm references": https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html),
-    // so this alarm costs $0.20 and a healthy month sends no custom metric.
+    // The dead man's switch reads the poller's own Invocations (AWS/Lambda, free to publish), and polls that ran
+    // without doing their job have an alarm of their own on `IdlePolls`, sent only by such a poll: two alarms on a
+    // metric each ($0.20 a month, https://aws.amazon.com/cloudwatch/pricing/) instead of a custom metric sent by every
+    // poll ($0.30) and its alarm. No metric math: CloudWatch skips a newest datapoint that has not arrived yet when
+    // the evaluation range holds enough others ("How alarm state is evaluated when data is missing",
+    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html), where FILL would
+    // read a late idle poll as none.
     this.alarm('PollerHeartbeat', props, {
       alarmDescription:
-        'No poll evaluated its own step with fresh data in 5 of the last 6 minutes: the poller is not invoked (its schedule disabled or failing, or every run throttled), or every poll finds its step taken (a clock problem) or reads only gaps for every cluster. Nothing is watching the clusters. A poller whose invocations all fail pages as PollerErrors instead.',
-      metric: pollsThatDidTheirJob(props.poller.function, props.deployment),
+        'The poller was not invoked in any of the last 5 minutes: its schedule is disabled or failing, or every run is throttled. Nothing is watching the clusters.',
+      metric: props.poller.function.metricInvocations(PER_MINUTE),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      // 5 of 6, not 5 of 5: FILL reads an idle poll whose metric has not arrived yet as none, so the newest minute
-      // of a poller that is always idle can read as a poll that did its job; an M out of N alarm looks past it, as
-      // "Using metric math" (CloudWatch User Guide, FILL) advises for metrics published late.
-      evaluationPeriods: 6,
+      evaluationPeriods: 5,
       datapointsToAlarm: 5,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
+    this.alarm('IdlePolls', props, {
+      alarmDescription:
+        'Polls ran but did not do their job in each of the last 5 minutes: their step was taken by a later poll (a clock problem, or polls slower than a minute), or they read only gaps for every cluster. Nothing is watching the clusters.',
+      metric: pipelineMetric('IdlePolls', props.deployment),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 5,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
     // Every failed invocation counts here, polls that fail included: the poller emits no failure metric of its own,
-    // and the heartbeat counts a failed invocation as a poll, so that one fault pages once.
+    // and the heartbeat counts failed invocations as invocations, so that one fault pages once.
     this.alarm('PollerErrors', props, {
       alarmDescription:
-        'The poller failed in 3 of the last 5 minutes: a poll that failed, a timeout, or a start that did not get as far as polling. See its log group for the error. While every poll fails nothing is watching the clusters, and this is the only page: PollerHeartbeat counts failed invocations as polls.',
+        'The poller failed in 3 of the last 5 minutes: a poll that failed, a timeout, or a start that did not get as far as polling. See its log group for the error. While every poll fails nothing is watching the clusters, and this is the only page: PollerHeartbeat counts failed invocations as invocations.',
       metric: props.poller.function.metricErrors(PER_MINUTE),
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -11,7 +11,7 @@ import {
   type RequestVerb,
 } from '../shared/config/metric-catalogue.ts';
 import { describeWhere } from '../shared/notify/notification-text.ts';
-import { pipelineMetric, pollsThatDidTheirJob } from './pipeline-metrics.ts';
+import { pipelineMetric } from './pipeline-metrics.ts';
 
 export interface SentinelDashboardProps {
   readonly dashboardName: string;
@@ -201,8 +201,11 @@ function pipelineWidgets(poller: lambda.IFunction, deployment: string): cloudwat
     new cloudwatch.GraphWidget({ title, left, width: QUARTER, height: HEIGHT });
   return [
     new cloudwatch.TextWidget({ markdown: '### Sentinel pipeline', width: WIDE, height: 1 }),
-    // What the heartbeat alarm reads.
-    graph('Completed polls per minute', [pollsThatDidTheirJob(poller, deployment, 'polls that did their job')]),
+    // What the heartbeat and idle-poll alarms read.
+    graph('Poller runs per minute', [
+      poller.metricInvocations({ period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM, label: 'invocations' }),
+      pipelineMetric('IdlePolls', deployment, { label: 'idle polls' }),
+    ]),
     graph('CloudWatch metrics requested', [
       pipelineMetric('MetricsRequested', deployment, { label: 'metrics' }),
       // A blind tripwire keeps its cluster read every minute: the requested metrics go up tenfold with nothing failing.

@@ -21,8 +21,8 @@ export type PollEvent = z.infer<typeof pollEventSchema>;
 /**
  * A poll did its job when it evaluated its own step with data that was there to read: it claimed the step, and read
  * at least one cluster with a sample at that step, or had none due. A poll that keeps finding its step taken by a
- * later one (`stale`), or reads only gaps, is not watching anything: it counts in `IdlePolls`, which the heartbeat
- * alarm takes off the poller's invocations, so that such a poller pages as one that stopped.
+ * later one (`stale`), or reads only gaps, is not watching anything: it counts in `IdlePolls`, whose alarm pages
+ * when every minute of five had one.
  */
 export function didItsJob(report: Pick<PollReport, 'claim' | 'polled' | 'freshClusters'>): boolean {
   return report.claim === 'claimed' && (report.polled.length === 0 || report.freshClusters > 0);

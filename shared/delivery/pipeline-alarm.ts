@@ -32,11 +32,18 @@ export const PIPELINE_ALARMS: Readonly<Record<string, PipelineAlarmText>> = {
     severity: 'critical',
   },
   PollerHeartbeat: {
-    means:
-      'No poll did its job in 5 of the last 6 minutes: the poller is not invoked, or every poll finds its step taken or reads only gaps. Nothing is watching the clusters.',
+    means: 'The poller was not invoked in any of the last 5 minutes: nothing is watching the clusters.',
     whatToDo: [
-      'Check that the poll schedule (EventBridge Scheduler) is enabled and invokes the poller every minute, and that its runs are not throttled.',
-      "If it is invoked, open the poller's log group: `stale` steps (a clock problem) or only gaps read (CloudWatch, the OAM links) say why.",
+      'Check that the poll schedule (EventBridge Scheduler) is enabled and invokes the poller every minute, and that its runs are not throttled (the function’s Throttles, its reserved concurrency).',
+      'Until it is back, watch the clusters by hand: no page will come for them.',
+    ],
+    severity: 'critical',
+  },
+  IdlePolls: {
+    means:
+      'Polls ran but did not do their job in each of the last 5 minutes: their step was taken by a later poll, or they read only gaps. Nothing is watching the clusters.',
+    whatToDo: [
+      "Open the poller's log group: `stale` steps (a clock problem, or polls slower than a minute) or only gaps read (CloudWatch, the OAM links, `sentinel doctor`) say why.",
       'Until it is back, watch the clusters by hand: no page will come for them.',
     ],
     severity: 'critical',
@@ -45,7 +52,7 @@ export const PIPELINE_ALARMS: Readonly<Record<string, PipelineAlarmText>> = {
     means: 'The poller failed in 3 of the last 5 minutes.',
     whatToDo: [
       "Read the errors in the poller's log group.",
-      'A lasting failure means no poll gets to the end: nothing is watching the clusters, and no heartbeat alarm will follow (it counts failed invocations as polls). Watch the clusters by hand until polls succeed again.',
+      'A lasting failure means no poll gets to the end: nothing is watching the clusters, and no heartbeat alarm will follow (it counts failed invocations as invocations). Watch the clusters by hand until polls succeed again.',
     ],
     severity: 'critical',
   },

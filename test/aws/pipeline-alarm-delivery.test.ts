@@ -101,7 +101,7 @@ describe("the pipeline's own alarms, through the delivery function", () => {
     expect(incident?.status).toBe('triggered');
     const trigger = incident?.triggers[0] as { payload: { summary: string; custom_details: { whatToDo: string[] } } };
     expect(trigger.payload.summary).toMatch(/^Pipeline alarm OpsStack-PollerHeartbeat \(111111111111 eu-west-1\)/);
-    expect(trigger.payload.custom_details.whatToDo.join(' ')).toMatch(/poller's log group/);
+    expect(trigger.payload.custom_details.whatToDo.join(' ')).toMatch(/poll schedule \(EventBridge Scheduler\)/);
     expect(harness.opsgenie.alertsFor(KEY).map((a) => [a.status, a.count])).toEqual([['open', 1]]);
     expect(jsm.alertsFor(KEY).map((a) => a.status)).toEqual(['open']);
 

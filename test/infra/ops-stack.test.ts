@@ -500,106 +500,79 @@ describe('self-monitoring', () => {
       ...props,
     });
 
-  it('pages when no poll did its job in 5 of the last 6 minutes: the poller’s invocations less its idle polls, missing data breaching', () => {
+  it('pages when the poller was not invoked in 5 of 5 minutes, from its own Invocations, missing data breaching', () => {
     pagingAlarm('PollerHeartbeat', {
-      Metrics: [
-        { Id: 'expr_1', Expression: 'FILL(invocations, 0) - FILL(idle, 0)', ReturnData: true },
-        {
-          Id: 'invocations',
-          MetricStat: {
-            Metric: {
-              Namespace: 'AWS/Lambda',
-              MetricName: 'Invocations',
-              Dimensions: [{ Name: 'FunctionName', Value: ref(synth.ops.poller.function) }],
-            },
-            Period: 60,
-            Stat: 'Sum',
-          },
-          ReturnData: false,
-        },
-        {
-          Id: 'idle',
-          MetricStat: {
-            Metric: {
-              Namespace: 'K8sIncidentSentinel',
-              MetricName: 'IdlePolls',
-              Dimensions: [{ Name: 'Deployment', Value: 'OpsStack' }],
-            },
-            Period: 60,
-            Stat: 'Sum',
-          },
-          ReturnData: false,
-        },
-      ],
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: ref(synth.ops.poller.function) }],
+      Period: 60,
+      Statistic: 'Sum',
       ComparisonOperator: 'LessThanThreshold',
       Threshold: 1,
-      EvaluationPeriods: 6,
+      EvaluationPeriods: 5,
       DatapointsToAlarm: 5,
       TreatMissingData: 'breaching',
     });
   });
 
-  describe('the heartbeat, evaluated as CloudWatch evaluates it', () => {
-    /** A minute of the poller: its invocations and idle polls, each absent when not sent. */
-    interface Minute {
-      readonly invocations?: number;
-      readonly idle?: number;
-    }
+  it('pages when polls ran but none did its job in 5 of 5 minutes, from IdlePolls alone', () => {
+    pagingAlarm('IdlePolls', {
+      Namespace: PIPELINE_NAMESPACE,
+      MetricName: 'IdlePolls',
+      Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      TreatMissingData: 'notBreaching',
+    });
+  });
 
-    /** The synthesized alarm's state after the newest of `minutes` (eight: its evaluation range). */
-    const heartbeatState = (minutes: readonly Minute[]) => {
+  describe('the heartbeat and idle-poll alarms, evaluated as CloudWatch evaluates them', () => {
+    /** The synthesized alarm's state after the newest of `minutes`, each minute's datapoint or undefined when none. */
+    const stateOf = (name: string, minutes: readonly (number | undefined)[]) => {
       const [alarm] = Object.values(
-        template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmName: 'OpsStack-PollerHeartbeat' } }),
+        template.findResources('AWS::CloudWatch::Alarm', { Properties: { AlarmName: `OpsStack-${name}` } }),
       );
       const props = alarm?.Properties;
-      expect([props.Metrics[0].Expression, props.ComparisonOperator]).toEqual([
-        'FILL(invocations, 0) - FILL(idle, 0)',
-        'LessThanThreshold',
-      ]);
-      // FILL reads a metric with no datapoint in a minute as 0. A minute with neither metric may come out as 0 or
-      // as missing data; both breach.
-      const polls = (minute: Minute) => (minute.invocations ?? 0) - (minute.idle ?? 0);
-      const evaluation = {
-        evaluationPeriods: props.EvaluationPeriods,
-        datapointsToAlarm: props.DatapointsToAlarm,
-        treatMissingData: props.TreatMissingData,
-      };
-      const inAlarm = alarmInAlarm(evaluation, (back) => {
-        const minute = minutes[minutes.length - 1 - back];
-        return minute === undefined ? null : polls(minute) < props.Threshold;
-      });
+      const breaches = (value: number) =>
+        props.ComparisonOperator === 'LessThanThreshold' ? value < props.Threshold : value > props.Threshold;
+      const inAlarm = alarmInAlarm(
+        {
+          evaluationPeriods: props.EvaluationPeriods,
+          datapointsToAlarm: props.DatapointsToAlarm,
+          treatMissingData: props.TreatMissingData,
+        },
+        (back) => {
+          const value = minutes[minutes.length - 1 - back];
+          return value === undefined ? null : breaches(value);
+        },
+      );
       return inAlarm ? 'ALARM' : 'OK';
     };
-    const minutes = (count: number, minute: Minute): Minute[] => Array(count).fill(minute);
+    const minutes = (count: number, value: number | undefined) => Array<number | undefined>(count).fill(value);
 
-    it('is in ALARM when the poller is not invoked', () => {
-      expect(heartbeatState(minutes(8, {}))).toBe('ALARM');
+    it('pages PollerHeartbeat when the poller is not invoked, and not when every invocation fails', () => {
+      // A failed invocation is still an invocation: PollerErrors pages for it, alone.
+      expect([stateOf('PollerHeartbeat', minutes(8, undefined)), stateOf('PollerHeartbeat', minutes(8, 1))]).toEqual([
+        'ALARM',
+        'OK',
+      ]);
     });
 
-    it('is in ALARM when every poll is idle', () => {
-      expect(heartbeatState(minutes(8, { invocations: 1, idle: 1 }))).toBe('ALARM');
+    it('pages IdlePolls when every poll is idle, even while the newest minute’s idle poll has not arrived', () => {
+      expect([
+        stateOf('IdlePolls', minutes(8, 1)),
+        stateOf('IdlePolls', [...minutes(7, 1), undefined]),
+        stateOf('IdlePolls', [...minutes(5, 1), undefined, undefined]),
+      ]).toEqual(['ALARM', 'ALARM', 'ALARM']);
     });
 
-    it('is in ALARM when every poll is idle and the newest minute’s idle poll has not arrived yet', () => {
-      expect(heartbeatState([...minutes(6, { invocations: 1, idle: 1 }), { invocations: 1 }])).toBe('ALARM');
-    });
-
-    it('is OK when polls did their job in two of the last six minutes', () => {
-      const idle = minutes(8, { invocations: 1, idle: 1 });
-
-      expect(
-        heartbeatState([
-          ...idle.slice(0, 3),
-          { invocations: 2, idle: 1 },
-          ...idle.slice(4, 6),
-          { invocations: 1 },
-          idle[7] as Minute,
-        ]),
-      ).toBe('OK');
-    });
-
-    it('is OK when every invocation fails, which is PollerErrors’ page alone', () => {
-      expect(heartbeatState(minutes(8, { invocations: 1 }))).toBe('OK');
+    it('leaves IdlePolls OK for a healthy poller, which sends no idle poll, and for idle polls in 4 of 5 minutes', () => {
+      expect([
+        stateOf('IdlePolls', minutes(8, undefined)),
+        stateOf('IdlePolls', [undefined, undefined, undefined, 1, 1, undefined, 1, 1]),
+      ]).toEqual(['OK', 'OK']);
     });
   });
 
@@ -630,7 +603,7 @@ describe('self-monitoring', () => {
       .map(([name]) => name);
     const emitted = { Namespace: PIPELINE_NAMESPACE, Dimensions: [{ Name: DEPLOYMENT_DIMENSION, Value: 'OpsStack' }] };
 
-    for (const name of failures.filter((failure) => failure !== 'IdlePolls')) {
+    for (const name of failures) {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         ...emitted,
         MetricName: name,
@@ -639,17 +612,6 @@ describe('self-monitoring', () => {
         TreatMissingData: 'notBreaching',
       });
     }
-    // The heartbeat reads idle polls beside the invocations, and FILL makes a minute without them a good minute.
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmActions: [ref(synth.ops.topics.paging)],
-      Metrics: Match.arrayWith([
-        Match.objectLike({ Expression: Match.stringLikeRegexp('FILL\\(idle, 0\\)') }),
-        Match.objectLike({
-          Id: 'idle',
-          MetricStat: Match.objectLike({ Metric: { ...emitted, MetricName: 'IdlePolls' } }),
-        }),
-      ]),
-    });
     expect(failures).toEqual(['NotificationFailures', 'UnreadableClusters', 'StepsQuarantined', 'IdlePolls']);
   });
 
@@ -866,25 +828,12 @@ describe('the dashboard', () => {
     }
   });
 
-  it('graphs the polls that did their job as the heartbeat alarm counts them', () => {
-    const graph = dashboardBody().widgets.find((w) => w.properties.title === 'Completed polls per minute');
+  it('graphs the poller’s invocations beside its idle polls, what the heartbeat and idle-poll alarms read', () => {
+    const graph = dashboardBody().widgets.find((w) => w.properties.title === 'Poller runs per minute');
 
     expect(graph?.properties.metrics).toEqual([
-      [{ label: 'polls that did their job', expression: 'FILL(invocations, 0) - FILL(idle, 0)', period: 60 }],
-      [
-        'AWS/Lambda',
-        'Invocations',
-        'FunctionName',
-        'REF',
-        { id: 'invocations', visible: false, period: 60, stat: 'Sum' },
-      ],
-      [
-        'K8sIncidentSentinel',
-        'IdlePolls',
-        'Deployment',
-        'OpsStack',
-        { id: 'idle', visible: false, period: 60, stat: 'Sum' },
-      ],
+      ['AWS/Lambda', 'Invocations', 'FunctionName', 'REF', { label: 'invocations', period: 60, stat: 'Sum' }],
+      ['K8sIncidentSentinel', 'IdlePolls', 'Deployment', 'OpsStack', { label: 'idle polls', period: 60, stat: 'Sum' }],
     ]);
   });
 });

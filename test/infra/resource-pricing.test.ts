@@ -60,16 +60,17 @@ describe('the cost model and the templates', () => {
     ]);
   });
 
-  it('prices the heartbeat, a metric-math alarm, per metric it reads', () => {
-    const heartbeat = appResources(EXAMPLE_CONFIG).filter(
-      (r) => r.type === 'AWS::CloudWatch::Alarm' && r.properties.AlarmName === 'OpsStack-PollerHeartbeat',
+  it('prices the heartbeat and idle-poll alarms at one alarm metric each', () => {
+    const names = ['OpsStack-PollerHeartbeat', 'OpsStack-IdlePolls'];
+    const alarms = appResources(EXAMPLE_CONFIG).filter(
+      (r) => r.type === 'AWS::CloudWatch::Alarm' && names.includes(String(r.properties.AlarmName)),
     );
-    const lines = priceTemplate(heartbeat, USAGE);
+    const lines = priceTemplate(alarms, USAGE);
 
     expect(lines.find((l) => l.item === 'Pipeline alarms')).toEqual({
       item: 'Pipeline alarms',
       monthly: expect.closeTo(2 * 0.1),
-      basis: '1 alarms, 2 alarm metrics',
+      basis: '2 alarms, 2 alarm metrics',
     });
   });
 });

@@ -1,7 +1,7 @@
 import { describeSecretReference, type SecretReference } from '../../shared/config/deployment-config.ts';
 import { SentinelError } from '../../shared/errors.ts';
 import type { ExternalHeartbeat } from '../../shared/pipeline/ports.ts';
-import type { SecretValues } from './secret-values.ts';
+import { SECRET_MAX_AGE_SECONDS, type SecretValues } from './secret-values.ts';
 
 /**
  * How long a ping may take before it counts as failed. Heartbeat services answer a ping at once (Opsgenie processes
@@ -12,12 +12,6 @@ export const PING_TIMEOUT_MS = 5_000;
 
 /** A ping that did not get through: the service is unreachable, slow, or answered with an error. */
 export class HeartbeatPingError extends SentinelError {}
-
-export interface HttpHeartbeatOptions {
-  readonly urlSecret: SecretReference;
-  readonly authorizationSecret?: SecretReference;
-  readonly secrets: SecretValues;
-}
 
 /**
  * How long the ping URL and its Authorization are cached. A poll pings every minute, and reading them every five
@@ -34,28 +28,59 @@ export const HEARTBEAT_SECRET_MAX_AGE_SECONDS = 3_600;
 const REFUSED: ReadonlySet<number> = new Set([401, 403, 404, 410]);
 
 /**
+ * After a refused ping, the values are read again past the cache at most this often: a heartbeat deleted for good
+ * would otherwise cost two reads a minute, and what the service refuses is most often not rotated at all.
+ */
+const REREAD_AFTER_REFUSAL_MS = SECRET_MAX_AGE_SECONDS * 1000;
+
+export interface HttpHeartbeatOptions {
+  readonly urlSecret: SecretReference;
+  readonly authorizationSecret?: SecretReference;
+  readonly secrets: SecretValues;
+  /** The clock that spaces the reads after a refusal; Date.now unless a test says otherwise. */
+  readonly now?: () => number;
+}
+
+/** The URL and Authorization a ping is sent with. */
+interface PingTarget {
+  readonly url: string;
+  readonly authorization: string | undefined;
+}
+
+/**
  * Pings a URL kept in Secrets Manager or Parameter Store with a GET, which Opsgenie's and Jira Service Management's
  * heartbeat pings and Healthchecks.io all accept. The URL and the Authorization header are secrets: errors name the
  * secret or parameter, never the URL, whose path or query often carries the token.
  */
 export class HttpHeartbeat implements ExternalHeartbeat {
+  #rereadAt = Number.NEGATIVE_INFINITY;
+
   constructor(private readonly options: HttpHeartbeatOptions) {}
 
   async ping(): Promise<void> {
-    const status = await this.send(false);
-    // Refused with what the cache held: read both again, past the cache, and ping once more with what is there now.
-    const answer = REFUSED.has(status) ? await this.send(true) : status;
-    if (answer < 200 || answer > 299) {
-      throw new HeartbeatPingError(`${this.where()} answered HTTP ${answer}`);
+    const cached = await this.target(false);
+    let status = await this.send(cached);
+    if (REFUSED.has(status) && this.now() >= this.#rereadAt) {
+      // Refused with what the cache held: read both again past the cache, and ping once more if either changed.
+      this.#rereadAt = this.now() + REREAD_AFTER_REFUSAL_MS;
+      const fresh = await this.target(true);
+      if (fresh.url !== cached.url || fresh.authorization !== cached.authorization) status = await this.send(fresh);
     }
+    if (status < 200 || status > 299) throw new HeartbeatPingError(`${this.where()} answered HTTP ${status}`);
   }
 
-  /** One ping with the URL and Authorization as read (`fresh`: past the cache); its HTTP status. */
-  private async send(fresh: boolean): Promise<number> {
+  /** The URL and Authorization, through the cache or (`fresh`) past it. */
+  private async target(fresh: boolean): Promise<PingTarget> {
     const { urlSecret, authorizationSecret, secrets } = this.options;
     const read = (reference: SecretReference) => secrets.value(reference, fresh, HEARTBEAT_SECRET_MAX_AGE_SECONDS);
-    const url = await read(urlSecret);
-    const authorization = authorizationSecret ? await read(authorizationSecret) : undefined;
+    return {
+      url: await read(urlSecret),
+      authorization: authorizationSecret ? await read(authorizationSecret) : undefined,
+    };
+  }
+
+  /** One ping; its HTTP status. */
+  private async send({ url, authorization }: PingTarget): Promise<number> {
     let response: Response;
     try {
       response = await fetch(url, {
@@ -73,6 +98,10 @@ export class HttpHeartbeat implements ExternalHeartbeat {
     // The body is not needed; reading it lets the connection be reused.
     await response.arrayBuffer().catch(() => undefined);
     return response.status;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   private where(): string {

@@ -139,4 +139,27 @@ describe('the heartbeat outside AWS', () => {
       failedPings() - failedBefore,
     ]).toEqual(['claimed', [GENIE_KEY, ROTATED], 1, 0]);
   }, 60_000);
+
+  it('pings once when a refused key reads the same again, and reads it past the cache at most every five minutes', async () => {
+    service.authorization = 'GenieKey a-key-the-service-has-not-been-given';
+    const failedPings = () =>
+      output.json().filter((line) => line.message === 'external heartbeat ping failed; the poll carries on').length;
+    const counts = () => [service.pings.length, parameters.reads.length, failedPings()];
+    const before = counts();
+
+    // Six minutes after the last read past the cache, then one minute later.
+    await pollAt(poll, stepAt(37));
+    const afterFirst = counts();
+    await pollAt(poll, stepAt(38));
+    const afterSecond = counts();
+    service.authorization = undefined;
+
+    expect([
+      afterFirst.map((n, i) => n - (before[i] ?? 0)),
+      afterSecond.map((n, i) => n - (afterFirst[i] ?? 0)),
+    ]).toEqual([
+      [1, 1, 1],
+      [1, 0, 1],
+    ]);
+  }, 60_000);
 });

@@ -57,8 +57,16 @@ const ENTRIES: Record<FunctionName, string> = {
 
 /** The faults a fleet outage is run with, each striking the poller's DynamoDB conversation in the middle of a step. */
 export const FLEET_OUTAGE_FAULTS = [
-  ['with the poll that pages killed between its write-ahead record and its application', dyingAtFirstOutboxWrite],
-  ['with the answers to a step claim and a write-ahead commit lost', losingFirstClaimAndCommitAnswers],
+  [
+    'with the poll that pages killed between its write-ahead record and its application',
+    dyingAtFirstOutboxWrite,
+    ['die at PutItem'],
+  ],
+  [
+    'with the answers to a step claim and a write-ahead commit lost',
+    losingFirstClaimAndCommitAnswers,
+    ['lose-answer at UpdateItem', 'lose-answer at PutItem'],
+  ],
 ] as const;
 
 /** The cluster outside the fleet whose outage comes an hour after the fleet's ended. */

@@ -41,8 +41,9 @@ export function losingFirstClaimAndCommitAnswers(): FaultPlan {
 
 const isClaim = (request: StoreRequest) =>
   request.Key?.sk === CURSOR_KEY.sk && request.UpdateExpression?.includes('claimedStep') === true;
+/** The conditional put of a step's header, the commit: the parts written before it carry no owner. */
 const isCommit = (request: StoreRequest) =>
-  request.Item?.pk === PARTITION.step && typeof request.Item === 'object' && 'parts' in request.Item;
+  request.Item?.pk === PARTITION.step && typeof request.Item === 'object' && 'owner' in request.Item;
 
 /**
  * Document clients that a fault plan strikes, one per poll: `die` throws where a killed Lambda would stop, and

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { CURSOR_KEY } from '../../aws/dynamodb/table-keys.ts';
+import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
+import { type FaultPlan, faultyClients, losingFirstClaimAndCommitAnswers } from '../../support/store-faults.ts';
+import { notificationAt } from '../support/engine-fixtures.ts';
 
 /**
  * A client whose first update of the cursor lands but whose answer is lost: the SDK sends the request again, and it is
@@ -23,7 +26,7 @@ function losingFirstCursorAnswer(): DynamoDBDocumentClient {
   return client;
 }
 
-describe('a claim whose answer is lost', () => {
+describe('a claim or a commit whose answer is lost', () => {
   let harness: AwsHarness;
 
   beforeAll(async () => {
@@ -39,5 +42,28 @@ describe('a claim whose answer is lost', () => {
     const stores = dynamoDbStores({ client: losingFirstCursorAnswer(), table: TABLE, now: () => now });
 
     expect(await stores.ledger.claimStep(now - 180_000, 'poll-1', now + 60_000)).toBe('claimed');
+  });
+
+  it('recognises its own commit, held in the step header, when that answer is lost, and pages once', async () => {
+    const now = Date.parse('2026-11-20T11:00:00Z');
+    const at = now - 180_000;
+    const page = notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' });
+    const plan = losingFirstClaimAndCommitAnswers();
+    const struck: string[] = [];
+    const recording: FaultPlan = (request) => {
+      const fault = plan(request);
+      if (fault) struck.push(`${fault} ${String(request.Item?.pk ?? request.Key?.sk)}`);
+      return fault;
+    };
+    const stores = dynamoDbStores({ client: faultyClients(recording)(), table: TABLE, now: () => now });
+
+    expect(await stores.ledger.claimStep(at, 'poll-1', now + 60_000)).toBe('claimed');
+    const committed = await stores.ledger.recordStep({ at, changed: [], notifications: [page] }, 'poll-1');
+
+    expect([
+      struck,
+      committed.map((n) => n.id),
+      (await stores.outbox.pending()).map((p) => p.notification.id).filter((id) => id === page.id),
+    ]).toEqual([['lose-answer CURSOR', 'lose-answer STEP'], [page.id], [page.id]]);
   });
 });

@@ -12,7 +12,7 @@ const FOOTPRINT_CLUSTERS = 20;
 const FOOTPRINT_MINUTES = 30;
 
 /** DynamoDB request units, as on-demand bills them. */
-export interface RequestUnits {
+interface RequestUnits {
   readonly readUnits: number;
   readonly writeUnits: number;
 }

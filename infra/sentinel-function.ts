@@ -275,11 +275,12 @@ export function bindSecretReads(
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     }),
   );
-  const parameters = named('parameter').map((name) =>
+  // `/a` and `a` name the same parameter, whose ARN holds its name without the leading slash: one resource for both.
+  const parameters = [...new Set(named('parameter').map((name) => name.replace(/^\//, '')))].map((name) =>
     stack.formatArn({
       service: 'ssm',
       resource: 'parameter',
-      resourceName: name.replace(/^\//, ''),
+      resourceName: name,
       arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
     }),
   );

@@ -33,10 +33,9 @@ export class DynamoDbActivityReader implements Pick<ActivityLog, 'activityBetwee
   }
 
   private async pollsBetween(from: number, to: number): Promise<PollRecord[]> {
-    // Keys are `<at>#<owner>`: from the first instant of `from` to past any owner of `to`'s instant.
-    const first = pollLogKey(from, '').sk;
-    const last = `${pollLogKey(to, '').sk}\uffff`;
-    const items = await this.table.partitionBetween(PARTITION.pollLog, first, last);
+    // Keys are `<at>#<owner>`: every key of an instant from `from` on sorts after `<from>#`, and every key of `to`'s
+    // instant after `<to>#`, so this range is the period, `to` left out.
+    const items = await this.table.partitionBetween(PARTITION.pollLog, pollLogKey(from, '').sk, pollLogKey(to, '').sk);
     return items.map((item) => decodeItem(pollLogItem, item).record).filter((p) => within(p.at, from, to));
   }
 }

@@ -212,7 +212,7 @@ export const clusterSchema = z.strictObject({
 });
 
 const secretNameField = secretNameSchema.meta({
-  description: 'The Secrets Manager secret name (or ARN) in the ops account and Region.',
+  description: 'The name of a Secrets Manager secret in the ops account and Region.',
 });
 const parameterNameField = parameterNameSchema.meta({
   description:

@@ -88,6 +88,6 @@ async function readDue(
 const MEASURED_SIGNALS = SIGNAL_NAMES.filter((signal) => !(CHURN_SIGNALS as readonly SignalName[]).includes(signal));
 
 /** Whether any measured signal of the window has its newest sample, the one at the evaluated step. */
-export function hasSampleAtStep(window: SignalWindow): boolean {
+function hasSampleAtStep(window: SignalWindow): boolean {
   return MEASURED_SIGNALS.some((signal) => window.has(signal) && window.sample(signal, 0) !== null);
 }

@@ -23,15 +23,17 @@ const SECRETS_MANAGER = 'https://aws.amazon.com/secrets-manager/pricing/';
 /**
  * Parameter Store's standard tier, SecureString parameters included, and its default (standard) throughput have no
  * charge: "Cost: No additional charge" for standard parameters
- * (https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html), and the
- * standard throughput serves GetParameter "without additional cost", only higher throughput is billed
- * (https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-throughput.html). Those pages point to
- * the price page named here, which was not at hand when this was written. Decrypting a SecureString is a KMS request
- * on its key ("charges for use of AWS Key Management Service encryption do apply",
+ * (https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html, the source
+ * the entries cite), and the standard throughput serves GetParameter "without additional cost", only higher
+ * throughput is billed (https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-throughput.html);
+ * AWS Systems Manager's price page (https://aws.amazon.com/systems-manager/pricing/) prices the advanced tier and the
+ * higher throughput. Decrypting a SecureString is a KMS request on its key ("charges for use of AWS Key Management
+ * Service encryption do apply",
  * https://docs.aws.amazon.com/systems-manager/latest/userguide/sysman-paramstore-securestring.html), the AWS managed
  * key aws/ssm included: its requests are billed at kmsRequest, though the key itself costs nothing.
  */
-const PARAMETER_STORE = 'https://aws.amazon.com/systems-manager/pricing/ (standard tier and throughput: see above)';
+const PARAMETER_STORE =
+  'https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html';
 const STEP_FUNCTIONS = 'https://aws.amazon.com/step-functions/pricing/';
 const XRAY = 'https://aws.amazon.com/xray/pricing/';
 /**

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { MalformedItemError } from '../../aws/dynamodb/table-items.ts';
-import { openIncidentKey, pollLogKey } from '../../aws/dynamodb/table-keys.ts';
+import { openIncidentKey, pollLogKey, stepKey } from '../../aws/dynamodb/table-keys.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
 import type { PipelineStores, PollRecord } from '../../shared/pipeline/ports.ts';
+import { StepQuarantinedError } from '../../shared/pipeline/step-claim.ts';
 import { type AwsHarness, clearTable, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { pollsBetween } from '../digest/digest-fixtures.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
@@ -154,6 +155,23 @@ describe('the DynamoDB stores', () => {
       ],
       undefined,
     ]);
+  });
+
+  it('quarantines a step whose outcome, held in its header, the table refuses for good, and claims the next', async () => {
+    const at = WEEK_END;
+    // An incident without an id: its key's sort key would be empty, which DynamoDB refuses (ValidationException).
+    const refused = incident({ id: '', openedAt: '2026-11-15T23:00:00Z' });
+    await stores.ledger.claimStep(at, 'a', now + 60_000);
+
+    const recording = stores.ledger.recordStep({ at, changed: [refused], notifications: [] }, 'a');
+
+    await expect(recording).rejects.toThrow(StepQuarantinedError);
+    const { Item } = await documentClient().send(new GetCommand({ TableName: TABLE, Key: stepKey(at) }));
+    expect([
+      typeof Item?.payload,
+      Item?.quarantined,
+      await stores.ledger.claimStep(at + 60_000, 'b', now + 60_000),
+    ]).toEqual(['string', expect.stringMatching(/^ValidationException: /), 'claimed']);
   });
 });
 

@@ -42,7 +42,7 @@ describe('a step whose writer dies after committing it', () => {
     expect([claim, (await retry.outbox.pending()).length]).toEqual(['done', 400]);
   });
 
-  it('is rolled forward from its header alone when its outcome fits there, one write for a quiet step', async () => {
+  it('is rolled forward from its header alone when its outcome fits there, with no part beside it', async () => {
     let now = Date.parse('2026-11-20T11:00:00Z');
     const at = now - 180_000;
     const page = notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' });

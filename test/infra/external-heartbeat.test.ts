@@ -36,7 +36,6 @@ describe('the heartbeat outside AWS, deployed', () => {
         (policy) =>
           (policy as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement,
       );
-    const text = JSON.stringify(statements);
 
     expect(statements).toEqual([
       expect.objectContaining({
@@ -48,7 +47,6 @@ describe('the heartbeat outside AWS, deployed', () => {
         Resource: 'arn:aws:ssm:eu-west-1:111122223333:parameter/sentinel/opsgenie-heartbeat-key',
       }),
     ]);
-    expect(text).not.toContain('kms:');
     expect(JSON.stringify(template.toJSON())).not.toMatch(/resolve:(secretsmanager|ssm)/);
   });
 });

@@ -37,8 +37,6 @@ export interface HttpHeartbeatOptions {
   readonly urlSecret: SecretReference;
   readonly authorizationSecret?: SecretReference;
   readonly secrets: SecretValues;
-  /** The clock that spaces the reads after a refusal; Date.now unless a test says otherwise. */
-  readonly now?: () => number;
 }
 
 /** The URL and Authorization a ping is sent with. */
@@ -60,9 +58,9 @@ export class HttpHeartbeat implements ExternalHeartbeat {
   async ping(): Promise<void> {
     const cached = await this.target(false);
     let status = await this.send(cached);
-    if (REFUSED.has(status) && this.now() >= this.#rereadAt) {
+    if (REFUSED.has(status) && Date.now() >= this.#rereadAt) {
       // Refused with what the cache held: read both again past the cache, and ping once more if either changed.
-      this.#rereadAt = this.now() + REREAD_AFTER_REFUSAL_MS;
+      this.#rereadAt = Date.now() + REREAD_AFTER_REFUSAL_MS;
       const fresh = await this.target(true);
       if (fresh.url !== cached.url || fresh.authorization !== cached.authorization) status = await this.send(fresh);
     }
@@ -98,10 +96,6 @@ export class HttpHeartbeat implements ExternalHeartbeat {
     // The body is not needed; reading it lets the connection be reused.
     await response.arrayBuffer().catch(() => undefined);
     return response.status;
-  }
-
-  private now(): number {
-    return (this.options.now ?? Date.now)();
   }
 
   private where(): string {

@@ -71,15 +71,21 @@ export class CloudWatchMetricSource implements MetricSource {
   readonly spent = { calls: 0, datapoints: 0 };
   /** Shared by every read of this source, so that concurrent reads share the account's quota. */
   private readonly pacer: QuotaPacer;
+  private readonly datapointsPerSecond: { readonly recent: number; readonly older: number };
 
   constructor(private readonly options: CloudWatchMetricSourceOptions) {
     this.clusters = new Map(options.clusters.map((c) => [displayNameOf(c), c]));
-    const datapoints = options.datapointsPerSecond ?? DATAPOINTS_PER_SECOND;
+    this.datapointsPerSecond = options.datapointsPerSecond ?? DATAPOINTS_PER_SECOND;
     this.pacer = new QuotaPacer({
       callsPerSecond: options.callsPerSecond ?? 40,
-      budgets: { recent: datapoints.recent, older: datapoints.older },
+      budgets: { ...this.datapointsPerSecond },
       marginMs: PACING_MARGIN_MS,
     });
+  }
+
+  /** The datapoints-per-second quota a call whose StartTime is `start` counts against, as CloudWatch tells them. */
+  private tierOf(start: number): keyof typeof DATAPOINTS_PER_SECOND {
+    return start >= (this.options.now ?? Date.now)() - RECENT_START_MS ? 'recent' : 'older';
   }
 
   async read(request: MetricRequest): Promise<MetricReading> {
@@ -118,7 +124,10 @@ export class CloudWatchMetricSource implements MetricSource {
       const first = queries[0] as PlannedQuery;
       const region = this.clusters.get(first.cluster)?.region ?? 'default';
       const samples = samplesOf(first);
-      const perCall = Math.max(1, Math.min(MAX_QUERIES_PER_CALL, Math.floor(MAX_DATAPOINTS_PER_PAGE / samples)));
+      const perCall = queriesPerCall(
+        samples,
+        this.datapointsPerSecond[this.tierOf(request.end - (samples - 1) * stepMs)],
+      );
       for (let i = 0; i < queries.length; i += perCall)
         batches.push({ region, samples, queries: queries.slice(i, i + perCall) });
     }
@@ -212,8 +221,7 @@ export class CloudWatchMetricSource implements MetricSource {
     const units = Math.min(queries.length * samples, MAX_DATAPOINTS_PER_PAGE);
     let nextToken: string | undefined;
     do {
-      const budget = start >= (this.options.now ?? Date.now)() - RECENT_START_MS ? 'recent' : 'older';
-      const slot = await this.pacer.acquire({ budget, units });
+      const slot = await this.pacer.acquire({ budget: this.tierOf(start), units });
       this.spent.calls++;
       this.spent.datapoints += units;
       const command = new GetMetricDataCommand({
@@ -270,6 +278,18 @@ function fold(
     const current = values[index] as number;
     values[index] = Number.isNaN(current) ? value : combine === 'max' ? Math.max(current, value) : current + value;
   }
+}
+
+/**
+ * Queries per call: as many as a call takes and one answer page holds, evened out so that a whole number of such
+ * calls spends the tier's datapoints a second. The pacer starts a call only once all it could return fits the
+ * second's budget, so calls of 31,000 datapoints (500 queries of 62) fit five times in 180,000 and leave a seventh
+ * of it unspent; 483 queries fit six times and spend all but 324.
+ */
+function queriesPerCall(samples: number, datapointsPerSecond: number): number {
+  const most = Math.max(1, Math.min(MAX_QUERIES_PER_CALL, Math.floor(MAX_DATAPOINTS_PER_PAGE / samples)));
+  const calls = Math.ceil(datapointsPerSecond / (most * samples));
+  return Math.max(1, Math.min(most, Math.floor(datapointsPerSecond / (calls * samples))));
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

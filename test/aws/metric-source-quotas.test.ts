@@ -52,6 +52,17 @@ describe('CloudWatchMetricSource under the GetMetricData quotas', () => {
     expect(seconds).toBeGreaterThan(2);
   });
 
+  it('sizes its calls so that a whole number of them spends each second’s datapoints', async () => {
+    const paced = source(RECENT_DPS);
+
+    const reading = await paced.read(request);
+
+    // 30 periods a query: calls of 500 queries (15,000 datapoints) fit the 18,000 quota once a second and leave a
+    // sixth of it unspent; calls of 300 (9,000) fit twice and spend it all.
+    expect(reading.unreadable).toEqual([]);
+    expect(paced.spent).toEqual({ calls: 5, datapoints: 45_000 });
+  });
+
   it('meets throttling when it spends more datapoints a second than the quota allows', async () => {
     const reading = await source(10 * RECENT_DPS).read(request);
 

@@ -72,7 +72,7 @@ const report = await runPoll(
     },
     ...memoryStores(() => FLEET_STEP_AT),
     notifier,
-    tripwires: { armed: async () => everyCluster },
+    tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
     fanOut: {
       queue: { send: async (tasks) => void running.push(...tasks.map(runShard)) },
       findings,

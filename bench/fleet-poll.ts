@@ -72,7 +72,7 @@ const report = await runPoll(
     },
     ...memoryStores(() => FLEET_STEP_AT),
     notifier,
-    tripwires: { armed: async () => everyCluster },
+    tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
     owner: 'bench',
     now: () => FLEET_STEP_AT,
     leaseMs: 60_000,

@@ -86,7 +86,7 @@ export async function pollCommand(
       ...stores,
       notifier,
       // A one-off poll reads every cluster, so no tripwire state is needed.
-      tripwires: { armed: async () => new Set<string>() },
+      tripwires: { armed: async () => ({ byAlarm: new Set(), byNodeChurn: new Set() }) },
       pollEveryCluster: true,
       owner: `cli-${process.pid}`,
       now: Date.now,

@@ -10,7 +10,6 @@ import { IAM_ACTIONS as SHARD_FINDINGS } from '../aws/dynamodb/shard-findings.ts
 import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb/step-ledger.ts';
 import { IAM_ACTIONS as TABLE_QUERIES } from '../aws/dynamodb/table.ts';
 import { IAM_ACTIONS as TRIPWIRE_RECORDER } from '../aws/dynamodb/tripwire-recorder.ts';
-import { IAM_ACTIONS as TRIPWIRES } from '../aws/dynamodb/tripwires.ts';
 import { IAM_ACTIONS as ASSUME_NODE_LOOKUP } from '../aws/ec2/clients.ts';
 import { IAM_ACTIONS as INSTANCE_DIRECTORY } from '../aws/ec2/instance-directory.ts';
 import { IAM_ACTIONS as DIGEST_PUBLISHER } from '../aws/sns/digest-publisher.ts';
@@ -53,7 +52,6 @@ export const FUNCTION_ACCESS = {
       INCIDENT_REPOSITORY,
       OUTBOX,
       ACTIVITY_LOG,
-      TRIPWIRES,
       TRIPWIRE_RECORDER,
       SHARD_FINDINGS,
       TABLE_QUERIES,

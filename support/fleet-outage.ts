@@ -456,7 +456,7 @@ async function tripwireChanges(scenario: Scenario, config: object): Promise<Trip
   let before = new Set<string>();
   for (let step = 1; step < scenario.steps; step++) {
     const at = scenario.start + step * STEP_MS;
-    const now = await alarms.armed(at);
+    const now = (await alarms.armed(at)).byAlarm;
     for (const [cluster, members] of [
       [first, fleet],
       [LONE_CLUSTER, [LONE_CLUSTER]],

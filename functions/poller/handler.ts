@@ -44,7 +44,8 @@ const metricSource = new NodeChurnMetricSource(
   plan.ruleSet.signals(),
 );
 const stores = dynamoDbStores({ client: db, table, now: Date.now });
-const tripwires = new DynamoDbTripwires(db, table);
+const incidentTable = new DynamoDbTable({ client: db, table, now: Date.now });
+const tripwires = new DynamoDbTripwires(incidentTable);
 // The tripwire states as CloudWatch holds them, read back on the slow cadence: an alarm that stays in ALARM sends no
 // further event, and its recorded state would otherwise expire.
 const tripwireRefresh = {
@@ -64,7 +65,6 @@ const notifier = new SnsNotifier(snsClient(), {
 const shardQueueUrl = process.env.SENTINEL_SHARD_QUEUE_URL;
 const shardQueue = shardQueueUrl ? new SqsShardQueue(sqsClient(), shardQueueUrl) : undefined;
 const shardSize = shardQueue ? positiveIntegerEnv('SENTINEL_SHARD_SIZE') : 0;
-const shardTable = new DynamoDbTable({ client: db, table, now: Date.now });
 const heartbeat = config.selfMonitoring.externalHeartbeat;
 const externalHeartbeat = heartbeat && new HttpHeartbeat({ ...heartbeat, secrets: secretValues() });
 /** What the poll keeps of its time, after waiting for the shards, to run the step, commit it and deliver. */
@@ -74,7 +74,7 @@ const JOIN_RESERVE_MS = 10_000;
 function fanOut(queue: SqsShardQueue, context: Context): FanOut {
   return {
     queue,
-    findings: new DynamoDbShardFindings(shardTable, context.awsRequestId),
+    findings: new DynamoDbShardFindings(incidentTable, context.awsRequestId),
     shardSize,
     waitMs: Math.max(0, context.getRemainingTimeInMillis() - JOIN_RESERVE_MS),
     checkEveryMs: 1_000,

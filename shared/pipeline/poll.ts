@@ -8,6 +8,7 @@ import { type Finding, step } from '../engine/step.ts';
 import { type DueReads, dueReads } from './cadence.ts';
 import { keptBlindTripwires, keptNearMisses, recordedError } from './poll-record.ts';
 import type {
+  ArmedClusters,
   MetricReading,
   MetricSource,
   Notifier,
@@ -76,6 +77,9 @@ export interface PollReport {
   readonly tripwireRefreshFailure?: string;
 }
 
+/** A poll of every cluster reads no tripwire: nothing is armed. */
+const NOTHING_ARMED: ArmedClusters = { byAlarm: new Set(), byNodeChurn: new Set() };
+
 /**
  * One poll: evaluate step `at` (the newest sample time: scheduled time less ingestion lag) for the clusters that are
  * due, if no other invocation has, persist the outcome, then deliver everything still in the outbox, including what
@@ -103,12 +107,11 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       if (deps.tripwireRefresh && !deps.pollEveryCluster && refreshesTripwires(plan, at)) {
         tripwireRefreshFailure = await tripwiresRefreshed(deps, deps.tripwireRefresh);
       }
-      const armed = deps.pollEveryCluster ? new Set<string>() : await deps.tripwires.armed(at);
+      const { byAlarm: armed, byNodeChurn } = deps.pollEveryCluster ? NOTHING_ARMED : await deps.tripwires.armed(at);
       // A cluster whose nodes are being replaced, possibly repaired, is read every minute as if its tripwire were armed.
-      const byNodeChurn = deps.pollEveryCluster ? undefined : await deps.tripwires.armedByNodeChurn?.(at);
       const due: DueReads = deps.pollEveryCluster
         ? { full: plan.clusters.map((c) => c.name), minute: [] }
-        : dueReads(plan, at, byNodeChurn ? new Set([...armed, ...byNodeChurn]) : armed, incidents);
+        : dueReads(plan, at, new Set([...armed, ...byNodeChurn]), incidents);
       polled = [...due.full, ...due.minute];
       // One read of the silences per step, for the whole fleet; the mute stage picks the ones that cover each incident.
       const silences = silencesForStep(await deps.silences.endingAfter(startedAt), at, startedAt);

@@ -210,17 +210,23 @@ export interface Activity {
   readonly silences?: readonly Silence[];
 }
 
-/**
- * Which clusters a tripwire has armed for minute-by-minute polling: a CloudWatch alarm's state when deployed, the
- * same alarm emulated on the scenario in replay.
- */
-export interface Tripwires {
-  armed(at: number): Promise<ReadonlySet<string>>;
+/** The clusters armed for minute-by-minute polling at a time, by what armed them. */
+export interface ArmedClusters {
+  /** Clusters whose tripwire alarm is in ALARM. */
+  readonly byAlarm: ReadonlySet<string>;
   /**
    * Clusters a termination that could be a node repair armed for a while (the node-churn function when deployed):
    * polled every minute like an armed tripwire, but no alarm of theirs is expected to have fired.
    */
-  armedByNodeChurn?(at: number): Promise<ReadonlySet<string>>;
+  readonly byNodeChurn: ReadonlySet<string>;
+}
+
+/**
+ * Which clusters a tripwire has armed for minute-by-minute polling: a CloudWatch alarm's state when deployed, the
+ * same alarm emulated on the scenario in replay; and which a node repair has. One read per poll answers both.
+ */
+export interface Tripwires {
+  armed(at: number): Promise<ArmedClusters>;
 }
 
 /** Where a tripwire alarm's state change is kept until the polls read it. */

@@ -13,7 +13,15 @@ import { InputError } from '../errors.ts';
 import { buildPlan } from '../pipeline/build-plan.ts';
 import { memoryStores } from '../pipeline/memory-stores.ts';
 import { runPoll } from '../pipeline/poll.ts';
-import type { Activity, MetricReading, MetricRequest, MetricSource, Notifier, Tripwires } from '../pipeline/ports.ts';
+import type {
+  Activity,
+  ArmedClusters,
+  MetricReading,
+  MetricRequest,
+  MetricSource,
+  Notifier,
+  Tripwires,
+} from '../pipeline/ports.ts';
 import { type TripwireSettings, tripwireDefinition, tripwireStates } from '../pipeline/tripwire-alarm.ts';
 import type { WatchPlan } from '../pipeline/watch-plan.ts';
 import { type CheckResult, checkExpectations } from './expectations.ts';
@@ -73,7 +81,11 @@ export class ScenarioTripwires implements Tripwires {
     this.states = states;
   }
 
-  async armed(at: number): Promise<ReadonlySet<string>> {
+  async armed(at: number): Promise<ArmedClusters> {
+    return { byAlarm: this.byAlarm(at), byNodeChurn: this.byNodeChurn(at) };
+  }
+
+  private byAlarm(at: number): ReadonlySet<string> {
     const index = Math.round((at - this.scenario.start) / (this.scenario.stepSeconds * 1000)) - 1;
     const armed = new Set<string>();
     if (index < 0) return armed;
@@ -81,7 +93,7 @@ export class ScenarioTripwires implements Tripwires {
     return armed;
   }
 
-  async armedByNodeChurn(at: number): Promise<ReadonlySet<string>> {
+  private byNodeChurn(at: number): ReadonlySet<string> {
     // Unlike an alarm on CloudWatch data, a termination reaches the node-churn function as an event within seconds,
     // while the poll that evaluates its minute runs the ingestion lag and a minute later: the repairs of the step
     // being read have already armed it, so that step's own repairs count, not only the ones before it.

@@ -144,7 +144,7 @@ describe('a step larger than one shard, over the real wire', () => {
         }),
         ...memoryStores(Date.now),
         notifier,
-        tripwires: { armed: async () => everyCluster },
+        tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
         owner: 'one-process',
         now: Date.now,
         leaseMs: 60_000,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../../aws/dynamodb/node-churn-reader.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
+import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';
 import { type LoadedConfig, loadConfig } from '../../shared/config/deployment-config.ts';
 import type { Incident } from '../../shared/engine/incident.ts';
@@ -61,14 +62,15 @@ async function putTodaysItems(): Promise<void> {
 
 /** What the upgraded deployment reads of each kind of item, for its cluster whose display name is `cluster`. */
 async function readBack(loaded: LoadedConfig, cluster: string) {
-  const stores = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => T + 5 * MINUTE });
+  const options = { client: documentClient(), table: TABLE, now: () => T + 5 * MINUTE };
+  const stores = dynamoDbStores(options);
   const plan = configuredPlan(loaded);
   const watched = plan.clusters.find((c) => c.name === cluster);
   const silences = await stores.silences.endingAfter(T + 5 * MINUTE);
   return {
     open: (await stores.incidents.openIncidents()).map((i) => i.cluster),
     watched: watched !== undefined,
-    armed: [...(await new DynamoDbTripwires(documentClient(), TABLE).armed(T + MINUTE))],
+    armed: [...(await new DynamoDbTripwires(new DynamoDbTable(options)).armed(T + MINUTE)).byAlarm],
     terminations: (await new DynamoDbNodeChurnReader(documentClient(), TABLE).terminations(cluster, T, T + 10 * MINUTE))
       .length,
     silenced: clusterMuted(silences, cluster, T + 5 * MINUTE, watched?.labels),

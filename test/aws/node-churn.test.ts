@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../../aws/dynamodb/node-churn-reader.ts';
+import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';
 import { NodeChurnMetricSource } from '../../shared/churn/churn-metric-source.ts';
 import type { ClusterConfig } from '../../shared/config/deployment-config.ts';
@@ -201,7 +202,10 @@ describe('node churn from Auto Scaling and EC2 events', () => {
   });
 
   it('arms minute polling after three possible repairs within 30 minutes, not after two, one delivered twice, nor spot interruptions', async () => {
-    const tripwires = new DynamoDbTripwires(documentClient(), TABLE);
+    const tripwires = new DynamoDbTripwires(
+      new DynamoDbTable({ client: documentClient(), table: TABLE, now: Date.now }),
+    );
+    const byNodeChurn = async (at: number) => [...(await tripwires.armed(at)).byNodeChurn];
     const spot = ['i-0ccccccccccccccc3', 'i-0ccccccccccccccc4', 'i-0ccccccccccccccc5'];
     for (const id of spot) {
       ec2.instances.set(id, karpenterTags('karpenter-euw1'));
@@ -215,14 +219,14 @@ describe('node churn from Auto Scaling and EC2 events', () => {
     await deliver(first, T + 2 * minute);
     await deliver(first, T + 2 * minute);
     await deliver(stateChange('i-0ddddddddddddddd4', 'shutting-down', T + 5 * minute), T + 5 * minute);
-    const afterTwo = [...(await tripwires.armedByNodeChurn(T + 6 * minute))];
+    const afterTwo = await byNodeChurn(T + 6 * minute);
     await deliver(stateChange('i-0ddddddddddddddd5', 'shutting-down', T + 9 * minute), T + 9 * minute);
 
     expect([
       afterTwo,
-      [...(await tripwires.armedByNodeChurn(T + 30 * minute))],
-      [...(await tripwires.armedByNodeChurn(T + 40 * minute))],
-      [...(await tripwires.armed(T + 10 * minute))],
+      await byNodeChurn(T + 30 * minute),
+      await byNodeChurn(T + 40 * minute),
+      [...(await tripwires.armed(T + 10 * minute)).byAlarm],
     ]).toEqual([[], ['auto-euw1'], [], []]);
   });
 

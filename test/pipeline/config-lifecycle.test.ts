@@ -19,7 +19,7 @@ async function pollWith(clusters: string[], open: Incident[], minute: number) {
       metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
       ...stores,
       notifier,
-      tripwires: { armed: async () => new Set() },
+      tripwires: { armed: async () => ({ byAlarm: new Set(), byNodeChurn: new Set() }) },
       owner: 'test',
       now: () => now,
       leaseMs: 60_000,

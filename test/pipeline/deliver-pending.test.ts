@@ -64,7 +64,7 @@ describe('runPoll', () => {
   const quiet = {
     plan,
     metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
-    tripwires: { armed: async () => new Set<string>() },
+    tripwires: { armed: async () => ({ byAlarm: new Set<string>(), byNodeChurn: new Set<string>() }) },
     pollEveryCluster: true,
     owner: 'test',
     now,

@@ -67,7 +67,7 @@ describe('the minute read', () => {
         },
         ...memoryStores(() => slotOfA),
         notifier: new CollectingNotifier(),
-        tripwires: { armed: async () => new Set(['a', 'b', 'c']) },
+        tripwires: { armed: async () => ({ byAlarm: new Set(['a', 'b', 'c']), byNodeChurn: new Set() }) },
         owner: 'test',
         now: () => slotOfA,
         leaseMs: 60_000,

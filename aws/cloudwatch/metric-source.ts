@@ -27,6 +27,8 @@ const MAX_DATAPOINTS_PER_PAGE = 100_800;
  */
 export const DATAPOINTS_PER_SECOND = { recent: 180_000, older: 396_000 } as const;
 const RECENT_START_MS = 3 * 3_600_000;
+/** Calls started per second by default: under the account's 50 TPS quota, with room for the doctor and the CLI. */
+const CALLS_PER_SECOND = 40;
 /** The pacer's window is a second and this much: what a call's arrival at the service may lag its start by. */
 const PACING_MARGIN_MS = 150;
 
@@ -62,8 +64,8 @@ export interface CloudWatchMetricSourceOptions {
 
 /**
  * Reads every watched cluster's signals with GetMetricData: batches of at most 500 queries (fewer when the look-back
- * is long, so one page holds the answer), NextToken pagination, paced calls, and AccountId on the queries of
- * clusters in linked accounts. Gaps, NaN and the newest point of a PartialData result become missing samples.
+ * is long, so one page holds the answer, and sized so that whole calls spend each second's datapoints), NextToken
+ * pagination, paced calls, and AccountId on the queries of clusters in linked accounts. Gaps, NaN and the newest point of a PartialData result become missing samples.
  */
 export class CloudWatchMetricSource implements MetricSource {
   private readonly clusters: ReadonlyMap<string, ClusterConfig>;
@@ -77,7 +79,7 @@ export class CloudWatchMetricSource implements MetricSource {
     this.clusters = new Map(options.clusters.map((c) => [displayNameOf(c), c]));
     this.datapointsPerSecond = options.datapointsPerSecond ?? DATAPOINTS_PER_SECOND;
     this.pacer = new QuotaPacer({
-      callsPerSecond: options.callsPerSecond ?? 40,
+      callsPerSecond: options.callsPerSecond ?? CALLS_PER_SECOND,
       budgets: { ...this.datapointsPerSecond },
       marginMs: PACING_MARGIN_MS,
     });
@@ -124,10 +126,10 @@ export class CloudWatchMetricSource implements MetricSource {
       const first = queries[0] as PlannedQuery;
       const region = this.clusters.get(first.cluster)?.region ?? 'default';
       const samples = samplesOf(first);
-      const perCall = queriesPerCall(
-        samples,
-        this.datapointsPerSecond[this.tierOf(request.end - (samples - 1) * stepMs)],
-      );
+      const perCall = queriesPerCall(queries.length, samples, {
+        datapoints: this.datapointsPerSecond[this.tierOf(request.end - (samples - 1) * stepMs)],
+        calls: this.options.callsPerSecond ?? CALLS_PER_SECOND,
+      });
       for (let i = 0; i < queries.length; i += perCall)
         batches.push({ region, samples, queries: queries.slice(i, i + perCall) });
     }
@@ -281,15 +283,27 @@ function fold(
 }
 
 /**
- * Queries per call: as many as a call takes and one answer page holds, evened out so that a whole number of such
- * calls spends the tier's datapoints a second. The pacer starts a call only once all it could return fits the
- * second's budget, so calls of 31,000 datapoints (500 queries of 62) fit five times in 180,000 and leave a seventh
- * of it unspent; 483 queries fit six times and spend all but 324.
+ * Queries per call for a group of `queries` that each return `samples`: as many as a call takes and one answer page
+ * holds, fewer where that lets a whole number of calls spend the second's datapoints, spread evenly over the calls
+ * the group needs. The pacer starts a call only once all it could return fits the second's budget, so calls of 31,000
+ * datapoints (500 queries of 62) fit five times in 180,000 and leave a seventh of it unspent, where 483 fit six times;
+ * and a call larger than the budget (a full read's page of 100,800 against a shard worker's 79,200 of the older tier)
+ * would spend more than the budget each time it went alone. Where the calls per second would bind first (a handful
+ * of samples a query), or a budget is not a positive number, the calls stay as large as they can be.
  */
-function queriesPerCall(samples: number, datapointsPerSecond: number): number {
+function queriesPerCall(
+  queries: number,
+  samples: number,
+  perSecond: { readonly datapoints: number; readonly calls: number },
+): number {
   const most = Math.max(1, Math.min(MAX_QUERIES_PER_CALL, Math.floor(MAX_DATAPOINTS_PER_PAGE / samples)));
-  const calls = Math.ceil(datapointsPerSecond / (most * samples));
-  return Math.max(1, Math.min(most, Math.floor(datapointsPerSecond / (calls * samples))));
+  const callsToSpend = Math.ceil(perSecond.datapoints / (most * samples));
+  const even =
+    callsToSpend >= 1 && callsToSpend <= perSecond.calls
+      ? Math.max(1, Math.floor(perSecond.datapoints / (callsToSpend * samples)))
+      : most;
+  const calls = Math.ceil(queries / Math.min(most, even));
+  return Math.ceil(queries / calls);
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

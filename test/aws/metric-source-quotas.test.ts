@@ -7,6 +7,8 @@ const credentials = { accessKeyId: 'AKIDLOOPBACK', secretAccessKey: 'loopback-se
 const END = Date.UTC(2024, 0, 1, 12, 0);
 /** A datapoint quota a tenth of the real one, so that a read of a hundred clusters meets it within a test. */
 const RECENT_DPS = 18_000;
+/** A shard worker's share of the older tier: a fifth of 396,000, for five workers in flight. */
+const WORKER_OLDER_DPS = 79_200;
 const clusters: ClusterConfig[] = Array.from({ length: 100 }, (_, index) =>
   clusterSchema.parse({ name: `c${index}`, source: { profile: 'eks' } }),
 );
@@ -15,16 +17,19 @@ const request = { clusters: clusters.map((c) => c.name), end: END, samples: 30, 
 describe('CloudWatchMetricSource under the GetMetricData quotas', () => {
   let server: CloudWatchServer;
   let client: CloudWatchClient;
-  const source = (recent: number) =>
+  const source = (recent: number, older = 396_000) =>
     new CloudWatchMetricSource({
       clientFor: () => client,
       clusters,
-      datapointsPerSecond: { recent, older: 396_000 },
+      datapointsPerSecond: { recent, older },
       now: () => END,
     });
 
   beforeAll(async () => {
-    server = await startCloudWatchServer({ now: () => END, quotas: { recentDatapointsPerSecond: RECENT_DPS } });
+    server = await startCloudWatchServer({
+      now: () => END,
+      quotas: { recentDatapointsPerSecond: RECENT_DPS, olderDatapointsPerSecond: WORKER_OLDER_DPS },
+    });
     // No retries: a throttled call is an unreadable batch, so that pacing, not the SDK's back-off, is what is tested.
     client = new CloudWatchClient({ endpoint: server.endpoint, region: 'us-east-1', credentials, maxAttempts: 1 });
   });
@@ -61,6 +66,19 @@ describe('CloudWatchMetricSource under the GetMetricData quotas', () => {
     // sixth of it unspent; calls of 300 (9,000) fit twice and spend it all.
     expect(reading.unreadable).toEqual([]);
     expect(paced.spent).toEqual({ calls: 5, datapoints: 45_000 });
+  });
+
+  it('keeps each call of a full read within a shard worker’s share of the older tier', async () => {
+    // Seven hours a query, a StartTime older than three hours: a page holds 240 queries (100,800 datapoints), more
+    // than the 79,200 a worker may spend in a second, which a call that large would overrun each time it went alone.
+    const worker = source(RECENT_DPS, WORKER_OLDER_DPS);
+
+    const reading = await worker.read({ ...request, clusters: request.clusters.slice(0, 20), samples: 420 });
+
+    expect(reading.unreadable).toEqual([]);
+    expect(server.quota.throttled['datapoints per second']).toBe(0);
+    // 20 clusters × 15 metrics × 420 periods, in two calls of 150 queries (63,000 datapoints each).
+    expect(worker.spent).toEqual({ calls: 2, datapoints: 126_000 });
   });
 
   it('meets throttling when it spends more datapoints a second than the quota allows', async () => {

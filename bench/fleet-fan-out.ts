@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SQS_SHARD_MESSAGE } from '../aws/sqs/shard-message.ts';
 import { MemoryShardFindings } from '../shared/pipeline/memory-shard-findings.ts';
 import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
@@ -74,7 +75,7 @@ const report = await runPoll(
     notifier,
     tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
     fanOut: {
-      queue: { send: async (tasks) => void running.push(...tasks.map(runShard)) },
+      queue: { ...SQS_SHARD_MESSAGE, send: async (tasks) => void running.push(...tasks.map(runShard)) },
       findings,
       shardSize: SHARD_SIZE,
       waitMs: 240_000,

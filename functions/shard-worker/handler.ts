@@ -1,6 +1,5 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { SqsEnvelope } from '@aws-lambda-powertools/parser/envelopes/sqs';
-import { JSONStringified } from '@aws-lambda-powertools/parser/helpers';
 import { parser } from '@aws-lambda-powertools/parser/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -16,7 +15,7 @@ import { SHARD_WORKERS, type ShardTask } from '../../shared/pipeline/shards.ts';
 import { loadBundledConfig } from '../bundled-config.ts';
 import { explainInvalidEvent } from '../invalid-event.ts';
 import { logger } from '../powertools.ts';
-import { evaluateShards, type ShardOutcome, shardTaskSchema } from './shard-task.ts';
+import { evaluateShards, type ShardOutcome, shardMessageSchema } from './shard-task.ts';
 
 // Built once per cold start, as the poller's are: the same configuration, plan and reads.
 const loaded = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
@@ -46,7 +45,7 @@ const table = new DynamoDbTable({ client: db, table: tableName, now: Date.now })
 export const handler = middy<ShardTask[], ShardOutcome[], Error, Context>()
   .use(injectLambdaContext(logger))
   .use(explainInvalidEvent())
-  .use(parser({ schema: JSONStringified(shardTaskSchema), envelope: SqsEnvelope }))
+  .use(parser({ schema: shardMessageSchema, envelope: SqsEnvelope }))
   .handler((tasks, context) =>
     evaluateShards({ plan, metrics, findings: new DynamoDbShardFindings(table, context.awsRequestId) }, tasks),
   );

@@ -239,7 +239,7 @@ async function readInShards(
 ): Promise<ObservedReads> {
   const labels = labelsOf(deps.plan);
   const muted = (cluster: string) => clusterMuted(mutes, cluster, at, labels.get(cluster));
-  const tasks = shardTasks(at, due, fanOut.shardSize, muted, armed);
+  const tasks = shardTasks(at, due, fanOut.shardSize, muted, armed, fanOut.queue);
   const { reports, late } = await fanOutStep(fanOut, tasks, deps.now);
   const rulesOf = new Map(deps.plan.clusters.map((c) => [c.name, c.rules]));
   return {

@@ -22,7 +22,13 @@ import type { WatchPlan } from './watch-plan.ts';
 export const SHARD_SIZE = 2_000;
 export const SHARD_WORKERS = 5;
 
-/** One shard of a step: the clusters a worker reads and evaluates, and what the poller already knows of them. */
+/**
+ * One shard of a step: the clusters a worker reads and evaluates, and what the poller already knows of them. The
+ * clusters are named, so that a task means the same to a worker whose configuration is not yet the poller's (during a
+ * deploy); what is known of them is said by position in the shard's clusters, `[...full, ...minute]` (`shardClusters`):
+ * in the worst minute every cluster is armed, and under a maintenance window muted too, and naming each again would
+ * triple a message of names of up to 128 characters.
+ */
 export interface ShardTask {
   readonly at: number;
   readonly shard: number;
@@ -30,10 +36,10 @@ export interface ShardTask {
   /** The shard's clusters due for a full read, and for a minute read (cadence.ts). */
   readonly full: readonly string[];
   readonly minute: readonly string[];
-  /** Its clusters a mute covers at the step: the maintenance rule conditions are evaluated only on these. */
-  readonly muted: readonly string[];
-  /** Its clusters whose tripwire is armed, to tell blind tripwires. */
-  readonly armed: readonly string[];
+  /** Positions of its clusters a mute covers at the step: the maintenance rule conditions are evaluated only on these. */
+  readonly muted: readonly number[];
+  /** Positions of its clusters whose tripwire is armed, to tell blind tripwires. */
+  readonly armed: readonly number[];
 }
 
 /** What a worker found on its shard's clusters: plain values, as the findings store keeps them. */
@@ -54,8 +60,14 @@ export interface ShardCluster {
   readonly severe: readonly (readonly [rule: string, observed: string])[];
 }
 
+/** How large the message that carries a shard is, and the most it may be, as the queue encodes it. */
+export interface ShardMessageSize {
+  readonly maxMessageBytes: number;
+  messageBytes(task: ShardTask): number;
+}
+
 /** Hands the shards of a step to the workers: an SQS queue when deployed, a list in tests. */
-export interface ShardQueue {
+export interface ShardQueue extends ShardMessageSize {
   send(tasks: readonly ShardTask[]): Promise<void>;
 }
 
@@ -84,6 +96,15 @@ export interface FanOut {
  * Split a step's due reads into shards of at most `size` clusters, dealt in turn so that each shard gets its share of
  * the full reads: a full read spends 25 times the datapoints of a minute read, and a worker paces its reads at its
  * share of the quotas, so a shard holding all of them would be the step's last by far.
+ *
+ * Every shard must also fit one message of the queue, or the poll fails and its retry with it, minute after minute,
+ * in the very minute the fleet is armed. Names that compress poorly can leave a shard of `size` clusters over it
+ * (2,000 pseudo-random names of 128 characters, all armed and muted, make 273 KB of SQS message), so the clusters are dealt into more shards, as many more as
+ * the largest message is over, until each fits; a shard of one cluster is a few hundred bytes. What more shards cost:
+ * past `SHARD_WORKERS` the rest wait for a worker, a second wave that starts when a first shard is done (15 to 26 s
+ * into the poll by docs/scaling.md's figures) and may not report within the poller's wait (`FanOut.waitMs`, about
+ * 40 s). A shard that does not is unreadable for the step: its clusters are skipped, not judged, and the step pages
+ * on the clusters the other shards read.
  */
 export function shardTasks(
   at: number,
@@ -91,18 +112,42 @@ export function shardTasks(
   size: number,
   muted: (cluster: string) => boolean,
   armed: ReadonlySet<string>,
+  message: ShardMessageSize,
 ): ShardTask[] {
-  const shards = Math.ceil((due.full.length + due.minute.length) / size);
-  const dealt = Array.from({ length: shards }, () => ({ full: [] as string[], minute: [] as string[] }));
+  const clusters = due.full.length + due.minute.length;
+  let shards = Math.ceil(clusters / size);
+  for (;;) {
+    const tasks = dealt(at, due, shards, muted, armed);
+    const largest = Math.max(0, ...tasks.map((task) => message.messageBytes(task)));
+    if (largest <= message.maxMessageBytes || shards >= clusters) return tasks;
+    shards = Math.min(clusters, Math.max(shards + 1, Math.ceil((shards * largest) / message.maxMessageBytes)));
+  }
+}
+
+/** The due clusters dealt in turn into `shards` shards. */
+function dealt(
+  at: number,
+  due: DueReads,
+  shards: number,
+  muted: (cluster: string) => boolean,
+  armed: ReadonlySet<string>,
+): ShardTask[] {
+  const hands = Array.from({ length: shards }, () => ({ full: [] as string[], minute: [] as string[] }));
   [...due.full, ...due.minute].forEach((cluster, index) => {
-    const hand = dealt[index % shards];
+    const hand = hands[index % shards];
     if (index < due.full.length) hand?.full.push(cluster);
     else hand?.minute.push(cluster);
   });
-  return dealt.map(({ full, minute }, shard) => {
-    const names = [...full, ...minute];
-    return { at, shard, shards, full, minute, muted: names.filter(muted), armed: names.filter((c) => armed.has(c)) };
+  return hands.map(({ full, minute }, shard) => {
+    const where = (holds: (cluster: string) => boolean) =>
+      shardClusters({ full, minute }).flatMap((c, i) => (holds(c) ? [i] : []));
+    return { at, shard, shards, full, minute, muted: where(muted), armed: where((c) => armed.has(c)) };
   });
+}
+
+/** A task's clusters, in the order its `muted` and `armed` positions count them. */
+export function shardClusters(task: Pick<ShardTask, 'full' | 'minute'>): string[] {
+  return [...task.full, ...task.minute];
 }
 
 export interface ShardDependencies {
@@ -116,13 +161,15 @@ export interface ShardDependencies {
  * rules the poller would on each, and report. A cluster it could not read is reported unreadable, never evaluated.
  */
 export async function evaluateShard(deps: ShardDependencies, task: ShardTask): Promise<ShardReport> {
+  const names = shardClusters(task);
+  const named = (positions: readonly number[]) => new Set(positions.flatMap((p) => names[p] ?? []));
   const { observations, ...read } = await observeDue(
     deps,
     { full: task.full, minute: task.minute },
     task.at,
-    new Set(task.armed),
+    named(task.armed),
   );
-  const muted = new Set(task.muted);
+  const muted = named(task.muted);
   const clusters = observations.map((observation): ShardCluster => {
     const evaluated = evaluateObservation(observation, muted.has(observation.cluster));
     return { cluster: observation.cluster, findings: evaluated.findings, severe: [...evaluated.severe] };
@@ -164,7 +211,7 @@ export async function fanOutStep(
   const late = tasks
     .filter((t) => !reported.has(t.shard))
     .map((t) => ({
-      clusters: [...t.full, ...t.minute],
+      clusters: shardClusters(t),
       error: `shard ${t.shard + 1} of ${t.shards} did not report within ${Math.round(fanOut.waitMs / 1000)} s`,
     }));
   return { reports, late };

@@ -6,6 +6,7 @@ import { CloudWatchMetricSource } from '../../aws/cloudwatch/metric-source.ts';
 import { DynamoDbShardFindings } from '../../aws/dynamodb/shard-findings.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
+import { shardMessageBody, shardMessageJson } from '../../aws/sqs/shard-message.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../../shared/pipeline/poll.ts';
@@ -47,7 +48,13 @@ let requests = 0;
 
 const contextWith = (remainingMs: number) =>
   ({ awsRequestId: `fan-out-${++requests}`, getRemainingTimeInMillis: () => remainingMs }) as unknown as Context;
-const taskOf = (message: QueuedMessage) => JSON.parse(message.body) as ShardTask;
+const taskOf = (message: QueuedMessage) => JSON.parse(shardMessageJson(message.body)) as ShardTask;
+const queued = (body: string): QueuedMessage => ({
+  messageId: `message-${++requests}`,
+  body,
+  md5: '',
+  sentAt: Date.now(),
+});
 const sent = () =>
   harness.sns.published.map((p) => JSON.parse((JSON.parse(p.message) as { default: string }).default) as Notification);
 const pages = () => sent().filter((n) => n.kind === 'page');
@@ -194,5 +201,41 @@ describe('a step larger than one shard, over the real wire', () => {
         .filter((n) => n.kind === 'resolve' && n.clusters.includes('fleet-00050')),
     ).toEqual([]);
     expect(open.filter((i) => i.cluster === 'fleet-00050').map((i) => i.rule)).toContain(pages()[0]?.rule);
+  });
+
+  it("evaluates a message of the previous release, the clusters by name, as it evaluates today's", async () => {
+    const sent = taskOf(firstStep.messages[0] as QueuedMessage);
+    const names = [...sent.full, ...sent.minute];
+    // Shards past the step's three, so that their reports stand beside the step's without changing it.
+    const today: ShardTask = { ...sent, shard: 3, shards: 5, muted: [0, 1, 2] };
+    const previous = {
+      ...today,
+      shard: 4,
+      muted: today.muted.map((i) => names[i]),
+      armed: today.armed.map((i) => names[i]),
+    };
+
+    await deliver([queued(shardMessageBody(today)), queued(JSON.stringify(previous))]);
+    const reports = await new DynamoDbShardFindings(
+      new DynamoDbTable({ client: documentClient(), table: TABLE, now: Date.now }),
+      'reader',
+    ).reportsOf(FLEET_STEP_AT, 5);
+    const [ofToday, ofPrevious] = [3, 4].map((shard) => reports.find((r) => r.shard === shard));
+
+    expect(previous.armed).toHaveLength(names.length);
+    expect(ofToday?.clusters).toHaveLength(names.length);
+    expect({ ...ofPrevious, shard: 3 }).toEqual(ofToday);
+  });
+
+  it('refuses a message it cannot read, naming what is wrong with it', async () => {
+    const sent = taskOf(firstStep.messages[0] as QueuedMessage);
+    const clusters = sent.full.length + sent.minute.length;
+
+    await expect(deliver([queued(shardMessageBody({ ...sent, armed: [clusters] }))])).rejects.toThrow(
+      `invalid event: $.Records[0].body.armed[0]: position ${clusters} is past the shard's ${clusters} clusters`,
+    );
+    await expect(deliver([queued('H4sIAAAA')])).rejects.toThrow(
+      /^invalid event: \$\.Records\[0\]\.body: neither a shard task's JSON nor its gzip in base64 \(Error: /,
+    );
   });
 });

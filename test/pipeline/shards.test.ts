@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import { SQS_SHARD_MESSAGE } from '../../aws/sqs/shard-message.ts';
+import { DISPLAY_NAME, DISPLAY_NAME_MAX } from '../../shared/config/cluster-identity.ts';
 import { MemoryShardFindings } from '../../shared/pipeline/memory-shard-findings.ts';
-import { type FanOut, fanOutStep, type ShardReport, shardTasks } from '../../shared/pipeline/shards.ts';
+import { type FanOut, fanOutStep, SHARD_WORKERS, type ShardReport, shardTasks } from '../../shared/pipeline/shards.ts';
+import { pseudoRandomNames, sharedPrefixNames, worstMinuteShards } from '../support/long-names.ts';
 
 const AT = Date.parse('2026-01-05T12:00:00Z');
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
@@ -20,7 +23,7 @@ function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ReturnType<
   let clock = 0;
   const findings = new MemoryShardFindings();
   const fanOut: FanOut = {
-    queue: { send: async (tasks) => answer(findings, [...tasks]) },
+    queue: { ...SQS_SHARD_MESSAGE, send: async (tasks) => answer(findings, [...tasks]) },
     findings,
     shardSize: 3,
     waitMs: 5_000,
@@ -34,7 +37,14 @@ function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ReturnType<
 
 describe('shardTasks', () => {
   it('deals the full reads across the shards, no shard larger than the shard size', () => {
-    const tasks = shardTasks(AT, { full: names('full', 3), minute: names('minute', 7) }, 4, () => false, new Set());
+    const tasks = shardTasks(
+      AT,
+      { full: names('full', 3), minute: names('minute', 7) },
+      4,
+      () => false,
+      new Set(),
+      SQS_SHARD_MESSAGE,
+    );
 
     expect(tasks.map((t) => [t.full.length, t.minute.length])).toEqual([
       [1, 3],
@@ -46,10 +56,52 @@ describe('shardTasks', () => {
     );
   });
 
-  it('tells each shard which of its clusters are muted and which are armed', () => {
-    const [task] = shardTasks(AT, { full: ['a'], minute: ['b', 'c'] }, 3, (c) => c === 'b', new Set(['c']));
+  it('tells each shard which of its clusters are muted and which are armed, by their position in it', () => {
+    const [task] = shardTasks(
+      AT,
+      { full: ['a'], minute: ['b', 'c'] },
+      3,
+      (c) => c === 'b',
+      new Set(['c', 'z']),
+      SQS_SHARD_MESSAGE,
+    );
 
-    expect(task).toMatchObject({ shard: 0, shards: 1, muted: ['b'], armed: ['c'] });
+    expect(task).toMatchObject({ shard: 0, shards: 1, full: ['a'], minute: ['b', 'c'], muted: [1], armed: [2] });
+  });
+});
+
+/*
+ * The worst minute of 10,000 clusters, every one armed and muted (worstMinuteShards). Each shard's message is measured
+ * as SQS would get it (aws/sqs/shard-message.ts) against the 262,144 bytes SQS takes
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html).
+ */
+describe('shardTasks in the worst minute of 10,000 clusters of long names', () => {
+  const FLEET = 10_000;
+  const worstMinute = (fleet: readonly string[]) => worstMinuteShards(AT, fleet);
+  const largestMessage = (tasks: ReturnType<typeof shardTasks>) =>
+    Math.max(...tasks.map((t) => SQS_SHARD_MESSAGE.messageBytes(t)));
+
+  it('fits every shard in one message, in more shards, when the names are 128 characters that do not compress', () => {
+    const fleet = pseudoRandomNames(FLEET);
+    const tasks = worstMinute(fleet);
+
+    expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
+    expect(largestMessage(tasks)).toBeLessThanOrEqual(262_144);
+    expect(tasks.length).toBe(6);
+    expect(tasks.every((t) => t.shards === tasks.length)).toBe(true);
+    expect(tasks.flatMap((t) => [...t.full, ...t.minute]).sort()).toEqual([...fleet].sort());
+    const fullReads = tasks.map((t) => t.full.length);
+    expect(Math.max(...fullReads) - Math.min(...fullReads)).toBeLessThanOrEqual(1);
+  });
+
+  it(`keeps ${SHARD_WORKERS} shards when the names are 128 characters that share their prefixes`, () => {
+    const fleet = sharedPrefixNames(FLEET);
+    const tasks = worstMinute(fleet);
+
+    expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
+    expect(tasks).toHaveLength(SHARD_WORKERS);
+    expect(largestMessage(tasks)).toBeLessThanOrEqual(262_144);
+    expect(tasks.every((t) => t.muted.length === t.full.length + t.minute.length)).toBe(true);
   });
 });
 
@@ -58,7 +110,7 @@ describe('fanOutStep', () => {
     const { fanOut, now } = memoryFanOut((findings, tasks) => {
       for (const t of tasks) void findings.report(reportOf(t.shard, [...t.full, ...t.minute]));
     });
-    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set());
+    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), SQS_SHARD_MESSAGE);
 
     const { reports, late } = await fanOutStep(fanOut, tasks, now);
 
@@ -71,7 +123,7 @@ describe('fanOutStep', () => {
       const [first] = tasks;
       if (first) void findings.report(reportOf(first.shard, [...first.full, ...first.minute]));
     });
-    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set());
+    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), SQS_SHARD_MESSAGE);
 
     const { reports, late } = await fanOutStep(fanOut, tasks, now);
 

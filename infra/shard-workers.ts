@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SQS_SHARD_MESSAGE } from '../aws/sqs/shard-message.ts';
 import { SHARD_SIZE, SHARD_WORKERS } from '../shared/pipeline/shards.ts';
 import { FUNCTION_ACCESS } from './function-access.ts';
 import { bindMetricReads, bindTable, KEY_USE, SentinelFunction } from './sentinel-function.ts';
@@ -55,6 +56,8 @@ export class ShardWorkers extends Construct {
       // A shard is for one minute: one kept for longer would only be evaluated after its poll gave up on it.
       retentionPeriod: Duration.minutes(5),
       maxReceiveCount: MAX_RECEIVE_COUNT,
+      // The line the poller deals its shards under, set on the queue too: one number for both.
+      maxMessageSizeBytes: SQS_SHARD_MESSAGE.maxMessageBytes,
     });
 
     this.function = new SentinelFunction(this, 'Worker', {
@@ -80,5 +83,8 @@ export class ShardWorkers extends Construct {
     poller.useKey(this.queue.encryptionMasterKey, KEY_USE.queue);
     poller.addEnvironment('SENTINEL_SHARD_QUEUE_URL', this.queue.queueUrl);
     poller.addEnvironment('SENTINEL_SHARD_SIZE', String(SHARD_SIZE));
+    // The worker reads the messages of this release and of the one before; the poller sends this release's. Updating
+    // the worker first means no worker is ever sent a message it cannot read, so an upgrade dead-letters nothing.
+    poller.function.node.addDependency(this.function.function);
   }
 }

@@ -13,6 +13,8 @@ export interface WorkQueueProps {
   readonly visibilityTimeout: Duration;
   readonly retentionPeriod: Duration;
   readonly maxReceiveCount: number;
+  /** The largest message the queue takes (SQS's default for the attribute: 262,144 bytes). */
+  readonly maxMessageSizeBytes?: number;
 }
 
 /** A queue a function of the deployment works off: encrypted as the deployment's other queues, TLS only, redriven. */
@@ -25,6 +27,7 @@ export function workQueue(scope: Construct, id: string, props: WorkQueueProps): 
     visibilityTimeout: props.visibilityTimeout,
     retentionPeriod: props.retentionPeriod,
     deadLetterQueue: { queue: props.deadLetterQueue, maxReceiveCount: props.maxReceiveCount },
+    ...(props.maxMessageSizeBytes !== undefined && { maxMessageSizeBytes: props.maxMessageSizeBytes }),
   });
 }
 

@@ -11,9 +11,10 @@ import type { ShardMessageSize, ShardTask } from '../../shared/pipeline/shards.t
  */
 
 /**
- * SQS takes a message of at most 256 KiB
- * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html; SQS has since
- * raised it to 1 MiB, and a message held to 256 KiB fits either).
+ * The shard queue takes a message of at most 256 KiB: its `MaximumMessageSize`, which is 262,144 bytes unless set
+ * (up to 1 MiB; https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html),
+ * and which the stack sets to this (infra/shard-workers.ts). A SendMessageBatch call takes as much in all
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html).
  */
 const MESSAGE_BYTES = 256 * 1024;
 

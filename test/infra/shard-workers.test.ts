@@ -6,6 +6,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { SQS_SHARD_MESSAGE } from '../../aws/sqs/shard-message.ts';
 import { DeadLetterQueue } from '../../infra/dead-letter-queue.ts';
 import { FUNCTION_ACCESS } from '../../infra/function-access.ts';
 import { SentinelFunction } from '../../infra/sentinel-function.ts';
@@ -88,6 +89,20 @@ describe('the shard workers', () => {
         maxReceiveCount: 2,
       },
     });
+  });
+
+  it('hold the shard queue to the message size the poller deals its shards under', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      MaximumMessageSize: SQS_SHARD_MESSAGE.maxMessageBytes,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 2 }),
+    });
+  });
+
+  it('update the worker before the poller, so that no worker is sent a message of a release it does not know', () => {
+    const poller = template.findResources('AWS::Lambda::Function')[logicalId('AWS::Lambda::Function', 'Poller')];
+    expect(poller?.DependsOn).toEqual(
+      expect.arrayContaining([logicalId('AWS::Lambda::Function', 'ShardWorkersWorker')]),
+    );
   });
 
   it('let the poller send to the shard queue, and name it and the shard size in its environment', () => {

@@ -65,7 +65,8 @@ export interface CloudWatchMetricSourceOptions {
 /**
  * Reads every watched cluster's signals with GetMetricData: batches of at most 500 queries (fewer when the look-back
  * is long, so one page holds the answer, and sized so that whole calls spend each second's datapoints), NextToken
- * pagination, paced calls, and AccountId on the queries of clusters in linked accounts. Gaps, NaN and the newest point of a PartialData result become missing samples.
+ * pagination, paced calls, and AccountId on the queries of clusters in linked accounts. Gaps, NaN and the newest
+ * point of a PartialData result become missing samples.
  */
 export class CloudWatchMetricSource implements MetricSource {
   private readonly clusters: ReadonlyMap<string, ClusterConfig>;

@@ -99,12 +99,12 @@ export interface FanOut {
  *
  * Every shard must also fit one message of the queue, or the poll fails and its retry with it, minute after minute,
  * in the very minute the fleet is armed. Names that compress poorly can leave a shard of `size` clusters over it
- * (2,000 pseudo-random names of 128 characters, all armed and muted, make 273 KB of SQS message), so the clusters are dealt into more shards, as many more as
- * the largest message is over, until each fits; a shard of one cluster is a few hundred bytes. What more shards cost:
- * past `SHARD_WORKERS` the rest wait for a worker, a second wave that starts when a first shard is done (15 to 26 s
- * into the poll by docs/scaling.md's figures) and may not report within the poller's wait (`FanOut.waitMs`, about
- * 40 s). A shard that does not is unreadable for the step: its clusters are skipped, not judged, and the step pages
- * on the clusters the other shards read.
+ * (2,000 pseudo-random names of 128 characters, all armed and muted, make 273 KB of SQS message), so the clusters are
+ * dealt into more shards, as many more as the largest message is over, until each fits; a shard of one cluster is a
+ * few hundred bytes. What more shards cost: past `SHARD_WORKERS` the rest wait for a worker, a second wave that starts
+ * when a first shard is done (about 30 s into the poll by docs/scaling.md's figures) and may not report within the
+ * poller's wait (`FanOut.waitMs`, about 40 s). A shard that does not is unreadable for the step: its clusters are
+ * skipped, not judged, and the step pages on the clusters the other shards read.
  */
 export function shardTasks(
   at: number,

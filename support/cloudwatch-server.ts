@@ -1,10 +1,10 @@
 /**
  * A loopback fake of CloudWatch metrics (PutMetricData, GetMetricData, ListMetrics) and alarms (DescribeAlarms, of
- * alarms a test sets with `setAlarm`) that the real @aws-sdk/client-cloudwatch
- * talks to unmodified. The installed client speaks AWS JSON 1.0 in query-compatible mode: it POSTs to `/` with
- * `X-Amz-Target: GraniteServiceVersion20100801.<Operation>`, writes timestamps as epoch seconds and non-finite
- * numbers as the strings "NaN"/"Infinity", and names an error by the `x-amzn-query-error: <Code>;<Sender|Receiver>`
- * header before `__type`, so errors carry both.
+ * alarms a test sets with `setAlarm`) that the real @aws-sdk/client-cloudwatch talks to unmodified, within the
+ * throughput quotas CloudWatch documents for GetMetricData and DescribeAlarms. The installed client speaks AWS JSON 1.0
+ * in query-compatible mode: it POSTs to `/` with `X-Amz-Target: GraniteServiceVersion20100801.<Operation>`, writes
+ * timestamps as epoch seconds and non-finite numbers as the strings "NaN"/"Infinity", and names an error by the
+ * `x-amzn-query-error: <Code>;<Sender|Receiver>` header before `__type`, so errors carry both.
  *
  * Datapoints are kept per series in 1-minute buckets (sum, count, min, max), which makes every statistic exact for
  * any period that is a multiple of 60 s, and a query walks only the buckets inside its time range. Times are
@@ -30,6 +30,7 @@ import type {
   StatisticSet,
 } from '@aws-sdk/client-cloudwatch';
 import { type AwsJsonProtocol, AwsJsonServer } from './aws-json-server.ts';
+import { DESCRIBE_ALARMS_PER_SECOND, DescribeAlarmsQuotaMeter } from './describe-alarms-quota.ts';
 import { GET_METRIC_DATA_QUOTAS, GetMetricDataQuotaMeter, type GetMetricDataQuotas } from './get-metric-data-quotas.ts';
 import {
   type FaultAnswers,
@@ -114,6 +115,11 @@ type Wire<T> = T extends Date
         ? { [K in keyof T]: Wire<T[K]> }
         : T;
 
+/** The throughput quotas the server enforces: GetMetricData's, and DescribeAlarms' calls per second in each Region. */
+export interface CloudWatchQuotas extends GetMetricDataQuotas {
+  readonly describeAlarmsPerSecond: number;
+}
+
 export interface CloudWatchServerOptions extends LoopbackServerOptions {
   /** The account PutMetricData writes to; defaults to DEFAULT_ACCOUNT_ID. */
   accountId?: string;
@@ -123,10 +129,11 @@ export interface CloudWatchServerOptions extends LoopbackServerOptions {
    */
   acceptVendedNamespaces?: boolean;
   /**
-   * GetMetricData's throughput quotas, enforced by default as AWS documents them (get-metric-data-quotas.ts); a test
-   * may lower them to meet throttling sooner, or raise the adjustable TPS as an account with an increase would.
+   * GetMetricData's throughput quotas and DescribeAlarms' rate, enforced by default as AWS documents them
+   * (get-metric-data-quotas.ts, describe-alarms-quota.ts); a test may lower them to meet throttling sooner, or raise
+   * the adjustable ones as an account with an increase would.
    */
-  quotas?: Partial<GetMetricDataQuotas>;
+  quotas?: Partial<CloudWatchQuotas>;
   /** The service's clock, which decides a request's datapoint tier (StartTime within three hours); Date.now by default. */
   now?: () => number;
 }
@@ -147,13 +154,17 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
   readonly #acceptVendedNamespaces: boolean;
   /** GetMetricData's TPS and DPS quotas: what was admitted, what was throttled. */
   readonly quota: GetMetricDataQuotaMeter;
+  /** DescribeAlarms' requests per second in each Region: what was throttled. */
+  readonly describeAlarmsQuota: DescribeAlarmsQuotaMeter;
   readonly #now: () => number;
 
   constructor(options: CloudWatchServerOptions = {}) {
     super(options);
     this.accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
     this.#acceptVendedNamespaces = options.acceptVendedNamespaces ?? false;
-    this.quota = new GetMetricDataQuotaMeter({ ...GET_METRIC_DATA_QUOTAS, ...options.quotas });
+    const { describeAlarmsPerSecond = DESCRIBE_ALARMS_PER_SECOND, ...getMetricData } = options.quotas ?? {};
+    this.quota = new GetMetricDataQuotaMeter({ ...GET_METRIC_DATA_QUOTAS, ...getMetricData });
+    this.describeAlarmsQuota = new DescribeAlarmsQuotaMeter(describeAlarmsPerSecond);
     this.#now = options.now ?? Date.now;
   }
 
@@ -225,6 +236,7 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
     this.#alarms.clear();
     this.getMetricDataRequests.length = 0;
     this.quota.reset();
+    this.describeAlarmsQuota.reset();
     this.#visibleUntilMs = Number.POSITIVE_INFINITY;
     this.#partialKeep = undefined;
   }
@@ -242,6 +254,8 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
       case 'ListMetrics':
         return this.reply(this.#listMetrics(input as ListMetricsInput));
       case 'DescribeAlarms':
+        // CloudWatch counts DescribeAlarms per account and Region; the server is one account.
+        if (!this.describeAlarmsQuota.admit(region ?? '')) throw this.#rateExceeded();
         return this.reply(encodeDescribeAlarmsOutput(this.#describeAlarms(input as Wire<DescribeAlarmsInput>, region)));
       default:
         throw new ServiceError(
@@ -256,6 +270,14 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
     'server-error': ['InternalServiceError', 'Internal service error (injected fault)', 500],
     unavailable: ['ServiceUnavailable', 'Service unavailable (injected fault)', 503],
   };
+
+  /**
+   * What CloudWatch answers a call over one of its rate quotas: HTTP 400, code Throttling, "Rate exceeded", which the
+   * SDK's standard retry strategy recognises as throttling and backs off from. It is the throttle fault's answer.
+   */
+  #rateExceeded(): ServiceError {
+    return this.faultError('throttle');
+  }
 
   #putMetricData(input: PutMetricDataInput): void {
     if (input.Namespace?.startsWith('AWS/') && !this.#acceptVendedNamespaces) {
@@ -382,11 +404,7 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
       0,
     );
     const refused = this.quota.admit(this.#now(), start.getTime(), Math.min(couldReturn, maxDatapoints));
-    if (refused !== undefined) {
-      // What CloudWatch answers a GetMetricData call over its quota: HTTP 400, code Throttling, "Rate exceeded",
-      // which the SDK's standard retry strategy recognises as throttling and backs off from.
-      throw new ServiceError('Throttling', 'Rate exceeded');
-    }
+    if (refused !== undefined) throw this.#rateExceeded();
     const fromMs = Math.floor(start.getTime() / MINUTE_MS) * MINUTE_MS;
     const toMs = Math.min(end.getTime(), this.#visibleUntilMs);
     const results = queries

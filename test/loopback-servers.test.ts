@@ -1,5 +1,6 @@
 import {
   CloudWatchClient,
+  DescribeAlarmsCommand,
   GetMetricDataCommand,
   type GetMetricDataCommandOutput,
   type GetMetricDataInput,
@@ -508,8 +509,8 @@ describe('loopback CloudWatch quotas', () => {
     cloudWatch.destroy();
   });
 
-  it('refuses calls past the TPS quota, which a test may set as an account with an increase has it', async () => {
-    const limited = await startCloudWatchServer({ quotas: { transactionsPerSecond: 2 } });
+  it('refuses calls past the TPS quotas, which a test may set as an account with an increase has them', async () => {
+    const limited = await startCloudWatchServer({ quotas: { transactionsPerSecond: 2, describeAlarmsPerSecond: 1 } });
     const cloudWatch = new CloudWatchClient({
       endpoint: limited.endpoint,
       region: 'us-east-1',
@@ -521,12 +522,38 @@ describe('loopback CloudWatch quotas', () => {
         new GetMetricDataCommand({ MetricDataQueries: [query('q', 'Sum')], StartTime: at(0), EndTime: at(5) }),
       );
 
+    const alarms = () => cloudWatch.send(new DescribeAlarmsCommand({}));
+
     const answers = await Promise.allSettled([small(), small(), small()]);
+    const alarmAnswers = await Promise.allSettled([alarms(), alarms()]);
 
     expect(answers.map((a) => a.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     expect(limited.quota.throttled['transactions per second']).toBe(1);
+    expect(alarmAnswers.map((a) => a.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(limited.describeAlarmsQuota.throttled).toBe(1);
     cloudWatch.destroy();
     await limited.close();
+  });
+
+  it('refuses DescribeAlarms past 9 a second in each Region with a Throttling error, HTTP 400', async () => {
+    const inRegion = (region: string) =>
+      new CloudWatchClient({ endpoint: server.endpoint, region, credentials, maxAttempts: 1 });
+    const [east, west] = [inRegion('us-east-1'), inRegion('eu-west-1')];
+    const describeAlarms = (cloudWatch: CloudWatchClient) => cloudWatch.send(new DescribeAlarmsCommand({}));
+
+    const eastAnswers = await Promise.allSettled(Array.from({ length: 10 }, () => describeAlarms(east)));
+    const westAnswers = await Promise.allSettled(Array.from({ length: 9 }, () => describeAlarms(west)));
+
+    expect(eastAnswers.filter((a) => a.status === 'fulfilled')).toHaveLength(9);
+    expect(eastAnswers.find((a) => a.status === 'rejected')?.reason).toMatchObject({
+      name: 'Throttling',
+      message: 'Rate exceeded',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(westAnswers.every((a) => a.status === 'fulfilled')).toBe(true);
+    expect(server.describeAlarmsQuota.throttled).toBe(1);
+    east.destroy();
+    west.destroy();
   });
 
   it('lets the SDK standard retry back off from a quota throttle until the window has room', async () => {

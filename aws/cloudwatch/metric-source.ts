@@ -12,6 +12,7 @@ import { SentinelError } from '../../shared/errors.ts';
 import type { MetricReading, MetricRequest, MetricSource } from '../../shared/pipeline/ports.ts';
 import { type SignalSource, signalSources } from '../../shared/pipeline/query-plan.ts';
 import { mapLimited, QuotaPacer } from '../concurrency.ts';
+import { sendPaced } from './paced-send.ts';
 
 /** What this module sends: GetMetricData, for the clusters of this account and of the linked ones (AccountId). */
 export const IAM_ACTIONS = ['cloudwatch:GetMetricData'] as const;
@@ -224,9 +225,6 @@ export class CloudWatchMetricSource implements MetricSource {
     const units = Math.min(queries.length * samples, MAX_DATAPOINTS_PER_PAGE);
     let nextToken: string | undefined;
     do {
-      const slot = await this.pacer.acquire({ budget: this.tierOf(start), units });
-      this.spent.calls++;
-      this.spent.datapoints += units;
       const command = new GetMetricDataCommand({
         MetricDataQueries: queries.map((q) => q.query),
         StartTime: new Date(start),
@@ -234,15 +232,9 @@ export class CloudWatchMetricSource implements MetricSource {
         ScanBy: 'TimestampAscending',
         ...(nextToken && { NextToken: nextToken }),
       });
-      // The innermost step, right before each attempt goes on the wire: where CloudWatch starts counting it.
-      command.middlewareStack.add(
-        (next) => (args) => {
-          slot.sent();
-          return next(args);
-        },
-        { step: 'deserialize', name: 'quotaSlotSent' },
-      );
-      const answer = await client.send(command).finally(() => slot.settled());
+      this.spent.calls++;
+      this.spent.datapoints += units;
+      const answer = await sendPaced(client, this.pacer, command, { budget: this.tierOf(start), units });
       for (const result of answer.MetricDataResults ?? []) onResult(result, answer.NextToken === undefined);
       nextToken = answer.NextToken;
     } while (nextToken);

@@ -1,6 +1,8 @@
 import { type CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { tripwireAlarmPrefix, tripwireClusterOf } from '../../shared/pipeline/alarm-names.ts';
 import type { TripwireAlarmState, TripwireAlarms } from '../../shared/pipeline/ports.ts';
+import { QuotaPacer } from '../concurrency.ts';
+import { sendPaced } from './paced-send.ts';
 
 /** What this module sends: DescribeAlarms by the deployment's tripwire prefix, once per Region per slow cycle. */
 export const IAM_ACTIONS = ['cloudwatch:DescribeAlarms'] as const;
@@ -12,10 +14,25 @@ export const IAM_ACTIONS = ['cloudwatch:DescribeAlarms'] as const;
 export const DESCRIBE_ALARMS_MAX_RECORDS = 100;
 
 /**
+ * DescribeAlarms calls started per second in each Region. CloudWatch allows "Rate of DescribeAlarms requests: 9 per
+ * second per account and Region (adjustable)"
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html): the one left is for
+ * `sentinel doctor` and the command line, which read the same account's alarms and would otherwise be throttled by a
+ * refresh, or throttle it. At 8 a second the 100 pages of 10,000 alarms in one Region take about 14 s.
+ */
+const CALLS_PER_SECOND = 8;
+/** The pacer's window is a second and this much: what a call's arrival at the service may lag its start by. */
+const PACING_MARGIN_MS = 150;
+
+/**
  * The deployment's tripwire alarms, read with DescribeAlarms (AlarmNamePrefix, every page) in each Region that holds
- * some: a tripwire alarm lives in its cluster's Region (`default` is the function's own).
+ * some: a tripwire alarm lives in its cluster's Region (`default` is the function's own). Each Region's pages are
+ * paced under its DescribeAlarms quota, by one pacer a Region shared by every read of this object.
  */
 export class CloudWatchTripwireAlarms implements TripwireAlarms {
+  /** By client: `default` and the function's own Region named outright are one Region, one client, one quota. */
+  readonly #pacers = new Map<CloudWatchClient, QuotaPacer>();
+
   constructor(
     private readonly options: {
       readonly deployment: string;
@@ -26,16 +43,19 @@ export class CloudWatchTripwireAlarms implements TripwireAlarms {
   ) {}
 
   async states(): Promise<readonly TripwireAlarmState[]> {
-    const regions = [...new Set(this.options.regions)];
-    const found = await Promise.all(regions.map((region) => this.statesIn(this.options.clientFor(region))));
+    const clients = [...new Set(this.options.regions.map((region) => this.options.clientFor(region)))];
+    const found = await Promise.all(clients.map((client) => this.statesIn(client)));
     return found.flat();
   }
 
   private async statesIn(client: CloudWatchClient): Promise<TripwireAlarmState[]> {
+    const pacer = this.#pacerFor(client);
     const states: TripwireAlarmState[] = [];
     let nextToken: string | undefined;
     do {
-      const page = await client.send(
+      const page = await sendPaced(
+        client,
+        pacer,
         new DescribeAlarmsCommand({
           AlarmNamePrefix: tripwireAlarmPrefix(this.options.deployment),
           AlarmTypes: ['MetricAlarm'],
@@ -54,5 +74,14 @@ export class CloudWatchTripwireAlarms implements TripwireAlarms {
       nextToken = page.NextToken;
     } while (nextToken);
     return states;
+  }
+
+  #pacerFor(client: CloudWatchClient): QuotaPacer {
+    let pacer = this.#pacers.get(client);
+    if (!pacer) {
+      pacer = new QuotaPacer({ callsPerSecond: CALLS_PER_SECOND, marginMs: PACING_MARGIN_MS });
+      this.#pacers.set(client, pacer);
+    }
+    return pacer;
   }
 }

@@ -98,16 +98,20 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   let freshClusters = 0;
   let blind: readonly string[] = [];
   let stepError: unknown;
-  let tripwireRefreshFailure: string | undefined;
+  let refreshed: Promise<string | undefined> | undefined;
   const quarantined: number[] = [];
   try {
     claim = await claimPastQuarantine(deps, at, startedAt + deps.leaseMs, quarantined);
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
-      if (deps.tripwireRefresh && !deps.pollEveryCluster && refreshesTripwires(plan, at)) {
-        tripwireRefreshFailure = await tripwiresRefreshed(deps, deps.tripwireRefresh);
-      }
       const { byAlarm: armed, byNodeChurn } = deps.pollEveryCluster ? NOTHING_ARMED : await deps.tripwires.armed(at);
+      // The refresh runs beside the step, not before its reads: DescribeAlarms allows 9 calls a second in a Region,
+      // 11 s or more for 10,000 tripwires. It starts once the step has read its armed tripwires, so the step arms on
+      // the recorded states as they are and the refresh applies from the next step: once a slow cycle, a tripwire
+      // whose ALARM event was never recorded arms a minute later, and one whose OK was lost disarms a minute later.
+      if (deps.tripwireRefresh && !deps.pollEveryCluster && refreshesTripwires(plan, at)) {
+        refreshed = tripwiresRefreshed(deps, deps.tripwireRefresh);
+      }
       // A cluster whose nodes are being replaced, possibly repaired, is read every minute as if its tripwire were armed.
       const due: DueReads = deps.pollEveryCluster
         ? { full: plan.clusters.map((c) => c.name), minute: [] }
@@ -149,6 +153,8 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
   // Whatever became of this step, what earlier steps left in the outbox still goes out.
   const { delivered, failed } = await deliverPending(deps, committed);
+  // Awaited only now, so that a slow refresh holds back neither the step's commit nor its delivery.
+  const tripwireRefreshFailure = await refreshed;
   await deps.activityLog.recordPoll({
     at,
     owner: deps.owner,
@@ -197,8 +203,8 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
 }
 
 /**
- * Reads the tripwire states back from CloudWatch. A failure is returned, not thrown: the recorded states still arm
- * the step, and the next slow cycle tries again.
+ * Reads the tripwire states back from CloudWatch. A failure is returned, never thrown, so that the poll awaits it
+ * after delivering: the recorded states stand, and the next slow cycle tries again.
  */
 async function tripwiresRefreshed(deps: PollDependencies, refresh: TripwireRefresh): Promise<string | undefined> {
   try {

@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { cloudWatchClients } from '../../aws/clients.ts';
+import { cloudWatchClients, documentClient } from '../../aws/clients.ts';
 import { CloudWatchTripwireAlarms, DESCRIBE_ALARMS_MAX_RECORDS } from '../../aws/cloudwatch/tripwire-alarms.ts';
+import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
+import { DynamoDbTripwireRecorder } from '../../aws/dynamodb/tripwire-recorder.ts';
+import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';
 import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
-import { type AwsHarness, clearTable, putScenario, startAwsHarness } from '../../support/aws-harness.ts';
+import { refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
+import { type AwsHarness, clearTable, putScenario, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { DESCRIBE_ALARMS_PER_SECOND } from '../../support/describe-alarms-quota.ts';
 import {
   harnessClusters,
   loadPoller,
@@ -27,7 +32,8 @@ describe('the tripwire states read back from CloudWatch on the slow cadence', ()
   let output: CapturedOutput;
   /**
    * A quiet step that opens a slow cycle, when the poller reads the tripwire alarms back. dev-a's full reads fall two
-   * steps after it, so a read of dev-a from T - 1 to T + 1 is a minute read its tripwire armed.
+   * steps after it, so a read of dev-a from T - 1 to T + 1 is a minute read its tripwire armed. The refresh runs beside
+   * step T, which arms on the states recorded before it: what the refresh records arms from T + 1.
    */
   let T: number;
 
@@ -69,19 +75,22 @@ describe('the tripwire states read back from CloudWatch on the slow cadence', ()
     alarmHolds('ALARM', T - 30 * HOUR);
 
     const expired = await pollAt(poll, T - MINUTE);
-    const refreshed = await pollAt(poll, T);
+    const refreshing = await pollAt(poll, T);
     const next = await pollAt(poll, T + MINUTE);
 
-    expect([expired.polled, refreshed.polled, next.polled]).toEqual([0, 1, 1]);
+    // Step T arms on the expired state, as it was before its refresh; the refreshed one arms the step after.
+    expect([expired.polled, refreshing.polled, next.polled]).toEqual([0, 0, 1]);
   }, 30_000);
 
   it('arms minute reads for an alarm in ALARM whose state change was never recorded', async () => {
     alarmHolds('ALARM', T - 30 * HOUR);
 
     const before = await pollAt(poll, T - MINUTE);
-    const refreshed = await pollAt(poll, T);
+    const refreshing = await pollAt(poll, T);
+    const next = await pollAt(poll, T + MINUTE);
 
-    expect([before.polled, refreshed.polled]).toEqual([0, 1]);
+    // A minute after the refresh's step, which still read the table without the state.
+    expect([before.polled, refreshing.polled, next.polled]).toEqual([0, 0, 1]);
   }, 30_000);
 
   it('disarms a tripwire whose alarm went OK while its event was lost', async () => {
@@ -89,10 +98,11 @@ describe('the tripwire states read back from CloudWatch on the slow cadence', ()
     alarmHolds('OK', T - 10 * MINUTE);
 
     const armed = await pollAt(poll, T - MINUTE);
-    const refreshed = await pollAt(poll, T);
+    const refreshing = await pollAt(poll, T);
     const next = await pollAt(poll, T + MINUTE);
 
-    expect([armed.polled, refreshed.polled, next.polled]).toEqual([1, 0, 0]);
+    // Step T still arms on the recorded ALARM; the refreshed OK holds from the step after.
+    expect([armed.polled, refreshing.polled, next.polled]).toEqual([1, 1, 0]);
   }, 30_000);
 
   it('keeps polling on the recorded states when DescribeAlarms fails, and says so', async () => {
@@ -151,5 +161,40 @@ describe('the tripwire states read back from CloudWatch on the slow cadence', ()
     expect([home.length, calls, home.every((a) => a.state === 'ALARM' && a.changedAt === T)]).toEqual([150, 2, true]);
     expect(both.filter((a) => a.cluster === 'eu-a')).toEqual([{ cluster: 'eu-a', state: 'OK', changedAt: T }]);
     expect(both).toHaveLength(151);
+  }, 30_000);
+
+  it('reads 15 pages of alarms in one Region under its 9 DescribeAlarms a second, and records every one', async () => {
+    const clusters = Array.from({ length: 1_500 }, (_, i) => `big-${i}`);
+    for (const cluster of clusters) {
+      const name = tripwireAlarmName('large', cluster);
+      harness.cloudwatch.setAlarm({
+        AlarmName: name,
+        AlarmArn: `arn:aws:cloudwatch:us-east-1:111122223333:alarm:${name}`,
+        StateValue: 'ALARM',
+        StateTransitionedTimestamp: new Date(T - MINUTE),
+      });
+    }
+    const db = documentClient();
+    const refresh = {
+      alarms: new CloudWatchTripwireAlarms({
+        deployment: 'large',
+        clientFor: cloudWatchClients('us-east-1'),
+        regions: ['default'],
+      }),
+      recorder: new DynamoDbTripwireRecorder(db, TABLE),
+    };
+    // The earlier tests' calls are no part of this second, as the poller's refresh has the Region to itself.
+    harness.cloudwatch.describeAlarmsQuota.reset();
+    const before = harness.cloudwatch.calls.DescribeAlarms ?? 0;
+
+    const recorded = await refreshTripwires(refresh, new Set(clusters), T);
+    const { byAlarm } = await new DynamoDbTripwires(
+      new DynamoDbTable({ client: db, table: TABLE, now: () => T }),
+    ).armed(T);
+
+    expect(harness.cloudwatch.describeAlarmsQuota.perSecond).toBe(DESCRIBE_ALARMS_PER_SECOND);
+    expect(harness.cloudwatch.describeAlarmsQuota.throttled).toBe(0);
+    expect((harness.cloudwatch.calls.DescribeAlarms ?? 0) - before).toBe(clusters.length / DESCRIBE_ALARMS_MAX_RECORDS);
+    expect([recorded, byAlarm.size]).toEqual([1_500, 1_500]);
   }, 30_000);
 });

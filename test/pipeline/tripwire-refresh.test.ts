@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { STORE_REQUESTS_IN_FLIGHT } from '../../shared/at-most.ts';
+import { buildPlan } from '../../shared/pipeline/build-plan.ts';
+import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
+import { runPoll } from '../../shared/pipeline/poll.ts';
 import type { TripwireAlarmState, TripwireRecorder } from '../../shared/pipeline/ports.ts';
-import { refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
+import { refreshesTripwires, refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
+import { isoSeconds } from '../../shared/time.ts';
+import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
 
 const NOW = Date.parse('2026-01-05T12:00:00Z');
 
@@ -53,5 +58,66 @@ describe('refreshTripwires', () => {
     );
 
     expect(store.recorded).toEqual(['fleet-7']);
+  });
+});
+
+describe('the refresh in a poll', () => {
+  const plan = buildPlan({ ruleSet: defaultRuleSet(), clusters: ['a'], maintenance: [], stepSeconds: 60 });
+  /** A step that opens a slow cycle. */
+  const at = Math.ceil(NOW / (plan.cadence.everySteps * 60_000)) * plan.cadence.everySteps * 60_000;
+
+  it('runs beside the step, and is awaited only once the step is read and its outbox delivered', async () => {
+    const order: string[] = [];
+    let publish: () => void = () => {};
+    const published = new Promise<void>((resolve) => {
+      publish = resolve;
+    });
+    const stores = memoryStores(() => at);
+    await stores.outbox.enqueue([notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' })]);
+
+    const report = await runPoll(
+      {
+        plan,
+        ...stores,
+        metrics: {
+          read: async () => {
+            order.push('step read');
+            return { windows: new Map(), metricsRequested: 0, unreadable: [] };
+          },
+        },
+        notifier: {
+          publish: async () => {
+            order.push('published');
+            publish();
+            return { messageId: 'm-1' };
+          },
+        },
+        tripwires: { armed: async () => ({ byAlarm: new Set(), byNodeChurn: new Set() }) },
+        tripwireRefresh: {
+          // A refresh slower than the step: CloudWatch answers once the step's page is out, or after a second.
+          alarms: {
+            states: async () => {
+              order.push('refresh started');
+              await Promise.race([published, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+              return [{ cluster: 'a', state: 'ALARM', changedAt: at - 60_000 }];
+            },
+          },
+          recorder: {
+            record: async () => {
+              order.push('refreshed');
+              return 'recorded';
+            },
+          },
+        },
+        owner: 'test',
+        now: () => at,
+        leaseMs: 60_000,
+      },
+      at,
+    );
+
+    expect(refreshesTripwires(plan, at)).toBe(true);
+    expect(order).toEqual(['refresh started', 'step read', 'published', 'refreshed']);
+    expect([report.claim, report.delivered.length, report.tripwireRefreshFailure]).toEqual(['claimed', 1, undefined]);
   });
 });

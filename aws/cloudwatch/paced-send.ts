@@ -1,0 +1,30 @@
+import type {
+  $Command,
+  CloudWatchClient,
+  CloudWatchClientResolvedConfig,
+  ServiceInputTypes,
+  ServiceOutputTypes,
+} from '@aws-sdk/client-cloudwatch';
+import type { QuotaCost, QuotaPacer } from '../concurrency.ts';
+
+/**
+ * Sends `command` once `pacer` has room for it (and for `cost`, when the call spends another per-second budget too).
+ * Its slot is marked sent in the innermost step, right before each attempt goes on the wire: where CloudWatch starts
+ * counting it.
+ */
+export async function sendPaced<Input extends ServiceInputTypes, Output extends ServiceOutputTypes>(
+  client: CloudWatchClient,
+  pacer: QuotaPacer,
+  command: $Command<Input, Output, CloudWatchClientResolvedConfig, ServiceInputTypes, ServiceOutputTypes>,
+  cost?: QuotaCost,
+): Promise<Output> {
+  const slot = await pacer.acquire(cost);
+  command.middlewareStack.add(
+    (next) => (args) => {
+      slot.sent();
+      return next(args);
+    },
+    { step: 'deserialize', name: 'quotaSlotSent' },
+  );
+  return client.send(command).finally(() => slot.settled());
+}

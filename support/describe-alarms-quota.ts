@@ -1,0 +1,41 @@
+/**
+ * DescribeAlarms' rate quota as CloudWatch documents it
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html): "Rate of DescribeAlarms
+ * requests: 9 per second per account and Region (adjustable)".
+ */
+export const DESCRIBE_ALARMS_PER_SECOND = 9;
+
+const WINDOW_MS = 1000;
+
+/**
+ * The quota over a sliding one-second window in each Region, as GetMetricData's are counted
+ * (get-metric-data-quotas.ts): a request is admitted when, with it, the last second of its Region holds no more
+ * requests than the quota allows. A refused request is not counted, as a throttled call does not consume quota.
+ */
+export class DescribeAlarmsQuotaMeter {
+  /** When each Region's admitted requests of the last second arrived, on the monotonic clock. */
+  readonly #admitted = new Map<string, number[]>();
+  /** Requests refused since the start (or the last reset), for tests and measurements. */
+  throttled = 0;
+
+  constructor(readonly perSecond: number = DESCRIBE_ALARMS_PER_SECOND) {}
+
+  /** Admit a request signed for `region`, or refuse it (false). */
+  admit(region: string): boolean {
+    const at = performance.now();
+    const admitted = this.#admitted.get(region) ?? [];
+    while ((admitted[0] ?? at) <= at - WINDOW_MS) admitted.shift();
+    if (admitted.length + 1 > this.perSecond) {
+      this.throttled++;
+      return false;
+    }
+    admitted.push(at);
+    this.#admitted.set(region, admitted);
+    return true;
+  }
+
+  reset(): void {
+    this.#admitted.clear();
+    this.throttled = 0;
+  }
+}

@@ -12,7 +12,7 @@ import { SentinelError } from '../../shared/errors.ts';
 import type { MetricReading, MetricRequest, MetricSource } from '../../shared/pipeline/ports.ts';
 import { type SignalSource, signalSources } from '../../shared/pipeline/query-plan.ts';
 import { mapLimited, QuotaPacer } from '../concurrency.ts';
-import { sendPaced } from './paced-send.ts';
+import { PACING_MARGIN_MS, sendPaced } from './paced-send.ts';
 
 /** What this module sends: GetMetricData, for the clusters of this account and of the linked ones (AccountId). */
 export const IAM_ACTIONS = ['cloudwatch:GetMetricData'] as const;
@@ -30,8 +30,6 @@ export const DATAPOINTS_PER_SECOND = { recent: 180_000, older: 396_000 } as cons
 const RECENT_START_MS = 3 * 3_600_000;
 /** Calls started per second by default: under the account's 50 TPS quota, with room for the doctor and the CLI. */
 const CALLS_PER_SECOND = 40;
-/** The pacer's window is a second and this much: what a call's arrival at the service may lag its start by. */
-const PACING_MARGIN_MS = 150;
 
 export class MetricReadError extends SentinelError {}
 

@@ -7,6 +7,9 @@ import type {
 } from '@aws-sdk/client-cloudwatch';
 import type { QuotaCost, QuotaPacer } from '../concurrency.ts';
 
+/** A pacer's window is a second and this much: what a call's arrival at CloudWatch may lag its start by. */
+export const PACING_MARGIN_MS = 150;
+
 /**
  * Sends `command` once `pacer` has room for it (and for `cost`, when the call spends another per-second budget too).
  * Its slot is marked sent in the innermost step, right before each attempt goes on the wire: where CloudWatch starts

@@ -2,7 +2,7 @@ import { type CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cl
 import { tripwireAlarmPrefix, tripwireClusterOf } from '../../shared/pipeline/alarm-names.ts';
 import type { TripwireAlarmState, TripwireAlarms } from '../../shared/pipeline/ports.ts';
 import { QuotaPacer } from '../concurrency.ts';
-import { sendPaced } from './paced-send.ts';
+import { PACING_MARGIN_MS, sendPaced } from './paced-send.ts';
 
 /** What this module sends: DescribeAlarms by the deployment's tripwire prefix, once per Region per slow cycle. */
 export const IAM_ACTIONS = ['cloudwatch:DescribeAlarms'] as const;
@@ -21,8 +21,6 @@ export const DESCRIBE_ALARMS_MAX_RECORDS = 100;
  * refresh, or throttle it. At 8 a second the 100 pages of 10,000 alarms in one Region take about 14 s.
  */
 const CALLS_PER_SECOND = 8;
-/** The pacer's window is a second and this much: what a call's arrival at the service may lag its start by. */
-const PACING_MARGIN_MS = 150;
 
 /**
  * The deployment's tripwire alarms, read with DescribeAlarms (AlarmNamePrefix, every page) in each Region that holds

@@ -67,7 +67,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   // `sentinel doctor` explains it, and the list itself is logged only at debug level, not ingested every poll.
   if (report.coverage.length > 0) deps.logger.debug('rules without all their signals', { rules: report.coverage });
   if (report.tripwireRefreshFailure !== undefined) {
-    deps.logger.error('tripwire alarms unreadable in CloudWatch; the recorded states arm this step', {
+    deps.logger.error('tripwire alarms unreadable in CloudWatch; the recorded states stand until the next slow cycle', {
       error: report.tripwireRefreshFailure,
     });
   }

@@ -151,10 +151,17 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     else stepError = error;
   }
   const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
-  // Whatever became of this step, what earlier steps left in the outbox still goes out.
-  const { delivered, failed } = await deliverPending(deps, committed);
-  // Awaited only now, so that a slow refresh holds back neither the step's commit nor its delivery.
-  const tripwireRefreshFailure = await refreshed;
+  let tripwireRefreshFailure: string | undefined;
+  let delivery: Awaited<ReturnType<typeof deliverPending>>;
+  try {
+    // Whatever became of this step, what earlier steps left in the outbox still goes out.
+    delivery = await deliverPending(deps, committed);
+  } finally {
+    // Awaited only now, so that a slow refresh holds back neither the step's commit nor its delivery; and on every
+    // path, a delivery that throws included, so that no refresh outlives the invocation that started it.
+    tripwireRefreshFailure = await refreshed;
+  }
+  const { delivered, failed } = delivery;
   await deps.activityLog.recordPoll({
     at,
     owner: deps.owner,

@@ -10,8 +10,8 @@ export interface TripwireRefresh {
 
 /**
  * Whether step `at` opens a slow cycle, when the recorded tripwire states are read back from CloudWatch: once a cycle
- * is often enough to keep a state recorded well inside its day-long expiry, and a lost OK costs one cycle of minute
- * reads at most.
+ * is often enough to keep a state recorded well inside its day-long expiry, and a lost OK costs one cycle and a minute
+ * of minute reads at most (the refresh applies from the step after the one it runs beside).
  */
 export function refreshesTripwires(plan: WatchPlan, at: number): boolean {
   if (plan.cadence.tripwire === undefined) return false;

@@ -123,7 +123,7 @@ describe('the tripwire states read back from CloudWatch on the slow cadence', ()
         .map((line) => [line.message, line.error]),
     ).toEqual([
       [
-        'tripwire alarms unreadable in CloudWatch; the recorded states arm this step',
+        'tripwire alarms unreadable in CloudWatch; the recorded states stand until the next slow cycle',
         expect.stringContaining('Internal service error'),
       ],
     ]);

@@ -120,4 +120,44 @@ describe('the refresh in a poll', () => {
     expect(order).toEqual(['refresh started', 'step read', 'published', 'refreshed']);
     expect([report.claim, report.delivered.length, report.tripwireRefreshFailure]).toEqual(['claimed', 1, undefined]);
   });
+
+  it('is awaited when the delivery throws too, so that no refresh outlives the poll that started it', async () => {
+    const order: string[] = [];
+    const stores = memoryStores(() => at);
+    stores.outbox.pending = async () => {
+      order.push('delivery failed');
+      throw new Error('the outbox could not be read');
+    };
+
+    const poll = runPoll(
+      {
+        plan,
+        ...stores,
+        metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
+        notifier: { publish: async () => ({ messageId: 'm-1' }) },
+        tripwires: { armed: async () => ({ byAlarm: new Set(), byNodeChurn: new Set() }) },
+        tripwireRefresh: {
+          alarms: {
+            states: async () => {
+              await new Promise((resolve) => setTimeout(resolve, 50));
+              return [{ cluster: 'a', state: 'ALARM', changedAt: at - 60_000 }];
+            },
+          },
+          recorder: {
+            record: async () => {
+              order.push('refreshed');
+              return 'recorded';
+            },
+          },
+        },
+        owner: 'test',
+        now: () => at,
+        leaseMs: 60_000,
+      },
+      at,
+    );
+
+    await expect(poll).rejects.toThrow('the outbox could not be read');
+    expect(order).toEqual(['delivery failed', 'refreshed']);
+  });
 });

@@ -81,7 +81,7 @@ describe('the loopback SQS, at its limits', () => {
 });
 
 describe('the worst minute of 10,000 clusters of 128-character names through the shard queue', () => {
-  it(`sends names that share their prefixes in ${SHARD_WORKERS} messages, which the worker reads back as sent`, async () => {
+  it(`sends names that share their prefixes in ${SHARD_WORKERS} messages, read back as sent`, async () => {
     const tasks = worstMinute(sharedPrefixNames(FLEET));
 
     await new SqsShardQueue(client, queueUrl).send(tasks);

@@ -13,7 +13,10 @@ export interface WorkQueueProps {
   readonly visibilityTimeout: Duration;
   readonly retentionPeriod: Duration;
   readonly maxReceiveCount: number;
-  /** The largest message the queue takes (SQS's default for the attribute: 262,144 bytes). */
+  /**
+   * The largest message the queue takes, from 1,024 bytes to 1 MiB; unset, SQS's default for the attribute, 1 MiB
+   * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html).
+   */
   readonly maxMessageSizeBytes?: number;
 }
 

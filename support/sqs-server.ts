@@ -7,19 +7,22 @@
  *
  * Limits from the SendMessage and SendMessageBatch API references
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html): at most 10
- * entries, distinct Ids of at most 80 alphanumerics, hyphens and underscores, and 256 KiB a message and in all. SQS has
- * since raised both to 1 MiB; the fake keeps 256 KiB, the most the deployment's messages may be
- * (aws/sqs/shard-message.ts), so that a test fails where they would not fit either. A message over it is refused as
- * SQS refuses one, `InvalidParameterValue` (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html);
- * a batch over it, `BatchRequestTooLong`, whichever of its messages is over.
+ * entries, distinct Ids of at most 80 alphanumerics, hyphens and underscores, and 1 MiB (1,048,576 bytes) a message
+ * and in all, since SQS raised both from 256 KiB in 2025 ("More room to build: serverless services now support
+ * payloads up to 1 MB",
+ * https://aws.amazon.com/blogs/compute/more-room-to-build-serverless-services-now-support-payloads-up-to-1-mb). The
+ * shard queue's `MaximumMessageSize` is as much (aws/sqs/shard-message.ts), so that a test fails where a message
+ * would not fit the deployment's queue either. A message over it is refused as SQS refuses one, `InvalidParameterValue`
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html); a batch over it,
+ * `BatchRequestTooLong`, whichever of its messages is over.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { type AwsJsonProtocol, AwsJsonServer } from './aws-json-server.ts';
 import { type FaultAnswers, type HttpReply, type ServiceCall, ServiceError } from './loopback-server.ts';
 
 const MAX_ENTRIES = 10;
-const MAX_MESSAGE_BYTES = 262_144;
-const MAX_PAYLOAD_BYTES = 262_144;
+const MAX_MESSAGE_BYTES = 1_048_576;
+const MAX_PAYLOAD_BYTES = 1_048_576;
 const ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 const ERROR_TYPES: Record<string, string> = {

@@ -36,7 +36,9 @@ export interface ShardTask {
   /** The shard's clusters due for a full read, and for a minute read (cadence.ts). */
   readonly full: readonly string[];
   readonly minute: readonly string[];
-  /** Positions of its clusters a mute covers at the step: the maintenance rule conditions are evaluated only on these. */
+  /**
+   * Positions of its clusters a mute covers at the step: the maintenance rule conditions are evaluated only on these.
+   */
   readonly muted: readonly number[];
   /** Positions of its clusters whose tripwire is armed, to tell blind tripwires. */
   readonly armed: readonly number[];
@@ -98,10 +100,12 @@ export interface FanOut {
  * share of the quotas, so a shard holding all of them would be the step's last by far.
  *
  * Every shard must also fit one message of the queue, or the poll fails and its retry with it, minute after minute,
- * in the very minute the fleet is armed. Names that compress poorly can leave a shard of `size` clusters over it
- * (2,000 pseudo-random names of 128 characters, all armed and muted, make 273 KB of SQS message), so the clusters are
- * dealt into more shards, as many more as the largest message is over, until each fits; a shard of one cluster is a
- * few hundred bytes. What more shards cost: past `SHARD_WORKERS` the rest wait for a worker, a second wave that starts
+ * in the very minute the fleet is armed. At SQS's 1 MiB a shard of `SHARD_SIZE` clusters fits whatever their names:
+ * 2,000 pseudo-random names of 128 characters, all armed and muted, make about 273 KB of SQS message, a quarter of it
+ * (aws/sqs/shard-message.ts), and it takes some 7,500 to fill it. Where the largest message is still over, on a queue
+ * whose line is set lower or with shards of more clusters, the clusters are dealt into more shards, as many more as the
+ * largest message is over, until each fits; a shard of one cluster is a few hundred bytes. What more shards cost, as
+ * a fleet past 10,000 clusters has anyway: past `SHARD_WORKERS` the rest wait for a worker, a second wave that starts
  * when a first shard is done (about 30 s into the poll by docs/scaling.md's figures) and may not report within the
  * poller's wait (`FanOut.waitMs`, about 40 s). A shard that does not is unreadable for the step: its clusters are
  * skipped, not judged, and the step pages on the clusters the other shards read.

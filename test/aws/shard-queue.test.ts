@@ -1,6 +1,11 @@
 import { parse } from '@aws-lambda-powertools/parser';
 import { SqsEnvelope } from '@aws-lambda-powertools/parser/envelopes/sqs';
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandInput,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SqsShardQueue } from '../../aws/sqs/shard-queue.ts';
 import { shardMessageSchema } from '../../functions/shard-worker/shard-task.ts';
@@ -10,9 +15,9 @@ import { pseudoRandomNames, sharedPrefixNames, worstMinuteShards } from '../supp
 
 /*
  * Shard messages over the wire: the poller's queue adapter sends the worst minute of 10,000 clusters of 128-character
- * names to a loopback SQS that takes at most 262,144 bytes a message and a batch, as SendMessageBatch's reference gave
- * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html), and the shard
- * worker's parser reads each message back from the SQS event Lambda would invoke it with.
+ * names to a loopback SQS that takes at most 1,048,576 bytes a message and a batch, as SendMessageBatch's reference
+ * gives (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html), and the
+ * shard worker's parser reads each message back from the SQS event Lambda would invoke it with.
  */
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
@@ -46,37 +51,37 @@ afterAll(async () => {
 });
 
 describe('the loopback SQS, at its limits', () => {
-  it('takes a message of 262,144 bytes and refuses one byte more with InvalidParameterValue', async () => {
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x'.repeat(262_144) }));
+  it('takes a message of 1,048,576 bytes and refuses one byte more with InvalidParameterValue', async () => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x'.repeat(1_048_576) }));
 
     await expect(
-      client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x'.repeat(262_145) })),
+      client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x'.repeat(1_048_577) })),
     ).rejects.toMatchObject({
       name: 'InvalidParameterValue',
-      message: 'One or more parameters are invalid. Reason: Message must be shorter than 262144 bytes.',
+      message: 'One or more parameters are invalid. Reason: Message must be shorter than 1048576 bytes.',
     });
     expect(sqs.drain(queueUrl)).toHaveLength(1);
   });
 
-  it('takes a batch of 262,144 bytes in all and refuses one byte more with BatchRequestTooLong', async () => {
+  it('takes a batch of 1,048,576 bytes in all and refuses one byte more with BatchRequestTooLong', async () => {
     const batch = (last: number) =>
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: [
-          { Id: 'a', MessageBody: 'x'.repeat(131_072) },
+          { Id: 'a', MessageBody: 'x'.repeat(524_288) },
           { Id: 'b', MessageBody: 'x'.repeat(last) },
         ],
       });
 
-    await client.send(batch(131_072));
+    await client.send(batch(524_288));
 
-    await expect(client.send(batch(131_073))).rejects.toMatchObject({ name: 'BatchRequestTooLong' });
+    await expect(client.send(batch(524_289))).rejects.toMatchObject({ name: 'BatchRequestTooLong' });
     expect(sqs.drain(queueUrl)).toHaveLength(2);
   });
 });
 
 describe('the worst minute of 10,000 clusters of 128-character names through the shard queue', () => {
-  it(`sends names that share their prefixes in ${SHARD_WORKERS} messages, which the worker reads back as sent`, async () => {
+  it(`sends names that share their prefixes in ${SHARD_WORKERS} messages, read back as sent`, async () => {
     const tasks = worstMinute(sharedPrefixNames(FLEET));
 
     await new SqsShardQueue(client, queueUrl).send(tasks);
@@ -88,16 +93,33 @@ describe('the worst minute of 10,000 clusters of 128-character names through the
     expect(sqs.calls.SendMessageBatch).toBe(1);
   });
 
-  it('sends names that share nothing in more messages, each under 262,144 bytes, one call each', async () => {
+  it(`sends names that share nothing in ${SHARD_WORKERS} messages, batched in calls of at most 1 MiB`, async () => {
     const tasks = worstMinute(pseudoRandomNames(FLEET));
+    // Each call's messages, by size in bytes, as the client sends them.
+    const calls: number[][] = [];
+    const recording = new SQSClient({ endpoint: sqs.endpoint, region: 'eu-west-1', credentials, maxAttempts: 1 });
+    recording.middlewareStack.add(
+      (next) => async (args) => {
+        const { Entries = [] } = args.input as SendMessageBatchCommandInput;
+        calls.push(Entries.map((entry) => Buffer.byteLength(entry.MessageBody ?? '')));
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordBatchBytes' },
+    );
+    const total = (sizes: readonly number[]) => sizes.reduce((a, b) => a + b, 0);
 
-    await new SqsShardQueue(client, queueUrl).send(tasks);
+    await new SqsShardQueue(recording, queueUrl).send(tasks);
+    recording.destroy();
     const read = workerReads();
 
     expect(read.map((r) => r.task)).toEqual(tasks);
-    expect(tasks.length).toBeGreaterThan(SHARD_WORKERS);
-    expect(read.every((r) => r.bytes > 131_072 && r.bytes <= 262_144)).toBe(true);
-    expect(sqs.calls.SendMessageBatch).toBe(tasks.length);
+    expect(tasks).toHaveLength(SHARD_WORKERS);
+    expect(read.every((r) => r.bytes > 262_144 && r.bytes <= 1_048_576)).toBe(true);
+    expect(calls.flat()).toEqual(read.map((r) => r.bytes));
+    expect(calls.every((sizes) => total(sizes) <= 1_048_576)).toBe(true);
+    // A call ends only where the next message would have taken it over 1 MiB.
+    expect(calls.slice(1).every((sizes, i) => total([...(calls[i] ?? []), sizes[0] ?? 0]) > 1_048_576)).toBe(true);
+    expect(sqs.calls.SendMessageBatch).toBe(calls.length);
   });
 });
 

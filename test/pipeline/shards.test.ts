@@ -2,7 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { SQS_SHARD_MESSAGE } from '../../aws/sqs/shard-message.ts';
 import { DISPLAY_NAME, DISPLAY_NAME_MAX } from '../../shared/config/cluster-identity.ts';
 import { MemoryShardFindings } from '../../shared/pipeline/memory-shard-findings.ts';
-import { type FanOut, fanOutStep, SHARD_WORKERS, type ShardReport, shardTasks } from '../../shared/pipeline/shards.ts';
+import {
+  type FanOut,
+  fanOutStep,
+  SHARD_WORKERS,
+  type ShardMessageSize,
+  type ShardReport,
+  shardTasks,
+} from '../../shared/pipeline/shards.ts';
 import { pseudoRandomNames, sharedPrefixNames, worstMinuteShards } from '../support/long-names.ts';
 
 const AT = Date.parse('2026-01-05T12:00:00Z');
@@ -72,7 +79,7 @@ describe('shardTasks', () => {
 
 /*
  * The worst minute of 10,000 clusters, every one armed and muted (worstMinuteShards). Each shard's message is measured
- * as SQS would get it (aws/sqs/shard-message.ts) against the 262,144 bytes SQS takes
+ * as SQS would get it (aws/sqs/shard-message.ts) against the 1,048,576 bytes SQS takes
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html).
  */
 describe('shardTasks in the worst minute of 10,000 clusters of long names', () => {
@@ -81,17 +88,16 @@ describe('shardTasks in the worst minute of 10,000 clusters of long names', () =
   const largestMessage = (tasks: ReturnType<typeof shardTasks>) =>
     Math.max(...tasks.map((t) => SQS_SHARD_MESSAGE.messageBytes(t)));
 
-  it('fits every shard in one message, in more shards, when the names are 128 characters that do not compress', () => {
+  it(`keeps ${SHARD_WORKERS} shards, each one message, when the names are 128 characters that do not compress`, () => {
     const fleet = pseudoRandomNames(FLEET);
     const tasks = worstMinute(fleet);
+    const largest = largestMessage(tasks);
 
     expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
-    expect(largestMessage(tasks)).toBeLessThanOrEqual(262_144);
-    expect(tasks.length).toBe(6);
-    expect(tasks.every((t) => t.shards === tasks.length)).toBe(true);
+    expect(tasks).toHaveLength(SHARD_WORKERS);
+    expect(largest).toBeLessThanOrEqual(1_048_576);
+    expect(largest).toBeGreaterThan(262_144);
     expect(tasks.flatMap((t) => [...t.full, ...t.minute]).sort()).toEqual([...fleet].sort());
-    const fullReads = tasks.map((t) => t.full.length);
-    expect(Math.max(...fullReads) - Math.min(...fullReads)).toBeLessThanOrEqual(1);
   });
 
   it(`keeps ${SHARD_WORKERS} shards when the names are 128 characters that share their prefixes`, () => {
@@ -100,8 +106,21 @@ describe('shardTasks in the worst minute of 10,000 clusters of long names', () =
 
     expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
     expect(tasks).toHaveLength(SHARD_WORKERS);
-    expect(largestMessage(tasks)).toBeLessThanOrEqual(262_144);
+    expect(largestMessage(tasks)).toBeLessThanOrEqual(1_048_576);
     expect(tasks.every((t) => t.muted.length === t.full.length + t.minute.length)).toBe(true);
+  });
+
+  it('deals names that do not compress into more shards on a queue whose MaximumMessageSize was set lower', () => {
+    const fleet = pseudoRandomNames(FLEET);
+    const lower: ShardMessageSize = { ...SQS_SHARD_MESSAGE, maxMessageBytes: 262_144 };
+    const tasks = worstMinuteShards(AT, fleet, lower);
+
+    expect(tasks.length).toBeGreaterThan(SHARD_WORKERS);
+    expect(tasks.every((t) => t.shards === tasks.length)).toBe(true);
+    expect(tasks.every((t) => lower.messageBytes(t) <= lower.maxMessageBytes)).toBe(true);
+    expect(tasks.flatMap((t) => [...t.full, ...t.minute]).sort()).toEqual([...fleet].sort());
+    const fullReads = tasks.map((t) => t.full.length);
+    expect(Math.max(...fullReads) - Math.min(...fullReads)).toBeLessThanOrEqual(1);
   });
 });
 

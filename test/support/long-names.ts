@@ -5,7 +5,7 @@
  */
 import { SQS_SHARD_MESSAGE } from '../../aws/sqs/shard-message.ts';
 import { DISPLAY_NAME_MAX } from '../../shared/config/cluster-identity.ts';
-import { SHARD_SIZE, type ShardTask, shardTasks } from '../../shared/pipeline/shards.ts';
+import { SHARD_SIZE, type ShardMessageSize, type ShardTask, shardTasks } from '../../shared/pipeline/shards.ts';
 import { seededRandom } from '../../support/seeded-random.ts';
 
 const ENVIRONMENTS = ['prod', 'staging', 'perf'];
@@ -44,10 +44,14 @@ export function pseudoRandomNames(count: number): string[] {
 }
 
 /**
- * The shards of a fleet's worst minute (docs/scaling.md), dealt for SQS: a twentieth of the fleet due for a full read,
- * every tripwire armed, and a maintenance window muting every cluster.
+ * The shards of a fleet's worst minute (docs/scaling.md), dealt for SQS or for the queue `message` says: a twentieth
+ * of the fleet due for a full read, every tripwire armed, and a maintenance window muting every cluster.
  */
-export function worstMinuteShards(at: number, fleet: readonly string[]): ShardTask[] {
+export function worstMinuteShards(
+  at: number,
+  fleet: readonly string[],
+  message: ShardMessageSize = SQS_SHARD_MESSAGE,
+): ShardTask[] {
   const full = Math.ceil(fleet.length / 20);
   return shardTasks(
     at,
@@ -55,6 +59,6 @@ export function worstMinuteShards(at: number, fleet: readonly string[]): ShardTa
     SHARD_SIZE,
     () => true,
     new Set(fleet),
-    SQS_SHARD_MESSAGE,
+    message,
   );
 }

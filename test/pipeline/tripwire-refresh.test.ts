@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { STORE_REQUESTS_IN_FLIGHT } from '../../shared/at-most.ts';
 import { buildPlan } from '../../shared/pipeline/build-plan.ts';
 import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
-import { runPoll } from '../../shared/pipeline/poll.ts';
+import { type PollDependencies, runPoll } from '../../shared/pipeline/poll.ts';
 import type { TripwireAlarmState, TripwireRecorder } from '../../shared/pipeline/ports.ts';
 import { refreshesTripwires, refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
 import { isoSeconds } from '../../shared/time.ts';
@@ -66,39 +66,29 @@ describe('the refresh in a poll', () => {
   /** A step that opens a slow cycle. */
   const at = Math.ceil(NOW / (plan.cadence.everySteps * 60_000)) * plan.cadence.everySteps * 60_000;
 
-  it('runs beside the step, and is awaited only once the step is read and its outbox delivered', async () => {
-    const order: string[] = [];
-    let publish: () => void = () => {};
-    const published = new Promise<void>((resolve) => {
-      publish = resolve;
-    });
-    const stores = memoryStores(() => at);
-    await stores.outbox.enqueue([notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' })]);
-
-    const report = await runPoll(
+  /**
+   * The poll of that step, over `stores`, with a refresh whose CloudWatch answers once `answered` settles: the alarm of
+   * cluster `a` in ALARM, each record noted in `order`.
+   */
+  function pollWithRefresh(
+    stores: ReturnType<typeof memoryStores>,
+    order: string[],
+    answered: () => Promise<unknown>,
+    step: Partial<Pick<PollDependencies, 'metrics' | 'notifier'>> = {},
+  ) {
+    return runPoll(
       {
         plan,
         ...stores,
-        metrics: {
-          read: async () => {
-            order.push('step read');
-            return { windows: new Map(), metricsRequested: 0, unreadable: [] };
-          },
-        },
-        notifier: {
-          publish: async () => {
-            order.push('published');
-            publish();
-            return { messageId: 'm-1' };
-          },
-        },
+        metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
+        notifier: { publish: async () => ({ messageId: 'm-1' }) },
+        ...step,
         tripwires: { armed: async () => ({ byAlarm: new Set(), byNodeChurn: new Set() }) },
         tripwireRefresh: {
-          // A refresh slower than the step: CloudWatch answers once the step's page is out, or after a second.
           alarms: {
             states: async () => {
               order.push('refresh started');
-              await Promise.race([published, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+              await answered();
               return [{ cluster: 'a', state: 'ALARM', changedAt: at - 60_000 }];
             },
           },
@@ -114,6 +104,38 @@ describe('the refresh in a poll', () => {
         leaseMs: 60_000,
       },
       at,
+    );
+  }
+
+  it('runs beside the step, and is awaited only once the step is read and its outbox delivered', async () => {
+    const order: string[] = [];
+    let publish: () => void = () => {};
+    const published = new Promise<void>((resolve) => {
+      publish = resolve;
+    });
+    const stores = memoryStores(() => at);
+    await stores.outbox.enqueue([notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' })]);
+
+    // A refresh slower than the step: CloudWatch answers once the step's page is out, or after a second.
+    const report = await pollWithRefresh(
+      stores,
+      order,
+      () => Promise.race([published, new Promise((resolve) => setTimeout(resolve, 1000).unref())]),
+      {
+        metrics: {
+          read: async () => {
+            order.push('step read');
+            return { windows: new Map(), metricsRequested: 0, unreadable: [] };
+          },
+        },
+        notifier: {
+          publish: async () => {
+            order.push('published');
+            publish();
+            return { messageId: 'm-1' };
+          },
+        },
+      },
     );
 
     expect(refreshesTripwires(plan, at)).toBe(true);
@@ -129,35 +151,9 @@ describe('the refresh in a poll', () => {
       throw new Error('the outbox could not be read');
     };
 
-    const poll = runPoll(
-      {
-        plan,
-        ...stores,
-        metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
-        notifier: { publish: async () => ({ messageId: 'm-1' }) },
-        tripwires: { armed: async () => ({ byAlarm: new Set(), byNodeChurn: new Set() }) },
-        tripwireRefresh: {
-          alarms: {
-            states: async () => {
-              await new Promise((resolve) => setTimeout(resolve, 50));
-              return [{ cluster: 'a', state: 'ALARM', changedAt: at - 60_000 }];
-            },
-          },
-          recorder: {
-            record: async () => {
-              order.push('refreshed');
-              return 'recorded';
-            },
-          },
-        },
-        owner: 'test',
-        now: () => at,
-        leaseMs: 60_000,
-      },
-      at,
-    );
+    const poll = pollWithRefresh(stores, order, () => new Promise((resolve) => setTimeout(resolve, 50)));
 
     await expect(poll).rejects.toThrow('the outbox could not be read');
-    expect(order).toEqual(['delivery failed', 'refreshed']);
+    expect(order).toEqual(['refresh started', 'delivery failed', 'refreshed']);
   });
 });

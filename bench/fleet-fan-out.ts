@@ -2,7 +2,8 @@
  * A child process that runs the worst minute of a generated fleet as the deployed poller does when the step is larger
  * than one shard: runPoll with a fan-out whose queue starts one process per shard (bench/fleet-shard.ts, each a shard
  * worker), all at once as the event source mapping's SHARD_WORKERS would, and whose findings store is what they
- * print. Prints one JSON line: a FanOutFigures.
+ * print. The coordinator refreshes the tripwires beside the shards, as the poller does on a slow cycle's first step
+ * (bench/fleet-refresh.ts). Prints one JSON line: a FanOutFigures.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import { runPoll } from '../shared/pipeline/poll.ts';
 import { SHARD_SIZE, type ShardTask } from '../shared/pipeline/shards.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
 import { FLEET_STEP_AT, fleetPlan } from '../support/fleet-generator.ts';
+import { type FleetRefreshFigures, fleetRefresh } from './fleet-refresh.ts';
 import type { ShardFigures } from './fleet-shard.ts';
 
 export interface FanOutFigures {
@@ -27,6 +29,8 @@ export interface FanOutFigures {
   readonly unreadableClusters: number;
   readonly pagedClusters: number;
   readonly pages: number;
+  /** The coordinator's tripwire refresh, beside the shards. */
+  readonly refresh: FleetRefreshFigures;
 }
 
 const size = Number(process.argv[2]);
@@ -60,6 +64,7 @@ function runShard(task: ShardTask): Promise<void> {
 }
 
 const notifier = new CollectingNotifier();
+const refresh = fleetRefresh();
 const everyCluster = new Set(plan.clusters.map((c) => c.name));
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
@@ -74,6 +79,7 @@ const report = await runPoll(
     ...memoryStores(() => FLEET_STEP_AT),
     notifier,
     tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
+    tripwireRefresh: refresh.refresh,
     fanOut: {
       queue: { ...SQS_SHARD_MESSAGE, send: async (tasks) => void running.push(...tasks.map(runShard)) },
       findings,
@@ -102,5 +108,6 @@ const figures: FanOutFigures = {
   unreadableClusters: report.unreadableClusters,
   pagedClusters: new Set(pages.flatMap((n) => n.clusters)).size,
   pages: pages.length,
+  refresh: refresh.figures(),
 };
 console.log(JSON.stringify(figures));

@@ -2,8 +2,9 @@
  * A child process that runs the worst minute of a generated fleet against the loopback CloudWatch, the way the poller
  * Lambda does (real SDK client, CloudWatchMetricSource, runPoll and the engine): every tripwire armed, as a regional
  * metric delay arms them, so every cluster is read, in full if it is due on the slow cadence and by a minute read
- * otherwise. An in-memory store and notifier keep the measure on CloudWatch reads and the engine. Prints one JSON
- * line: a FleetPollFigures.
+ * otherwise. The step opens a slow cycle, so the poll also reads every tripwire alarm back and records its state in
+ * DynamoDB (bench/fleet-refresh.ts), beside its reads. An in-memory store and notifier keep the rest of the measure on
+ * CloudWatch reads and the engine. Prints one JSON line: a FleetPollFigures.
  */
 import { cloudWatchClients } from '../aws/clients.ts';
 import { CloudWatchMetricSource } from '../aws/cloudwatch/metric-source.ts';
@@ -11,6 +12,7 @@ import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
 import { FLEET_POLL_AT, FLEET_STEP_AT, fleetClusters, fleetPlan } from '../support/fleet-generator.ts';
+import { type FleetRefreshFigures, fleetRefresh } from './fleet-refresh.ts';
 
 export interface FleetPollFigures {
   readonly clusters: number;
@@ -36,6 +38,9 @@ export interface FleetPollFigures {
   /** Resident set size before the poll (runtime, SDK and plan loaded) and at its peak. */
   readonly baselineRssMb: number;
   readonly peakRssMb: number;
+  /** The tripwire refresh that ran beside the step. */
+  readonly refresh: FleetRefreshFigures;
+  readonly refreshFailure?: string;
 }
 
 const size = Number(process.argv[2]);
@@ -48,6 +53,7 @@ const source = new CloudWatchMetricSource({
   now: () => FLEET_POLL_AT,
 });
 const notifier = new CollectingNotifier();
+const refresh = fleetRefresh();
 const everyCluster = new Set(clusters.map((c) => c.name));
 let readMs = 0;
 let fullReads = 0;
@@ -73,6 +79,7 @@ const report = await runPoll(
     ...memoryStores(() => FLEET_STEP_AT),
     notifier,
     tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
+    tripwireRefresh: refresh.refresh,
     owner: 'bench',
     now: () => FLEET_STEP_AT,
     leaseMs: 60_000,
@@ -97,5 +104,7 @@ const figures: FleetPollFigures = {
   cpuMs: (cpu.user + cpu.system) / 1000,
   baselineRssMb,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
+  refresh: refresh.figures(),
+  ...(report.tripwireRefreshFailure !== undefined && { refreshFailure: report.tripwireRefreshFailure }),
 };
 console.log(JSON.stringify(figures));

@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from '../infra/sentinel-function.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
+import { createTable, TABLE } from '../support/aws-harness.ts';
+import { startDynaliteProcess } from '../support/dynalite-process.ts';
 import type { FanOutFigures } from './fleet-fan-out.ts';
 import type { FleetPollFigures } from './fleet-poll.ts';
 import type { FleetServerReply, FleetServerRequest } from './fleet-server.ts';
@@ -46,6 +48,8 @@ export interface FleetScaleRow {
     readonly getMetricDataCalls: number;
     /** The least time those calls could take under the quotas, whatever the machine. */
     readonly floorSeconds: number;
+    /** The tripwire refresh's DescribeAlarms calls refused by its rate quota. */
+    readonly describeAlarmsThrottled: number;
   };
   /** The machine's one-minute load average when the poll ended: above its cores, the wall time is not the poll's own. */
   readonly loadAverage?: number;
@@ -81,6 +85,10 @@ export async function measureFleetScale(options: {
   /** The memory a function gets. */
   readonly memoryMb: number;
 }): Promise<FleetScaleRow[]> {
+  // The table the tripwire refresh records into, in a dynalite of its own, so that storing does not run on the poll's
+  // event loop (support/dynalite-process.ts says why).
+  const dynamo = await startDynaliteProcess();
+  await createTable(dynamo.endpoint);
   const server = fork(here('./fleet-server.ts'), [], {
     execArgv: ['--import', 'tsx', `--max-old-space-size=${SERVER_HEAP_MB}`, '--max-semi-space-size=64'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -88,6 +96,7 @@ export async function measureFleetScale(options: {
   try {
     const ready = await reply(server);
     if (ready.kind !== 'ready') throw new Error(`fleet server: unexpected ${ready.kind}`);
+    const endpoints: Endpoints = { cloudwatch: ready.endpoint, dynamodb: dynamo.endpoint };
     const rows: FleetScaleRow[] = [];
     const script = await bundledPoll();
     for (const size of FLEET_SCALE_SIZES) {
@@ -104,9 +113,9 @@ export async function measureFleetScale(options: {
       send(server, { kind: 'load', size });
       const loaded = await reply(server);
       if (loaded.kind !== 'loaded') throw new Error(`fleet server: unexpected ${loaded.kind}`);
-      const poll = await pollChild(script, ready.endpoint, size, options.memoryMb - FUNCTION_OVERHEAD_MB);
+      const poll = await pollChild(script, endpoints, size, options.memoryMb - FUNCTION_OVERHEAD_MB);
       const quota = await quotaSpent(server);
-      const fanOut = size > SHARD_SIZE ? await fanOutChild(server, ready.endpoint, size, options.memoryMb) : undefined;
+      const fanOut = size > SHARD_SIZE ? await fanOutChild(server, endpoints, size, options.memoryMb) : undefined;
       rows.push({
         clusters: size,
         datapointsStored: loaded.datapoints,
@@ -125,6 +134,7 @@ export async function measureFleetScale(options: {
     return rows;
   } finally {
     send(server, { kind: 'stop' });
+    await dynamo.close();
   }
 }
 
@@ -150,7 +160,7 @@ async function bundledPoll(): Promise<string> {
 
 async function pollChild(
   script: string,
-  endpoint: string,
+  endpoints: Endpoints,
   size: number,
   heapMb: number,
 ): Promise<{ completed: boolean; figures?: FleetPollFigures; error?: string }> {
@@ -158,7 +168,7 @@ async function pollChild(
     const { stdout } = await run(process.execPath, [`--max-old-space-size=${heapMb}`, script, String(size)], {
       timeout: POLL_TIMEOUT_MS,
       maxBuffer: 1 << 20,
-      env: benchEnv(endpoint),
+      env: benchEnv(endpoints),
     });
     const last = stdout.trim().split('\n').at(-1) ?? '';
     return { completed: true, figures: JSON.parse(last) as FleetPollFigures };
@@ -177,14 +187,14 @@ async function quotaSpent(server: ChildProcess): Promise<QuotaFigures> {
   send(server, { kind: 'quota' });
   const quota = await reply(server);
   if (quota.kind !== 'quota') throw new Error(`fleet server: unexpected ${quota.kind}`);
-  const { datapoints, throttled, getMetricDataCalls, floorSeconds } = quota;
-  return { datapoints, throttled, getMetricDataCalls, floorSeconds };
+  const { datapoints, throttled, getMetricDataCalls, floorSeconds, describeAlarmsThrottled } = quota;
+  return { datapoints, throttled, getMetricDataCalls, floorSeconds, describeAlarmsThrottled };
 }
 
 /** The worst minute again, fanned out: a coordinator and one process per shard, each with a function's heap. */
 async function fanOutChild(
   server: ChildProcess,
-  endpoint: string,
+  endpoints: Endpoints,
   size: number,
   memoryMb: number,
 ): Promise<NonNullable<FleetScaleRow['fanOut']>> {
@@ -195,7 +205,7 @@ async function fanOutChild(
     const { stdout } = await run(
       process.execPath,
       [`--max-old-space-size=${heapMb}`, '--import', 'tsx', here('./fleet-fan-out.ts'), String(size), String(heapMb)],
-      { timeout: POLL_TIMEOUT_MS, maxBuffer: 1 << 20, env: benchEnv(endpoint) },
+      { timeout: POLL_TIMEOUT_MS, maxBuffer: 1 << 20, env: benchEnv(endpoints) },
     );
     const figures = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as FanOutFigures;
     return { figures, quota: await quotaSpent(server) };
@@ -204,13 +214,21 @@ async function fanOutChild(
   }
 }
 
-function benchEnv(endpoint: string): NodeJS.ProcessEnv {
+/** Where the poll finds CloudWatch (the fleet server) and DynamoDB (dynalite). */
+interface Endpoints {
+  readonly cloudwatch: string;
+  readonly dynamodb: string;
+}
+
+function benchEnv(endpoints: Endpoints): NodeJS.ProcessEnv {
   return {
     ...process.env,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
-    AWS_ENDPOINT_URL_CLOUDWATCH: endpoint,
+    AWS_ENDPOINT_URL_CLOUDWATCH: endpoints.cloudwatch,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    SENTINEL_TABLE: TABLE,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }
@@ -221,7 +239,11 @@ function send(child: ChildProcess, message: FleetServerRequest): void {
 
 function reply(child: ChildProcess): Promise<FleetServerReply> {
   return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve(message as FleetServerReply));
-    child.once('exit', (code) => reject(new Error(`fleet server exited with ${code}`)));
+    const exited = (code: number | null) => reject(new Error(`fleet server exited with ${code}`));
+    child.once('exit', exited);
+    child.once('message', (message) => {
+      child.off('exit', exited);
+      resolve(message as FleetServerReply);
+    });
   });
 }

@@ -1,12 +1,19 @@
 /**
  * A child process that holds a generated fleet in the loopback CloudWatch, so that the poll it serves is measured in
  * a process of its own. Messages: `{ kind: 'load', size }` grows the stored fleet to `size` clusters (cluster i is
- * the same in every size, so growing only adds clusters), each with the history the worst minute reads of it;
- * `{ kind: 'quota' }` answers what GetMetricData's quotas admitted and throttled since the last load;
+ * the same in every size, so growing only adds clusters), each with the history the worst minute reads of it and its
+ * tripwire alarm in ALARM; `{ kind: 'quota' }` answers what the quotas admitted and throttled since the last load;
  * `{ kind: 'reset' }` starts counting them afresh, for another poll of the same fleet; `{ kind: 'stop' }` ends it.
  */
 import { startCloudWatchServer } from '../support/cloudwatch-server.ts';
-import { FLEET_POLL_AT, FLEET_STEP_AT, fleetPlan, loadFleet, worstMinuteSamples } from '../support/fleet-generator.ts';
+import {
+  armFleetTripwires,
+  FLEET_POLL_AT,
+  FLEET_STEP_AT,
+  fleetPlan,
+  loadFleet,
+  worstMinuteSamples,
+} from '../support/fleet-generator.ts';
 
 export type FleetServerRequest =
   | { kind: 'load'; size: number }
@@ -23,6 +30,8 @@ export type FleetServerReply =
       getMetricDataCalls: number;
       /** The least time the admitted calls could take under the quotas. */
       floorSeconds: number;
+      /** DescribeAlarms calls refused by its rate quota: the refresh's pacing failing. */
+      describeAlarmsThrottled: number;
     };
 
 /** The round trip to a region that every GetMetricData call pays, as the issue specifies. */
@@ -59,6 +68,7 @@ process.on('message', (message: FleetServerRequest) => {
           throttled['transactions per second'] -
           throttled['datapoints per second'],
       ),
+      describeAlarmsThrottled: server.describeAlarmsQuota.throttled,
     });
     return;
   }
@@ -69,6 +79,7 @@ process.on('message', (message: FleetServerRequest) => {
   }
   const started = performance.now();
   stored += loadFleet(server, loaded, message.size, FLEET_STEP_AT, worstMinuteSamples(fleetPlan(message.size)));
+  armFleetTripwires(server, loaded, message.size);
   loaded = message.size;
   countAfresh();
   reply({ kind: 'loaded', size: loaded, datapoints: stored, ms: performance.now() - started });
@@ -76,6 +87,7 @@ process.on('message', (message: FleetServerRequest) => {
 /** Each poll is counted on its own. */
 function countAfresh(): void {
   server.quota.reset();
+  server.describeAlarmsQuota.reset();
   server.getMetricDataRequests.length = 0;
   callsBefore = server.calls.GetMetricData ?? 0;
 }

@@ -72,7 +72,7 @@ async function startDynalite(): Promise<{ endpoint: string; close(): Promise<und
   };
 }
 
-async function createTable(endpoint: string): Promise<void> {
+export async function createTable(endpoint: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: CREDENTIALS });
   const { partitionKey, sortKey, dayIndex } = TABLE_SCHEMA;
   await client.send(

@@ -1,6 +1,7 @@
 import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { type ClusterConfig, clusterSchema, compileRuleSet } from '../shared/config/deployment-config.ts';
 import type { Sample, SignalName } from '../shared/engine/signals.ts';
+import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { buildPlan } from '../shared/pipeline/build-plan.ts';
 import { dueReads } from '../shared/pipeline/cadence.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
@@ -16,6 +17,9 @@ export const FLEET_SEED = 0x5e17_e1;
 export const FLEET_STEP_AT = Date.parse('2026-01-05T12:00:00Z');
 /** When the poll of that step runs, on CloudWatch's clock: a minute later, as the poller reads behind ingestion. */
 export const FLEET_POLL_AT = FLEET_STEP_AT + 60_000;
+
+/** The deployment the fleet's tripwire alarms are named for. */
+export const FLEET_DEPLOYMENT = 'bench';
 
 /** One cluster in a hundred has an admission webhook black-holing writes, so the engine has incidents to open. */
 const INCIDENT_SHARE = 0.01;
@@ -151,6 +155,23 @@ export function worstMinuteSamples(plan: WatchPlan): (index: number) => number {
   const { full } = dueReads(plan, FLEET_STEP_AT, new Set(plan.clusters.map((c) => c.name)), []);
   const readInFull = new Set(full);
   return (index) => (readInFull.has(fleetCluster(index).name) ? plan.lookback : plan.minuteRead.lookback);
+}
+
+/**
+ * Put the tripwire alarms of clusters `from` to `to` (exclusive) in ALARM since the outage began, as a regional metric
+ * delay holds every one of them in the worst minute: what the poll's refresh reads back.
+ */
+export function armFleetTripwires(server: CloudWatchServer, from: number, to: number): void {
+  for (let index = from; index < to; index++) {
+    const since = new Date(FLEET_OUTAGE_STARTS);
+    server.setAlarm({
+      AlarmName: tripwireAlarmName(FLEET_DEPLOYMENT, fleetCluster(index).name),
+      StateValue: 'ALARM',
+      StateReason: 'Threshold Crossed: no datapoints were received for 1 period',
+      StateTransitionedTimestamp: since,
+      StateUpdatedTimestamp: since,
+    });
+  }
 }
 
 /**

@@ -45,6 +45,8 @@ export function fleetSection(results: BenchResults): string[] {
       }),
     ),
     '',
+    ...refreshSection(results.fleet),
+    '',
     ...fanOutSection(results.fleet),
     '',
     "Datapoints one read of one cluster could return (the datapoints-per-second quota counts them), for the example configuration's production cluster:",
@@ -69,6 +71,47 @@ export function fleetSection(results: BenchResults): string[] {
     '',
     `Datapoints held by the loopback CloudWatch (the history each worst minute reads): ${results.fleet.map((r) => `${count(r.clusters)} clusters ${count(r.datapointsStored)}`).join(', ')}.`,
     '',
+  ];
+}
+
+/**
+ * The tripwire refresh the worst minute's step runs beside its reads, as it opens a slow cycle: in the one invocation
+ * and in the fan-out's coordinator. Each poll's wall time above includes it, as the poll waits for it after delivery.
+ */
+function refreshSection(rows: readonly FleetScaleRow[]): string[] {
+  const refreshed = rows.filter((r) => r.figures?.refresh);
+  if (refreshed.length === 0) return [];
+  const throttled = (quota: FleetScaleRow['quota']) => String(quota?.describeAlarmsThrottled ?? '–');
+  return [
+    "The step opens a slow cycle, so each poll also reads every tripwire alarm back (DescribeAlarms, 100 alarms a page, paced at 8 calls a second against the loopback's 9 per Region) and records every state again with a conditional put (dynalite, in a process of its own), beside its reads; the poll waits for the refresh only after delivery, and its wall time above includes it.",
+    '',
+    table(
+      [
+        'clusters',
+        'alarms read',
+        'DescribeAlarms pages took',
+        'throttled',
+        'states recorded',
+        'refresh done after',
+        'the same, fanned out',
+      ],
+      refreshed.map((row) => {
+        const r = row.figures?.refresh;
+        const fanned = row.fanOut?.figures?.refresh;
+        if (!r) return [count(row.clusters), '', '', '', '', '', ''];
+        return [
+          count(row.clusters),
+          count(r.states),
+          ms(r.describeMs),
+          throttled(row.quota),
+          row.figures?.refreshFailure ?? count(r.recorded),
+          ms(r.refreshMs),
+          fanned
+            ? `${ms(fanned.describeMs)} and ${ms(fanned.refreshMs)}, ${throttled(row.fanOut?.quota)} throttled`
+            : '–',
+        ];
+      }),
+    ),
   ];
 }
 

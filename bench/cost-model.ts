@@ -9,6 +9,7 @@ import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import { type TripwireSettings, tripwireDefinition, tripwireStates } from '../shared/pipeline/tripwire-alarm.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH, MONTH_MS } from '../shared/pricing/aws-prices.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
+import { durationMs } from '../shared/engine/duration.ts';
 import { WEEK_MS } from '../shared/time.ts';
 import { type CostLine, count, type FleetUsage, priceTemplate } from '../support/resource-pricing.ts';
 import type { CadenceOption } from './cadence-options.ts';
@@ -49,6 +50,12 @@ export interface CostInputs {
   readonly quietPolledShare: number;
   /** Tripwire alarm state changes per cluster and month, each one an event and an invocation. */
   readonly tripwireChangesPerClusterMonth: number;
+  /**
+   * Tripwire refreshes a month (one a slow cycle, none without tripwires): each records every cluster's tripwire
+   * state again, a conditional put as the tripwire event's. The poll footprint's fleet has no alarms to read back, so
+   * these writes are priced here, per cluster.
+   */
+  readonly tripwireRefreshesPerMonth: number;
   readonly footprint: PollFootprint;
   /** The slow cadences replayed on the corpus: the cost side of their trade-off. */
   readonly cadenceOptions: readonly CadenceOption[];
@@ -80,6 +87,8 @@ export interface CostModel {
   readonly metricsPerCluster: Readonly<Record<string, number>>;
   readonly quietPolledShare: number;
   readonly tripwireChangesPerClusterMonth: number;
+  /** Tripwire refreshes a month, each a conditional put per cluster. */
+  readonly tripwireRefreshesPerMonth: number;
   readonly invocationsPerMonth: number;
   readonly fleets: readonly FleetCost[];
   readonly cadences: readonly CadenceCost[];
@@ -129,6 +138,7 @@ export function costModel(inputs: CostInputs): CostModel {
     metricsPerCluster,
     quietPolledShare: inputs.quietPolledShare,
     tripwireChangesPerClusterMonth: inputs.tripwireChangesPerClusterMonth,
+    tripwireRefreshesPerMonth: inputs.tripwireRefreshesPerMonth,
     invocationsPerMonth,
     fleets,
     cadences: inputs.cadenceOptions.map((option) => ({
@@ -159,6 +169,7 @@ export function costInputsFrom(measured: {
     signals: measured.signals,
     quietPolledShare: quiet.polledShare,
     tripwireChangesPerClusterMonth: tripwireChangesPerMonth(quietWeek, config.poll.tripwire),
+    tripwireRefreshesPerMonth: config.poll.tripwire.enabled ? MONTH_MS / durationMs(config.poll.every) : 0,
     footprint: measured.footprint,
     cadenceOptions: measured.cadenceOptions,
     pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),
@@ -173,6 +184,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const share = inputs.quietPolledShare;
   const clusterPolls = clusters * MINUTES_PER_MONTH * share;
   const tripwireEvents = clusters * inputs.tripwireChangesPerClusterMonth;
+  const tripwireRefreshWrites = clusters * inputs.tripwireRefreshesPerMonth;
   const gbSeconds = (ms: number, fn: DeployedFunction) => (ms / 1000) * (fn.memoryMb / 1024);
   const digests = WEEKS_PER_MONTH;
   const notifications = clusters * inputs.notificationsPerClusterMonth;
@@ -230,7 +242,7 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     dynamoWriteUnits:
       invocations * footprint.quietPoll.writeUnits +
       incidents * footprint.incident.writeUnits +
-      tripwireEvents * footprint.tripwireEvent.writeUnits +
+      (tripwireEvents + tripwireRefreshWrites) * footprint.tripwireEvent.writeUnits +
       nodeEvents * NODE_CHURN.writeUnitsPerEvent,
     logIngestedGb: ((invocations + tripwireEvents) * (footprint.logBytesPerInvocation + PLATFORM_LOG_BYTES)) / 1e9,
     topicPublishes: notifications + digests,

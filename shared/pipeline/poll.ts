@@ -20,7 +20,7 @@ import type {
 } from './ports.ts';
 import { type ObservedReads, observeDue } from './read-due.ts';
 import { retirements, withRetirementNotes } from './retired-clusters.ts';
-import { type FanOut, fanOutStep, readingOf, shardTasks } from './shards.ts';
+import { type FanOut, fanOutStep, readingOf, shardMessages } from './shards.ts';
 import { silencesForStep } from './silence.ts';
 import { StepQuarantinedError } from './step-claim.ts';
 import { refreshesTripwires, refreshTripwires, type TripwireRefresh } from './tripwire-refresh.ts';
@@ -252,8 +252,8 @@ async function readInShards(
 ): Promise<ObservedReads> {
   const labels = labelsOf(deps.plan);
   const muted = (cluster: string) => clusterMuted(mutes, cluster, at, labels.get(cluster));
-  const tasks = shardTasks(at, due, fanOut.shardSize, muted, armed, fanOut.queue);
-  const { reports, late } = await fanOutStep(fanOut, tasks, deps.now);
+  const messages = shardMessages(at, due, fanOut.shardSize, muted, armed, fanOut.queue);
+  const { reports, late } = await fanOutStep(fanOut, messages, deps.now);
   const rulesOf = new Map(deps.plan.clusters.map((c) => [c.name, c.rules]));
   return {
     observations: reports.flatMap((r) =>

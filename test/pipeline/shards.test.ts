@@ -6,9 +6,11 @@ import {
   type FanOut,
   fanOutStep,
   SHARD_WORKERS,
-  type ShardMessageSize,
+  type ShardMessage,
+  type ShardMessageFormat,
   type ShardReport,
-  shardTasks,
+  type ShardTask,
+  shardMessages,
 } from '../../shared/pipeline/shards.ts';
 import { pseudoRandomNames, sharedPrefixNames, worstMinuteShards } from '../support/long-names.ts';
 
@@ -25,12 +27,15 @@ const reportOf = (shard: number, clusters: readonly string[]): ShardReport => ({
   blindTripwires: [],
 });
 
+/** The shards of `messages`, as the workers get them. */
+const tasksOf = (messages: readonly ShardMessage[]) => messages.map((m) => m.task);
+
 /** A fan-out over memory whose workers are `answer`, and a clock that the sleeps move on. */
-function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ReturnType<typeof shardTasks>) => void) {
+function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ShardTask[]) => void) {
   let clock = 0;
   const findings = new MemoryShardFindings();
   const fanOut: FanOut = {
-    queue: { ...SQS_SHARD_MESSAGE, send: async (tasks) => answer(findings, [...tasks]) },
+    queue: { ...SQS_SHARD_MESSAGE, send: async (messages) => answer(findings, tasksOf(messages)) },
     findings,
     shardSize: 3,
     waitMs: 5_000,
@@ -42,15 +47,17 @@ function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ReturnType<
   return { fanOut, now: () => clock };
 }
 
-describe('shardTasks', () => {
+describe('shardMessages', () => {
   it('deals the full reads across the shards, no shard larger than the shard size', () => {
-    const tasks = shardTasks(
-      AT,
-      { full: names('full', 3), minute: names('minute', 7) },
-      4,
-      () => false,
-      new Set(),
-      SQS_SHARD_MESSAGE,
+    const tasks = tasksOf(
+      shardMessages(
+        AT,
+        { full: names('full', 3), minute: names('minute', 7) },
+        4,
+        () => false,
+        new Set(),
+        SQS_SHARD_MESSAGE,
+      ),
     );
 
     expect(tasks.map((t) => [t.full.length, t.minute.length])).toEqual([
@@ -64,16 +71,38 @@ describe('shardTasks', () => {
   });
 
   it('tells each shard which of its clusters are muted and which are armed, by their position in it', () => {
-    const [task] = shardTasks(
-      AT,
-      { full: ['a'], minute: ['b', 'c'] },
-      3,
-      (c) => c === 'b',
-      new Set(['c', 'z']),
-      SQS_SHARD_MESSAGE,
+    const [task] = tasksOf(
+      shardMessages(
+        AT,
+        { full: ['a'], minute: ['b', 'c'] },
+        3,
+        (c) => c === 'b',
+        new Set(['c', 'z']),
+        SQS_SHARD_MESSAGE,
+      ),
     );
 
     expect(task).toMatchObject({ shard: 0, shards: 1, full: ['a'], minute: ['b', 'c'], muted: [1], armed: [2] });
+  });
+
+  it('encodes each shard once, and the queue is handed the messages it measured', async () => {
+    const encoded: ShardTask[] = [];
+    const counting: ShardMessageFormat = {
+      ...SQS_SHARD_MESSAGE,
+      encode: (task) => {
+        encoded.push(task);
+        return SQS_SHARD_MESSAGE.encode(task);
+      },
+    };
+    const sent: ShardMessage[] = [];
+    const { fanOut, now } = memoryFanOut(() => {});
+
+    const messages = shardMessages(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), counting);
+    await fanOutStep({ ...fanOut, queue: { ...counting, send: async (m) => void sent.push(...m) } }, messages, now);
+
+    expect(encoded).toEqual(tasksOf(messages));
+    expect(sent).toEqual(messages);
+    expect(sent.every((m, i) => m === messages[i])).toBe(true);
   });
 });
 
@@ -82,16 +111,17 @@ describe('shardTasks', () => {
  * as SQS would get it (aws/sqs/shard-message.ts) against the 1,048,576 bytes SQS takes
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html).
  */
-describe('shardTasks in the worst minute of 10,000 clusters of long names', () => {
+describe('shardMessages in the worst minute of 10,000 clusters of long names', () => {
   const FLEET = 10_000;
   const worstMinute = (fleet: readonly string[]) => worstMinuteShards(AT, fleet);
-  const largestMessage = (tasks: ReturnType<typeof shardTasks>) =>
-    Math.max(...tasks.map((t) => SQS_SHARD_MESSAGE.messageBytes(t)));
+  const largestMessage = (messages: readonly ShardMessage[]) =>
+    Math.max(...messages.map((m) => Buffer.byteLength(m.body)));
 
   it(`keeps ${SHARD_WORKERS} shards, each one message, when the names are 128 characters that do not compress`, () => {
     const fleet = pseudoRandomNames(FLEET);
-    const tasks = worstMinute(fleet);
-    const largest = largestMessage(tasks);
+    const messages = worstMinute(fleet);
+    const tasks = tasksOf(messages);
+    const largest = largestMessage(messages);
 
     expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
     expect(tasks).toHaveLength(SHARD_WORKERS);
@@ -102,22 +132,24 @@ describe('shardTasks in the worst minute of 10,000 clusters of long names', () =
 
   it(`keeps ${SHARD_WORKERS} shards when the names are 128 characters that share their prefixes`, () => {
     const fleet = sharedPrefixNames(FLEET);
-    const tasks = worstMinute(fleet);
+    const messages = worstMinute(fleet);
+    const tasks = tasksOf(messages);
 
     expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
     expect(tasks).toHaveLength(SHARD_WORKERS);
-    expect(largestMessage(tasks)).toBeLessThanOrEqual(1_048_576);
+    expect(largestMessage(messages)).toBeLessThanOrEqual(1_048_576);
     expect(tasks.every((t) => t.muted.length === t.full.length + t.minute.length)).toBe(true);
   });
 
   it('deals names that do not compress into more shards on a queue whose MaximumMessageSize was set lower', () => {
     const fleet = pseudoRandomNames(FLEET);
-    const lower: ShardMessageSize = { ...SQS_SHARD_MESSAGE, maxMessageBytes: 262_144 };
-    const tasks = worstMinuteShards(AT, fleet, lower);
+    const lower: ShardMessageFormat = { ...SQS_SHARD_MESSAGE, maxMessageBytes: 262_144 };
+    const messages = worstMinuteShards(AT, fleet, lower);
+    const tasks = tasksOf(messages);
 
     expect(tasks.length).toBeGreaterThan(SHARD_WORKERS);
     expect(tasks.every((t) => t.shards === tasks.length)).toBe(true);
-    expect(tasks.every((t) => lower.messageBytes(t) <= lower.maxMessageBytes)).toBe(true);
+    expect(largestMessage(messages)).toBeLessThanOrEqual(lower.maxMessageBytes);
     expect(tasks.flatMap((t) => [...t.full, ...t.minute]).sort()).toEqual([...fleet].sort());
     const fullReads = tasks.map((t) => t.full.length);
     expect(Math.max(...fullReads) - Math.min(...fullReads)).toBeLessThanOrEqual(1);
@@ -129,9 +161,16 @@ describe('fanOutStep', () => {
     const { fanOut, now } = memoryFanOut((findings, tasks) => {
       for (const t of tasks) void findings.report(reportOf(t.shard, [...t.full, ...t.minute]));
     });
-    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), SQS_SHARD_MESSAGE);
+    const messages = shardMessages(
+      AT,
+      { full: [], minute: names('c', 6) },
+      3,
+      () => false,
+      new Set(),
+      SQS_SHARD_MESSAGE,
+    );
 
-    const { reports, late } = await fanOutStep(fanOut, tasks, now);
+    const { reports, late } = await fanOutStep(fanOut, messages, now);
 
     expect(reports.map((r) => r.shard)).toEqual([0, 1]);
     expect(late).toEqual([]);
@@ -142,12 +181,19 @@ describe('fanOutStep', () => {
       const [first] = tasks;
       if (first) void findings.report(reportOf(first.shard, [...first.full, ...first.minute]));
     });
-    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), SQS_SHARD_MESSAGE);
+    const messages = shardMessages(
+      AT,
+      { full: [], minute: names('c', 6) },
+      3,
+      () => false,
+      new Set(),
+      SQS_SHARD_MESSAGE,
+    );
 
-    const { reports, late } = await fanOutStep(fanOut, tasks, now);
+    const { reports, late } = await fanOutStep(fanOut, messages, now);
 
     expect(reports.map((r) => r.shard)).toEqual([0]);
-    expect(late).toEqual([{ clusters: tasks[1]?.minute, error: 'shard 2 of 2 did not report within 5 s' }]);
+    expect(late).toEqual([{ clusters: messages[1]?.task.minute, error: 'shard 2 of 2 did not report within 5 s' }]);
     expect(now()).toBe(5_000);
   });
 

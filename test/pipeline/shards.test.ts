@@ -1,7 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { SQS_SHARD_MESSAGE } from '../../aws/sqs/shard-message.ts';
+import { pollOnSchedule } from '../../functions/poller/poll-on-schedule.ts';
 import { DISPLAY_NAME, DISPLAY_NAME_MAX } from '../../shared/config/cluster-identity.ts';
+import { compileRuleSet } from '../../shared/config/deployment-config.ts';
+import { buildPlan } from '../../shared/pipeline/build-plan.ts';
 import { MemoryShardFindings } from '../../shared/pipeline/memory-shard-findings.ts';
+import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import {
   type FanOut,
   fanOutStep,
@@ -10,8 +14,10 @@ import {
   type ShardMessageFormat,
   type ShardReport,
   type ShardTask,
+  shardClusters,
   shardMessages,
 } from '../../shared/pipeline/shards.ts';
+import { CollectingNotifier } from '../../shared/scenario/replay.ts';
 import { pseudoRandomNames, sharedPrefixNames, worstMinuteShards } from '../support/long-names.ts';
 
 const AT = Date.parse('2026-01-05T12:00:00Z');
@@ -203,5 +209,70 @@ describe('fanOutStep', () => {
     await findings.report(reportOf(0, ['b']));
 
     expect((await findings.reportsOf(AT, 1)).map((r) => r.clusters.map((c) => c.cluster))).toEqual([['a']]);
+  });
+});
+
+describe('a poll that fans out its step', () => {
+  const clusters = names('c', 6);
+  const plan = buildPlan({ ruleSet: compileRuleSet([], 'rules'), clusters, maintenance: [], stepSeconds: 60 });
+  // Scheduled three minutes after the step (the ingestion lag of 2 minutes and the minute itself), started 3 s later.
+  const scheduledTime = new Date(AT + 180_000).toISOString();
+  const startedAt = AT + 183_000;
+
+  /** A poll of six clusters, every one armed, in shards of `shardSize` when given; and what it said of itself. */
+  async function pollInShardsOf(shardSize?: number) {
+    const stores = memoryStores(() => startedAt);
+    const findings = new MemoryShardFindings();
+    // Workers that answer every shard before the queue returns.
+    const fanOut: FanOut = {
+      queue: {
+        ...SQS_SHARD_MESSAGE,
+        send: async (messages) => {
+          for (const { task } of messages) await findings.report(reportOf(task.shard, shardClusters(task)));
+        },
+      },
+      findings,
+      shardSize: shardSize ?? 0,
+      waitMs: 5_000,
+      checkEveryMs: 1_000,
+      sleep: async () => {},
+    };
+    const metrics = new Map<string, number>();
+    const summary = await pollOnSchedule(
+      {
+        plan,
+        metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
+        ...stores,
+        notifier: new CollectingNotifier(),
+        tripwires: { armed: async () => ({ byAlarm: new Set(clusters), byNodeChurn: new Set() }) },
+        ...(shardSize !== undefined && { fanOut }),
+        owner: 'test',
+        now: () => startedAt,
+        leaseMs: 60_000,
+        ingestionLag: '2m',
+        logger: { error: () => {}, debug: () => {}, warn: () => {} },
+        pipelineMetrics: { addMetric: (name, _unit, value) => void metrics.set(name, value) },
+        dashboard: true,
+      },
+      { kind: 'poll', scheduledTime },
+    );
+    const { polls } = await stores.activityLog.activityBetween(AT, AT + 60_000);
+    return { summary, metric: metrics.get('Shards'), records: polls };
+  }
+
+  it('reports how many shards it dealt the step into: in its summary, its poll record and the Shards metric', async () => {
+    const { summary, metric, records } = await pollInShardsOf(3);
+
+    expect(summary).toMatchObject({ claim: 'claimed', polled: 6, shards: 2, unreadableClusters: 0 });
+    expect(metric).toBe(2);
+    expect(records.map((r) => r.shards)).toEqual([2]);
+  });
+
+  it('reports no shard when it reads the step itself, and keeps none in its poll record', async () => {
+    const { summary, metric, records } = await pollInShardsOf();
+
+    expect([summary.shards, metric]).toEqual([0, 0]);
+    expect(records).toHaveLength(1);
+    expect(records[0]).not.toHaveProperty('shards');
   });
 });

@@ -81,7 +81,10 @@ const report = await runPoll(
     tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
     tripwireRefresh: refresh.refresh,
     fanOut: {
-      queue: { ...SQS_SHARD_MESSAGE, send: async (tasks) => void running.push(...tasks.map(runShard)) },
+      queue: {
+        ...SQS_SHARD_MESSAGE,
+        send: async (messages) => void running.push(...messages.map((m) => runShard(m.task))),
+      },
       findings,
       shardSize: SHARD_SIZE,
       waitMs: 240_000,

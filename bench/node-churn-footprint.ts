@@ -6,6 +6,7 @@
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../aws/dynamodb/node-churn-reader.ts';
+import { DynamoDbTable } from '../aws/dynamodb/table.ts';
 import type { ClusterConfig } from '../shared/config/deployment-config.ts';
 import { startAwsHarness, TABLE, writeConfig } from '../support/aws-harness.ts';
 import { captureOutput } from '../support/captured-output.ts';
@@ -77,7 +78,9 @@ async function main(): Promise<void> {
   }
   const written = [...meter.usage.values()].reduce((n, u) => n + u.writeUnits, 0);
   meter.reset();
-  const reader = new DynamoDbNodeChurnReader(documentClient(), TABLE);
+  const reader = new DynamoDbNodeChurnReader(
+    new DynamoDbTable({ client: documentClient(), table: TABLE, now: () => clock }),
+  );
   const reads: number[] = [];
   // The poller's look-back: the 6-hour baseline and 30-minute window of node-churn, over the busiest stretch.
   for (let i = 0; i < 50; i++) {

@@ -83,7 +83,12 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     }
     return accounts;
   };
-  // Every cluster's tripwire is an alarm in its own Region (its TripwireStack): each Region is asked for its own.
+  progress(
+    out,
+    `Checking ${config.clusters.length} cluster(s) in CloudWatch${ops.account ? ` (ops account ${ops.account})` : ''}...`,
+  );
+  // Every cluster's tripwire is an alarm in its own Region (its TripwireStack): each Region is asked for its own, at
+  // one DescribeAlarms call a second, 100 alarms a call (inventory.ts).
   const tripwired = config.clusters.filter((cluster) => hasTripwire(cluster, config));
   const tripwireRegions = [...new Set(tripwired.map((c) => c.region ?? opsRegion))];
   const alarms = new Map(
@@ -101,10 +106,6 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
         ),
       )
     ).flat(),
-  );
-  progress(
-    out,
-    `Checking ${config.clusters.length} cluster(s) in CloudWatch${ops.account ? ` (ops account ${ops.account})` : ''}...`,
   );
   const observations = await Promise.all(
     config.clusters.map(async (cluster): Promise<ClusterObservation> => {

@@ -1,5 +1,6 @@
 import { documentClient } from '../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../aws/dynamodb/node-churn-reader.ts';
+import { DynamoDbTable } from '../aws/dynamodb/table.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { ambiguousClusterMessage, displayNameOf, lookUpCluster } from '../shared/config/cluster-identity.ts';
 import { recordedScenario, scenarioFileOf } from '../shared/scenario/recorded-scenario.ts';
@@ -84,7 +85,10 @@ async function history(options: HistoryOptions, out: CommandOutput, now: number)
   const from = alignToStep(parseTimeArgument('from', options.from, now), 60);
   const to = alignToStep(parseTimeArgument('to', options.to, now), 60);
   const table = options.table ?? (options.stack ? (await stackOutputs(options.stack)).TableName : undefined);
-  const churn = table === undefined ? undefined : new DynamoDbNodeChurnReader(documentClient(), table);
+  const churn =
+    table === undefined
+      ? undefined
+      : new DynamoDbNodeChurnReader(new DynamoDbTable({ client: documentClient(), table, now: () => now }));
   const series = await fetchHistory(clusters, from, to, now, out, churn);
   return { loaded, series, from, to };
 }

@@ -1,6 +1,7 @@
 import { documentClient, snsClient } from '../aws/clients.ts';
 import { DynamoDbNodeChurnReader } from '../aws/dynamodb/node-churn-reader.ts';
 import { dynamoDbStores } from '../aws/dynamodb/stores.ts';
+import { DynamoDbTable } from '../aws/dynamodb/table.ts';
 import { SnsNotifier } from '../aws/sns/notifier.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { NodeChurnMetricSource } from '../shared/churn/churn-metric-source.ts';
@@ -68,9 +69,10 @@ export async function pollCommand(
   let metrics: MetricSource = metricSourceFor(config.clusters);
   if (options.stack) {
     const outputs = await stackOutputs(options.stack);
-    stores = dynamoDbStores({ client: documentClient(), table: outputs.TableName, now: Date.now });
+    const table = { client: documentClient(), table: outputs.TableName, now: Date.now };
+    stores = dynamoDbStores(table);
     // Node churn is counted into the stack's table by its node-churn function, as the poller reads it.
-    const churn = new DynamoDbNodeChurnReader(documentClient(), outputs.TableName);
+    const churn = new DynamoDbNodeChurnReader(new DynamoDbTable(table));
     metrics = new NodeChurnMetricSource(metrics, churn, config.clusters, plan.ruleSet.signals());
     notifier = new SnsNotifier(snsClient(), { paging: outputs.PagingTopicArn, notice: outputs.NoticeTopicArn });
   } else {

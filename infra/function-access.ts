@@ -4,7 +4,6 @@ import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb/activity-log.ts';
 import { IAM_ACTIONS as DELIVERY_LEDGER } from '../aws/dynamodb/delivery-ledger.ts';
 import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb/incident-repository.ts';
 import { IAM_ACTIONS as NODE_CHURN_LEDGER } from '../aws/dynamodb/node-churn-ledger.ts';
-import { IAM_ACTIONS as NODE_CHURN_READER } from '../aws/dynamodb/node-churn-reader.ts';
 import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb/outbox.ts';
 import { IAM_ACTIONS as SHARD_FINDINGS } from '../aws/dynamodb/shard-findings.ts';
 import { IAM_ACTIONS as STEP_LEDGER } from '../aws/dynamodb/step-ledger.ts';
@@ -55,7 +54,6 @@ export const FUNCTION_ACCESS = {
       TRIPWIRE_RECORDER,
       SHARD_FINDINGS,
       TABLE_QUERIES,
-      NODE_CHURN_READER,
     ),
     topics: union(NOTIFIER),
     metrics: union(METRIC_SOURCE, TRIPWIRE_ALARMS),
@@ -84,7 +82,7 @@ export const FUNCTION_ACCESS = {
   },
   // Node churn is read from the table as the poller reads it.
   shardWorker: {
-    table: union(SHARD_FINDINGS, TABLE_QUERIES, NODE_CHURN_READER),
+    table: union(SHARD_FINDINGS, TABLE_QUERIES),
     topics: [],
     metrics: union(METRIC_SOURCE),
     ...NO_OTHER_ACCESS,

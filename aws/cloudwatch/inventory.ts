@@ -6,12 +6,18 @@ import {
   type MetricAlarm,
 } from '@aws-sdk/client-cloudwatch';
 import type { MetricSpec } from '../../shared/pipeline/query-plan.ts';
+import {
+  DESCRIBE_ALARMS_CALLS_PER_SECOND,
+  DESCRIBE_ALARMS_MAX_RECORDS,
+  DescribeAlarmsPacers,
+} from './describe-alarms-pacing.ts';
+import { sendPaced } from './paced-send.ts';
 
 /** What this module sends: the doctor's read-only questions to CloudWatch. */
 export const IAM_ACTIONS = ['cloudwatch:ListMetrics', 'cloudwatch:GetMetricData', 'cloudwatch:DescribeAlarms'] as const;
 
-/** DescribeAlarms takes at most 100 names; GetMetricData at most 500 queries. */
-const ALARM_NAMES_PER_CALL = 100;
+/** DescribeAlarms takes at most 100 names, one page of alarms; GetMetricData at most 500 queries. */
+const ALARM_NAMES_PER_CALL = DESCRIBE_ALARMS_MAX_RECORDS;
 const QUERIES_PER_CALL = 500;
 const MINUTE_MS = 60_000;
 
@@ -137,16 +143,25 @@ export async function metricPresence(
   });
 }
 
+/**
+ * The doctor's DescribeAlarms calls, paced in each Region at its share of the quota, the one a second the poller's
+ * tripwire refresh leaves (describe-alarms-pacing.ts), across every read of the process.
+ */
+const ALARM_PACERS = new DescribeAlarmsPacers(DESCRIBE_ALARMS_CALLS_PER_SECOND.doctor);
+
 /** The named alarms' states; an alarm that does not exist is left out. */
 export async function alarmStates(client: CloudWatchClient, names: readonly string[]): Promise<AlarmState[]> {
   const alarms: MetricAlarm[] = [];
   for (let start = 0; start < names.length; start += ALARM_NAMES_PER_CALL) {
     let nextToken: string | undefined;
     do {
-      const page = await client.send(
+      const page = await sendPaced(
+        client,
+        ALARM_PACERS.pacerFor(client),
         new DescribeAlarmsCommand({
           AlarmNames: names.slice(start, start + ALARM_NAMES_PER_CALL),
           AlarmTypes: ['MetricAlarm'],
+          MaxRecords: DESCRIBE_ALARMS_MAX_RECORDS,
           ...(nextToken && { NextToken: nextToken }),
         }),
       );

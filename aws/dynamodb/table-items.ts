@@ -184,6 +184,7 @@ const pollRecord: z.ZodType<PollRecord> = z.looseObject({
   durationMs: z.number(),
   clusters: z.number(),
   polled: z.number(),
+  shards: z.number().optional(),
   metricsRequested: z.number(),
   findings: z.number(),
   created: z.number(),

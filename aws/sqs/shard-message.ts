@@ -1,13 +1,13 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { ShardMessageSize, ShardTask } from '../../shared/pipeline/shards.ts';
+import type { ShardMessageFormat, ShardTask } from '../../shared/pipeline/shards.ts';
 
 /*
  * The body of a shard message: the task as JSON, gzipped, in base64, which SQS takes as text. Cluster names of a fleet
  * share their prefixes (environment, team, Region, purpose) and compress well: a shard of 2,000 such names of 128
  * characters, all armed and muted, is 280 KB of JSON and 24 KB of message (test/support/long-names.ts). Names that
  * share nothing do not: 2,000 pseudo-random names of 128 characters gzip to about three quarters and base64 adds a
- * third, 273 KB of message for the same 280 KB of JSON, which is why the dealing (shardTasks) measures each message
- * rather than trusting the shard size.
+ * third, 273 KB of message for the same 280 KB of JSON, which is why the dealing (shardMessages) measures each message
+ * rather than trusting the shard size. Each message is encoded once, as it is dealt, and sent as it was measured.
  */
 
 /**
@@ -35,7 +35,10 @@ export function shardMessageJson(body: string): string {
 }
 
 /** What a shard's SQS message is, and may be. */
-export const SQS_SHARD_MESSAGE: ShardMessageSize = {
+export const SQS_SHARD_MESSAGE: ShardMessageFormat = {
   maxMessageBytes: MESSAGE_BYTES,
-  messageBytes: (task) => Buffer.byteLength(shardMessageBody(task)),
+  encode: (task) => {
+    const body = shardMessageBody(task);
+    return { task, body, bytes: Buffer.byteLength(body) };
+  },
 };

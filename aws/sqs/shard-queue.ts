@@ -1,7 +1,7 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { SentinelError } from '../../shared/errors.ts';
-import type { ShardQueue, ShardTask } from '../../shared/pipeline/shards.ts';
-import { SQS_SHARD_MESSAGE, shardMessageBody } from './shard-message.ts';
+import type { ShardMessage, ShardQueue } from '../../shared/pipeline/shards.ts';
+import { SQS_SHARD_MESSAGE } from './shard-message.ts';
 
 /** What this module sends: the shards of a step, in batches. */
 export const IAM_ACTIONS = ['sqs:SendMessage'] as const;
@@ -27,14 +27,15 @@ export class SqsShardQueue implements ShardQueue {
   ) {}
 
   readonly maxMessageBytes = SQS_SHARD_MESSAGE.maxMessageBytes;
-  readonly messageBytes = SQS_SHARD_MESSAGE.messageBytes;
+  readonly encode = SQS_SHARD_MESSAGE.encode;
 
-  async send(tasks: readonly ShardTask[]): Promise<void> {
-    for (const batch of batches(tasks.map((task) => ({ id: String(task.shard), body: shardMessageBody(task) })))) {
+  /** Sends each message's body as the dealing encoded and measured it. */
+  async send(messages: readonly ShardMessage[]): Promise<void> {
+    for (const batch of batches(messages)) {
       const { Failed } = await this.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: this.queueUrl,
-          Entries: batch.map(({ id, body }) => ({ Id: id, MessageBody: body })),
+          Entries: batch.map(({ task, body }) => ({ Id: String(task.shard), MessageBody: body })),
         }),
       );
       if (Failed && Failed.length > 0) {
@@ -45,21 +46,22 @@ export class SqsShardQueue implements ShardQueue {
   }
 }
 
-function* batches<T extends { readonly body: string }>(entries: readonly T[]): Generator<T[]> {
-  let batch: T[] = [];
+function* batches(messages: readonly ShardMessage[]): Generator<ShardMessage[]> {
+  let batch: ShardMessage[] = [];
   let bytes = 0;
-  for (const entry of entries) {
-    const size = Buffer.byteLength(entry.body);
-    if (size > SQS_SHARD_MESSAGE.maxMessageBytes) {
-      throw new ShardQueueError(`a shard's message is ${size} bytes, over SQS's ${SQS_SHARD_MESSAGE.maxMessageBytes}`);
+  for (const message of messages) {
+    if (message.bytes > SQS_SHARD_MESSAGE.maxMessageBytes) {
+      throw new ShardQueueError(
+        `a shard's message is ${message.bytes} bytes, over SQS's ${SQS_SHARD_MESSAGE.maxMessageBytes}`,
+      );
     }
-    if (batch.length === BATCH_MESSAGES || bytes + size > BATCH_BYTES) {
+    if (batch.length === BATCH_MESSAGES || bytes + message.bytes > BATCH_BYTES) {
       yield batch;
       batch = [];
       bytes = 0;
     }
-    batch.push(entry);
-    bytes += size;
+    batch.push(message);
+    bytes += message.bytes;
   }
   if (batch.length > 0) yield batch;
 }

@@ -31,6 +31,7 @@ const { config } = loaded;
 const plan = configuredPlan({ ...loaded, region: requiredEnv('AWS_REGION') });
 const table = requiredEnv('SENTINEL_TABLE');
 const db = documentClient();
+const incidentTable = new DynamoDbTable({ client: db, table, now: Date.now });
 const cloudWatch = cloudWatchClients(process.env.AWS_REGION);
 // CloudWatch for the cluster signals; the table for node churn, which the node-churn function counts from events.
 const metricSource = new NodeChurnMetricSource(
@@ -39,12 +40,11 @@ const metricSource = new NodeChurnMetricSource(
     clusters: config.clusters,
     signals: plan.ruleSet.signals(),
   }),
-  new DynamoDbNodeChurnReader(db, table),
+  new DynamoDbNodeChurnReader(incidentTable),
   config.clusters,
   plan.ruleSet.signals(),
 );
 const stores = dynamoDbStores({ client: db, table, now: Date.now });
-const incidentTable = new DynamoDbTable({ client: db, table, now: Date.now });
 const tripwires = new DynamoDbTripwires(incidentTable);
 // The tripwire states as CloudWatch holds them, read back on the slow cadence: an alarm that stays in ALARM sends no
 // further event, and its recorded state would otherwise expire.

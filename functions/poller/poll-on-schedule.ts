@@ -33,6 +33,7 @@ export interface PollSummary {
   readonly claim: string;
   readonly clusters: number;
   readonly polled: number;
+  readonly shards: number;
   readonly metricsRequested: number;
   readonly created: number;
   readonly delivered: number;
@@ -79,6 +80,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   };
   record('ClustersPolled', report.polled.length - report.unreadableClusters);
   record('MetricsRequested', report.metricsRequested);
+  record('Shards', report.shards);
   record('Findings', report.findings.filter((f) => f.verdict === 'met').length);
   record('RulesPartial', report.coverageCounts.partial);
   record('RulesSkipped', report.coverageCounts.skipped);
@@ -112,6 +114,7 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
     claim: report.claim,
     clusters: report.clusters,
     polled: report.polled.length,
+    shards: report.shards,
     metricsRequested: report.metricsRequested,
     created: report.created.length,
     delivered: report.delivered.length,

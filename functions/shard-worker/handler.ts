@@ -22,6 +22,7 @@ const loaded = loadBundledConfig(requiredEnv('SENTINEL_CONFIG_FILE'));
 const plan = configuredPlan({ ...loaded, region: requiredEnv('AWS_REGION') });
 const db = documentClient();
 const tableName = requiredEnv('SENTINEL_TABLE');
+const table = new DynamoDbTable({ client: db, table: tableName, now: Date.now });
 // Each of the workers in flight paces its reads at its share of the region's quotas (40 of the 50 TPS, as the poller);
 // node churn comes from the table, as the poller reads it.
 const metrics = new NodeChurnMetricSource(
@@ -35,11 +36,10 @@ const metrics = new NodeChurnMetricSource(
       older: DATAPOINTS_PER_SECOND.older / SHARD_WORKERS,
     },
   }),
-  new DynamoDbNodeChurnReader(db, tableName),
+  new DynamoDbNodeChurnReader(table),
   loaded.config.clusters,
   plan.ruleSet.signals(),
 );
-const table = new DynamoDbTable({ client: db, table: tableName, now: Date.now });
 
 /** A shard worker: reads and evaluates the clusters of the shard messages the poller sent, and reports them. */
 export const handler = middy<ShardTask[], ShardOutcome[], Error, Context>()

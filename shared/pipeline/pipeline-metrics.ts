@@ -26,6 +26,8 @@ interface PipelineMetricSpec {
 export const PIPELINE_METRICS = {
   ClustersPolled: { unit: 'Count', failure: false, alarmed: false },
   MetricsRequested: { unit: 'Count', failure: false, alarmed: false },
+  /** Shards the step was dealt into for the shard workers (shards.ts); 0 when the poller read the step itself. */
+  Shards: { unit: 'Count', failure: false, alarmed: false },
   Findings: { unit: 'Count', failure: false, alarmed: false },
   /** Rule evaluations on clusters that lack some of the rule's signals (some branches skipped), and lack all of them. */
   RulesPartial: { unit: 'Count', failure: false, alarmed: false },

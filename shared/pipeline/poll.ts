@@ -20,7 +20,7 @@ import type {
 } from './ports.ts';
 import { type ObservedReads, observeDue } from './read-due.ts';
 import { retirements, withRetirementNotes } from './retired-clusters.ts';
-import { type FanOut, fanOutStep, readingOf, shardTasks } from './shards.ts';
+import { type FanOut, fanOutStep, readingOf, shardMessages } from './shards.ts';
 import { silencesForStep } from './silence.ts';
 import { StepQuarantinedError } from './step-claim.ts';
 import { refreshesTripwires, refreshTripwires, type TripwireRefresh } from './tripwire-refresh.ts';
@@ -55,6 +55,8 @@ export interface PollReport {
   readonly clusters: number;
   /** The clusters read at this step. */
   readonly polled: readonly string[];
+  /** How many shards the step was dealt into for the shard workers (shards.ts); 0 when this poll read it itself. */
+  readonly shards: number;
   readonly metricsRequested: number;
   readonly unreadable: MetricReading['unreadable'];
   /** How many of the polled clusters CloudWatch would not answer for: the clusters of every `unreadable` entry. */
@@ -90,6 +92,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   const startedAt = deps.now();
   let claim: StepClaim = 'busy';
   let polled: readonly string[] = [];
+  let shards = 0;
   let findings: readonly Finding[] = [];
   let created: readonly Notification[] = [];
   let committed: readonly Notification[] = [];
@@ -123,7 +126,8 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       const evaluated =
         deps.fanOut && polled.length > deps.fanOut.shardSize
           ? await readInShards(deps, deps.fanOut, due, at, armed, mutes)
-          : await observeDue(deps, due, at, armed);
+          : { ...(await observeDue(deps, due, at, armed)), shards: 0 };
+      shards = evaluated.shards;
       metricsRequested = evaluated.metricsRequested;
       unreadable = evaluated.unreadable;
       freshClusters = evaluated.freshClusters;
@@ -171,6 +175,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     durationMs: deps.now() - startedAt,
     clusters: plan.clusters.length,
     polled: polled.length,
+    ...(shards > 0 && { shards }),
     metricsRequested,
     findings: findings.filter((f) => f.verdict === 'met').length,
     created: created.length,
@@ -190,6 +195,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     claim,
     clusters: plan.clusters.length,
     polled,
+    shards,
     metricsRequested,
     unreadable,
     unreadableClusters,
@@ -241,7 +247,7 @@ async function claimPastQuarantine(
   }
 }
 
-/** Hand the due clusters to shard workers and take what they evaluated (shards.ts). */
+/** Hand the due clusters to shard workers and take what they evaluated (shards.ts), and how many shards it took. */
 async function readInShards(
   deps: PollDependencies,
   fanOut: FanOut,
@@ -249,11 +255,11 @@ async function readInShards(
   at: number,
   armed: ReadonlySet<string>,
   mutes: readonly Mute[],
-): Promise<ObservedReads> {
+): Promise<ObservedReads & { readonly shards: number }> {
   const labels = labelsOf(deps.plan);
   const muted = (cluster: string) => clusterMuted(mutes, cluster, at, labels.get(cluster));
-  const tasks = shardTasks(at, due, fanOut.shardSize, muted, armed, fanOut.queue);
-  const { reports, late } = await fanOutStep(fanOut, tasks, deps.now);
+  const messages = shardMessages(at, due, fanOut.shardSize, muted, armed, fanOut.queue);
+  const { reports, late } = await fanOutStep(fanOut, messages, deps.now);
   const rulesOf = new Map(deps.plan.clusters.map((c) => [c.name, c.rules]));
   return {
     observations: reports.flatMap((r) =>
@@ -263,6 +269,7 @@ async function readInShards(
     unreadable: [...reports.flatMap((r) => r.unreadable), ...late],
     freshClusters: reports.reduce((n, r) => n + r.freshClusters, 0),
     blindTripwires: reports.flatMap((r) => r.blindTripwires),
+    shards: messages.length,
   };
 }
 

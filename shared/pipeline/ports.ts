@@ -173,6 +173,11 @@ export interface PollRecord {
   readonly clusters: number;
   /** Clusters actually read at this step: due on the slow cadence, armed by a tripwire, or paging. */
   readonly polled: number;
+  /**
+   * How many shards the step was dealt into for the shard workers; absent when the poller read it itself, and in
+   * records of releases that did not count them.
+   */
+  readonly shards?: number;
   readonly metricsRequested: number;
   readonly findings: number;
   readonly created: number;

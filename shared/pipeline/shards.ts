@@ -62,15 +62,27 @@ export interface ShardCluster {
   readonly severe: readonly (readonly [rule: string, observed: string])[];
 }
 
-/** How large the message that carries a shard is, and the most it may be, as the queue encodes it. */
-export interface ShardMessageSize {
+/**
+ * A shard and the message that carries it to a worker, encoded once: the dealing measures it (`shardMessages`) and
+ * the queue sends the same body.
+ */
+export interface ShardMessage {
+  readonly task: ShardTask;
+  /** The message's body, as the queue encodes the task. */
+  readonly body: string;
+  /** Its size as the queue counts it against `maxMessageBytes`. */
+  readonly bytes: number;
+}
+
+/** How the queue encodes a shard's message, and the most a message may be. */
+export interface ShardMessageFormat {
   readonly maxMessageBytes: number;
-  messageBytes(task: ShardTask): number;
+  encode(task: ShardTask): ShardMessage;
 }
 
 /** Hands the shards of a step to the workers: an SQS queue when deployed, a list in tests. */
-export interface ShardQueue extends ShardMessageSize {
-  send(tasks: readonly ShardTask[]): Promise<void>;
+export interface ShardQueue extends ShardMessageFormat {
+  send(messages: readonly ShardMessage[]): Promise<void>;
 }
 
 /** Where workers report the findings of their shards, under the step. */
@@ -97,7 +109,8 @@ export interface FanOut {
 /**
  * Split a step's due reads into shards of at most `size` clusters, dealt in turn so that each shard gets its share of
  * the full reads: a full read spends 25 times the datapoints of a minute read, and a worker paces its reads at its
- * share of the quotas, so a shard holding all of them would be the step's last by far.
+ * share of the quotas, so a shard holding all of them would be the step's last by far. Each shard comes encoded as the
+ * message that carries it, ready to send.
  *
  * Every shard must also fit one message of the queue, or the poll fails and its retry with it, minute after minute,
  * in the very minute the fleet is armed. At SQS's 1 MiB a shard of `SHARD_SIZE` clusters fits whatever their names:
@@ -110,21 +123,21 @@ export interface FanOut {
  * poller's wait (`FanOut.waitMs`, about 40 s). A shard that does not is unreadable for the step: its clusters are
  * skipped, not judged, and the step pages on the clusters the other shards read.
  */
-export function shardTasks(
+export function shardMessages(
   at: number,
   due: DueReads,
   size: number,
   muted: (cluster: string) => boolean,
   armed: ReadonlySet<string>,
-  message: ShardMessageSize,
-): ShardTask[] {
+  format: ShardMessageFormat,
+): ShardMessage[] {
   const clusters = due.full.length + due.minute.length;
   let shards = Math.ceil(clusters / size);
   for (;;) {
-    const tasks = dealt(at, due, shards, muted, armed);
-    const largest = Math.max(0, ...tasks.map((task) => message.messageBytes(task)));
-    if (largest <= message.maxMessageBytes || shards >= clusters) return tasks;
-    shards = Math.min(clusters, Math.max(shards + 1, Math.ceil((shards * largest) / message.maxMessageBytes)));
+    const messages = dealt(at, due, shards, muted, armed).map((task) => format.encode(task));
+    const largest = Math.max(0, ...messages.map((message) => message.bytes));
+    if (largest <= format.maxMessageBytes || shards >= clusters) return messages;
+    shards = Math.min(clusters, Math.max(shards + 1, Math.ceil((shards * largest) / format.maxMessageBytes)));
   }
 }
 
@@ -200,10 +213,11 @@ export function readingOf(cluster: ShardCluster): ClusterReading {
  */
 export async function fanOutStep(
   fanOut: FanOut,
-  tasks: readonly ShardTask[],
+  messages: readonly ShardMessage[],
   now: () => number,
 ): Promise<{ reports: ShardReport[]; late: MetricReading['unreadable'] }> {
-  await fanOut.queue.send(tasks);
+  await fanOut.queue.send(messages);
+  const tasks = messages.map((message) => message.task);
   const deadline = now() + fanOut.waitMs;
   const at = tasks[0]?.at ?? 0;
   let reports = await fanOut.findings.reportsOf(at, tasks.length);

@@ -124,8 +124,15 @@ describe('a step larger than one shard, over the real wire', () => {
     expect(sqs.calls.SendMessageBatch).toBe(1);
   });
 
-  it('reads every cluster through the shards, none unreadable', () => {
-    expect(firstStep.summary).toMatchObject({ claim: 'claimed', polled: FLEET, unreadableClusters: 0 });
+  it('reads every cluster through its three shards, none unreadable, and keeps the count in its poll record', async () => {
+    const { polls } = await dynamoDbStores({
+      client: documentClient(),
+      table: TABLE,
+      now: Date.now,
+    }).activityLog.activityBetween(FLEET_STEP_AT, FLEET_STEP_AT + 60_000);
+
+    expect(firstStep.summary).toMatchObject({ claim: 'claimed', polled: FLEET, shards: 3, unreadableClusters: 0 });
+    expect(polls.map((p) => [p.polled, p.shards])).toEqual([[FLEET, 3]]);
   });
 
   it('pages once for the fleet-wide webhook outage, whose clusters different shards read', () => {

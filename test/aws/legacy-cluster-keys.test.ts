@@ -71,8 +71,9 @@ async function readBack(loaded: LoadedConfig, cluster: string) {
     open: (await stores.incidents.openIncidents()).map((i) => i.cluster),
     watched: watched !== undefined,
     armed: [...(await new DynamoDbTripwires(new DynamoDbTable(options)).armed(T + MINUTE)).byAlarm],
-    terminations: (await new DynamoDbNodeChurnReader(documentClient(), TABLE).terminations(cluster, T, T + 10 * MINUTE))
-      .length,
+    terminations: (
+      await new DynamoDbNodeChurnReader(new DynamoDbTable(options)).terminations(cluster, T, T + 10 * MINUTE)
+    ).length,
     silenced: clusterMuted(silences, cluster, T + 5 * MINUTE, watched?.labels),
   };
 }

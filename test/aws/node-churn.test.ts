@@ -1,3 +1,4 @@
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../aws/clients.ts';
@@ -74,7 +75,11 @@ describe('node churn from Auto Scaling and EC2 events', () => {
         unreadable: [],
       }),
     };
-    const source = new NodeChurnMetricSource(inner, new DynamoDbNodeChurnReader(documentClient(), TABLE), clusters);
+    const source = new NodeChurnMetricSource(
+      inner,
+      new DynamoDbNodeChurnReader(new DynamoDbTable({ client: documentClient(), table: TABLE, now: () => at })),
+      clusters,
+    );
     const reading = await source.read({
       clusters: [cluster],
       end: T + (minutes - 1) * minute,
@@ -166,6 +171,28 @@ describe('node churn from Auto Scaling and EC2 events', () => {
 
     const churn = await read('self-euw1');
     expect([churn.replaced, churn.scaledin]).toEqual([onlyAt(2), onlyAt(2)]);
+  });
+
+  it('reads the counted terminations eventually consistently, at half the read units of a consistent query', async () => {
+    await deliver(
+      terminateSuccessful('self-euw1-workers', 'i-0bbbbbbbbbbbbbbb3', T + 2 * minute, T + 3 * minute, ELB_CAUSE),
+      T + 3 * minute,
+    );
+    const client = documentClient();
+    const queries: QueryCommandInput[] = [];
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        queries.push(args.input as QueryCommandInput);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordQueries' },
+    );
+    const reader = new DynamoDbNodeChurnReader(new DynamoDbTable({ client, table: TABLE, now: () => at }));
+
+    const counted = await reader.terminations('self-euw1', T, T + 20 * minute);
+
+    expect(counted.map((c) => c.instanceId)).toEqual(['i-0bbbbbbbbbbbbbbb3']);
+    expect(queries.map((q) => q.ConsistentRead ?? false)).toEqual([false]);
   });
 
   it('places a Karpenter node by the tags it had when it started running, and counts its termination once', async () => {

@@ -202,10 +202,16 @@ describe('the poller over the real wire', () => {
       true,
       'test',
     ]);
-    expect(page).toMatchObject({ ClustersPolled: 1, MetricsRequested: METRICS_READ, NotificationFailures: 0 });
+    expect(page).toMatchObject({
+      ClustersPolled: 1,
+      MetricsRequested: METRICS_READ,
+      Shards: 0,
+      NotificationFailures: 0,
+    });
     expect(page?._aws.CloudWatchMetrics[0]?.Metrics).toEqual([
       { Name: 'ClustersPolled', Unit: 'Count' },
       { Name: 'MetricsRequested', Unit: 'Count' },
+      { Name: 'Shards', Unit: 'Count' },
       { Name: 'Findings', Unit: 'Count' },
       { Name: 'RulesPartial', Unit: 'Count' },
       { Name: 'RulesSkipped', Unit: 'Count' },

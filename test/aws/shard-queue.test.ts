@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { parse } from '@aws-lambda-powertools/parser';
 import { SqsEnvelope } from '@aws-lambda-powertools/parser/envelopes/sqs';
 import {
@@ -9,7 +10,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SqsShardQueue } from '../../aws/sqs/shard-queue.ts';
 import { shardMessageSchema } from '../../functions/shard-worker/shard-task.ts';
-import { SHARD_WORKERS, type ShardTask } from '../../shared/pipeline/shards.ts';
+import { SHARD_WORKERS, type ShardMessage, type ShardTask } from '../../shared/pipeline/shards.ts';
 import { SqsServer } from '../../support/sqs-server.ts';
 import { pseudoRandomNames, sharedPrefixNames, worstMinuteShards } from '../support/long-names.ts';
 
@@ -34,8 +35,10 @@ const worstMinute = (fleet: readonly string[]) => worstMinuteShards(AT, fleet);
 const workerReads = () =>
   sqs.drain(queueUrl).map((message) => {
     const [task] = parse(SqsServer.eventOf(queueUrl, [message]), SqsEnvelope, shardMessageSchema) as ShardTask[];
-    return { bytes: Buffer.byteLength(message.body), task };
+    return { body: message.body, bytes: Buffer.byteLength(message.body), task };
   });
+
+const tasksOf = (messages: readonly ShardMessage[]) => messages.map((m) => m.task);
 
 beforeAll(async () => {
   sqs = await new SqsServer().listen();
@@ -82,19 +85,20 @@ describe('the loopback SQS, at its limits', () => {
 
 describe('the worst minute of 10,000 clusters of 128-character names through the shard queue', () => {
   it(`sends names that share their prefixes in ${SHARD_WORKERS} messages, read back as sent`, async () => {
-    const tasks = worstMinute(sharedPrefixNames(FLEET));
+    const messages = worstMinute(sharedPrefixNames(FLEET));
 
-    await new SqsShardQueue(client, queueUrl).send(tasks);
+    await new SqsShardQueue(client, queueUrl).send(messages);
     const read = workerReads();
 
-    expect(read.map((r) => r.task)).toEqual(tasks);
-    expect(tasks).toHaveLength(SHARD_WORKERS);
+    expect(read.map((r) => r.task)).toEqual(tasksOf(messages));
+    expect(read.map((r) => r.body)).toEqual(messages.map((m) => m.body));
+    expect(messages).toHaveLength(SHARD_WORKERS);
     expect(Math.max(...read.map((r) => r.bytes))).toBeLessThan(32_768);
     expect(sqs.calls.SendMessageBatch).toBe(1);
   });
 
   it(`sends names that share nothing in ${SHARD_WORKERS} messages, batched in calls of at most 1 MiB`, async () => {
-    const tasks = worstMinute(pseudoRandomNames(FLEET));
+    const messages = worstMinute(pseudoRandomNames(FLEET));
     // Each call's messages, by size in bytes, as the client sends them.
     const calls: number[][] = [];
     const recording = new SQSClient({ endpoint: sqs.endpoint, region: 'eu-west-1', credentials, maxAttempts: 1 });
@@ -108,18 +112,31 @@ describe('the worst minute of 10,000 clusters of 128-character names through the
     );
     const total = (sizes: readonly number[]) => sizes.reduce((a, b) => a + b, 0);
 
-    await new SqsShardQueue(recording, queueUrl).send(tasks);
+    await new SqsShardQueue(recording, queueUrl).send(messages);
     recording.destroy();
     const read = workerReads();
 
-    expect(read.map((r) => r.task)).toEqual(tasks);
-    expect(tasks).toHaveLength(SHARD_WORKERS);
+    expect(read.map((r) => r.task)).toEqual(tasksOf(messages));
+    expect(messages).toHaveLength(SHARD_WORKERS);
     expect(read.every((r) => r.bytes > 262_144 && r.bytes <= 1_048_576)).toBe(true);
     expect(calls.flat()).toEqual(read.map((r) => r.bytes));
     expect(calls.every((sizes) => total(sizes) <= 1_048_576)).toBe(true);
     // A call ends only where the next message would have taken it over 1 MiB.
     expect(calls.slice(1).every((sizes, i) => total([...(calls[i] ?? []), sizes[0] ?? 0]) > 1_048_576)).toBe(true);
     expect(sqs.calls.SendMessageBatch).toBe(calls.length);
+  });
+
+  it('sends the body each shard was dealt with, and does not encode its task again', async () => {
+    const task: ShardTask = { at: AT, shard: 0, shards: 1, full: ['a'], minute: ['b', 'c'], muted: [1], armed: [0, 2] };
+    // Gzipped faster than the queue's own encoding would: a body the queue would not have made of the task itself.
+    const body = gzipSync(JSON.stringify(task), { level: 1 }).toString('base64');
+    const queue = new SqsShardQueue(client, queueUrl);
+
+    await queue.send([{ task, body, bytes: Buffer.byteLength(body) }]);
+    const read = workerReads();
+
+    expect(body).not.toBe(queue.encode(task).body);
+    expect(read).toEqual([{ body, bytes: Buffer.byteLength(body), task }]);
   });
 });
 

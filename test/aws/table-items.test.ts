@@ -95,6 +95,40 @@ describe('the table item codecs', () => {
     expect(decoding).toThrow(`table item {"pk":"OUTBOX","sk":"${page.id}"} cannot be read:\n  - $.status: `);
   });
 
+  describe('poll records', () => {
+    const at = Date.parse('2026-11-20T10:00:00Z');
+    const stored = {
+      at,
+      owner: 'request-1',
+      claim: 'claimed',
+      startedAt: at + 183_000,
+      lateMs: 3_000,
+      durationMs: 4_200,
+      clusters: 6_000,
+      polled: 6_000,
+      metricsRequested: 84_000,
+      findings: 0,
+      created: 0,
+      delivered: 0,
+      deliveryFailures: 0,
+      unreadableClusters: 0,
+      nearMisses: [],
+    };
+    const decoded = (record: object) => decodeItem(pollLogItem, { ...pollLogKey(at, 'request-1'), record }).record;
+
+    it('read back the shards a poll dealt its step into', () => {
+      expect(decoded({ ...stored, shards: 3 })).toEqual({ ...stored, shards: 3 });
+    });
+
+    it('read a poll record stored before the shards were counted', () => {
+      expect(decoded(stored)).toEqual(stored);
+    });
+
+    it('name a count of shards that is not a number', () => {
+      expect(() => decoded({ ...stored, shards: 'three' })).toThrow('  - $.record.shards: ');
+    });
+  });
+
   it('name the path inside a poll record that is missing a field', () => {
     const at = Date.parse('2026-11-20T10:00:00Z');
     const item = { ...pollLogKey(at, 'request-1'), record: { at, owner: 'request-1', claim: 'claimed' } };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { cloudWatchClients, documentClient } from '../../aws/clients.ts';
-import { CloudWatchTripwireAlarms, DESCRIBE_ALARMS_MAX_RECORDS } from '../../aws/cloudwatch/tripwire-alarms.ts';
+import { DESCRIBE_ALARMS_MAX_RECORDS } from '../../aws/cloudwatch/describe-alarms-pacing.ts';
+import { CloudWatchTripwireAlarms } from '../../aws/cloudwatch/tripwire-alarms.ts';
 import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
 import { DynamoDbTripwireRecorder } from '../../aws/dynamodb/tripwire-recorder.ts';
 import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';

@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { cloudWatchClients } from '../../aws/clients.ts';
+import { DESCRIBE_ALARMS_CALLS_PER_SECOND } from '../../aws/cloudwatch/describe-alarms-pacing.ts';
+import { alarmStates } from '../../aws/cloudwatch/inventory.ts';
+import { CloudWatchTripwireAlarms } from '../../aws/cloudwatch/tripwire-alarms.ts';
 import { doctorCommand } from '../../cli/doctor-command.ts';
 import { main } from '../../cli/main.ts';
 import { readConfigFile } from '../../io/input-files.ts';
+import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
 import { type AwsHarness, startAwsHarness, writeConfig } from '../../support/aws-harness.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../support/cloudwatch-server.ts';
+import { DESCRIBE_ALARMS_PER_SECOND } from '../../support/describe-alarms-quota.ts';
 import { type EksServer, startEksServer } from '../../support/eks-server.ts';
 import { webhookFailuresFromPrometheus } from '../../support/prometheus-signals.ts';
 import { CapturedCommandOutput } from '../support/command-output.ts';
@@ -185,6 +191,35 @@ describe('sentinel doctor', () => {
       `- dev-use1: link account 222233334444 to the sink ${SINK}: deploy the SourceAccountStack of us-east-1 there`,
     );
   });
+
+  it("reads tripwire alarms beside a poller's refresh of the same Region, and CloudWatch throttles neither", async () => {
+    // 1,000 tripwires: 10 pages for the refresh, 3 for doctor's 300, 13 calls that would all go in the first second.
+    const names = Array.from({ length: 1_000 }, (_, i) => tripwireAlarmName('fleet', `fleet-${i}`));
+    for (const name of names) {
+      harness.cloudwatch.setAlarm({
+        AlarmName: name,
+        AlarmArn: `arn:aws:cloudwatch:us-east-1:${DEFAULT_ACCOUNT_ID}:alarm:${name}`,
+        StateValue: 'OK',
+        StateTransitionedTimestamp: new Date(NOW),
+      });
+    }
+    const clientFor = cloudWatchClients('us-east-1');
+    const refresh = new CloudWatchTripwireAlarms({ deployment: 'fleet', clientFor, regions: ['default'] });
+    harness.cloudwatch.describeAlarmsQuota.reset();
+    const before = harness.cloudwatch.calls.DescribeAlarms ?? 0;
+
+    const [refreshed, asked] = await Promise.all([
+      refresh.states(),
+      alarmStates(clientFor('us-east-1'), names.slice(0, 300)),
+    ]);
+
+    expect(DESCRIBE_ALARMS_CALLS_PER_SECOND.tripwireRefresh + DESCRIBE_ALARMS_CALLS_PER_SECOND.doctor).toBe(
+      DESCRIBE_ALARMS_PER_SECOND,
+    );
+    expect(harness.cloudwatch.describeAlarmsQuota.throttled).toBe(0);
+    expect((harness.cloudwatch.calls.DescribeAlarms ?? 0) - before).toBe(13);
+    expect([refreshed.length, asked.length]).toEqual([1_000, 300]);
+  }, 30_000);
 });
 
 /** The lines of one cluster's part of the report. */

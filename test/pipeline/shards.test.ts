@@ -1,15 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
 import { SQS_SHARD_MESSAGE } from '../../aws/sqs/shard-message.ts';
+import { pollOnSchedule } from '../../functions/poller/poll-on-schedule.ts';
 import { DISPLAY_NAME, DISPLAY_NAME_MAX } from '../../shared/config/cluster-identity.ts';
+import { compileRuleSet } from '../../shared/config/deployment-config.ts';
+import { buildPlan } from '../../shared/pipeline/build-plan.ts';
 import { MemoryShardFindings } from '../../shared/pipeline/memory-shard-findings.ts';
+import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import {
   type FanOut,
   fanOutStep,
   SHARD_WORKERS,
-  type ShardMessageSize,
+  type ShardMessage,
+  type ShardMessageFormat,
   type ShardReport,
-  shardTasks,
+  type ShardTask,
+  shardClusters,
+  shardMessages,
 } from '../../shared/pipeline/shards.ts';
+import { CollectingNotifier } from '../../shared/scenario/replay.ts';
 import { pseudoRandomNames, sharedPrefixNames, worstMinuteShards } from '../support/long-names.ts';
 
 const AT = Date.parse('2026-01-05T12:00:00Z');
@@ -25,12 +33,15 @@ const reportOf = (shard: number, clusters: readonly string[]): ShardReport => ({
   blindTripwires: [],
 });
 
+/** The shards of `messages`, as the workers get them. */
+const tasksOf = (messages: readonly ShardMessage[]) => messages.map((m) => m.task);
+
 /** A fan-out over memory whose workers are `answer`, and a clock that the sleeps move on. */
-function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ReturnType<typeof shardTasks>) => void) {
+function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ShardTask[]) => void) {
   let clock = 0;
   const findings = new MemoryShardFindings();
   const fanOut: FanOut = {
-    queue: { ...SQS_SHARD_MESSAGE, send: async (tasks) => answer(findings, [...tasks]) },
+    queue: { ...SQS_SHARD_MESSAGE, send: async (messages) => answer(findings, tasksOf(messages)) },
     findings,
     shardSize: 3,
     waitMs: 5_000,
@@ -42,15 +53,17 @@ function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ReturnType<
   return { fanOut, now: () => clock };
 }
 
-describe('shardTasks', () => {
+describe('shardMessages', () => {
   it('deals the full reads across the shards, no shard larger than the shard size', () => {
-    const tasks = shardTasks(
-      AT,
-      { full: names('full', 3), minute: names('minute', 7) },
-      4,
-      () => false,
-      new Set(),
-      SQS_SHARD_MESSAGE,
+    const tasks = tasksOf(
+      shardMessages(
+        AT,
+        { full: names('full', 3), minute: names('minute', 7) },
+        4,
+        () => false,
+        new Set(),
+        SQS_SHARD_MESSAGE,
+      ),
     );
 
     expect(tasks.map((t) => [t.full.length, t.minute.length])).toEqual([
@@ -64,16 +77,38 @@ describe('shardTasks', () => {
   });
 
   it('tells each shard which of its clusters are muted and which are armed, by their position in it', () => {
-    const [task] = shardTasks(
-      AT,
-      { full: ['a'], minute: ['b', 'c'] },
-      3,
-      (c) => c === 'b',
-      new Set(['c', 'z']),
-      SQS_SHARD_MESSAGE,
+    const [task] = tasksOf(
+      shardMessages(
+        AT,
+        { full: ['a'], minute: ['b', 'c'] },
+        3,
+        (c) => c === 'b',
+        new Set(['c', 'z']),
+        SQS_SHARD_MESSAGE,
+      ),
     );
 
     expect(task).toMatchObject({ shard: 0, shards: 1, full: ['a'], minute: ['b', 'c'], muted: [1], armed: [2] });
+  });
+
+  it('encodes each shard once, and the queue is handed the messages it measured', async () => {
+    const encoded: ShardTask[] = [];
+    const counting: ShardMessageFormat = {
+      ...SQS_SHARD_MESSAGE,
+      encode: (task) => {
+        encoded.push(task);
+        return SQS_SHARD_MESSAGE.encode(task);
+      },
+    };
+    const sent: ShardMessage[] = [];
+    const { fanOut, now } = memoryFanOut(() => {});
+
+    const messages = shardMessages(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), counting);
+    await fanOutStep({ ...fanOut, queue: { ...counting, send: async (m) => void sent.push(...m) } }, messages, now);
+
+    expect(encoded).toEqual(tasksOf(messages));
+    expect(sent).toEqual(messages);
+    expect(sent.every((m, i) => m === messages[i])).toBe(true);
   });
 });
 
@@ -82,16 +117,17 @@ describe('shardTasks', () => {
  * as SQS would get it (aws/sqs/shard-message.ts) against the 1,048,576 bytes SQS takes
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html).
  */
-describe('shardTasks in the worst minute of 10,000 clusters of long names', () => {
+describe('shardMessages in the worst minute of 10,000 clusters of long names', () => {
   const FLEET = 10_000;
   const worstMinute = (fleet: readonly string[]) => worstMinuteShards(AT, fleet);
-  const largestMessage = (tasks: ReturnType<typeof shardTasks>) =>
-    Math.max(...tasks.map((t) => SQS_SHARD_MESSAGE.messageBytes(t)));
+  const largestMessage = (messages: readonly ShardMessage[]) =>
+    Math.max(...messages.map((m) => Buffer.byteLength(m.body)));
 
   it(`keeps ${SHARD_WORKERS} shards, each one message, when the names are 128 characters that do not compress`, () => {
     const fleet = pseudoRandomNames(FLEET);
-    const tasks = worstMinute(fleet);
-    const largest = largestMessage(tasks);
+    const messages = worstMinute(fleet);
+    const tasks = tasksOf(messages);
+    const largest = largestMessage(messages);
 
     expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
     expect(tasks).toHaveLength(SHARD_WORKERS);
@@ -102,22 +138,24 @@ describe('shardTasks in the worst minute of 10,000 clusters of long names', () =
 
   it(`keeps ${SHARD_WORKERS} shards when the names are 128 characters that share their prefixes`, () => {
     const fleet = sharedPrefixNames(FLEET);
-    const tasks = worstMinute(fleet);
+    const messages = worstMinute(fleet);
+    const tasks = tasksOf(messages);
 
     expect(fleet.every((name) => name.length === DISPLAY_NAME_MAX && DISPLAY_NAME.test(name))).toBe(true);
     expect(tasks).toHaveLength(SHARD_WORKERS);
-    expect(largestMessage(tasks)).toBeLessThanOrEqual(1_048_576);
+    expect(largestMessage(messages)).toBeLessThanOrEqual(1_048_576);
     expect(tasks.every((t) => t.muted.length === t.full.length + t.minute.length)).toBe(true);
   });
 
   it('deals names that do not compress into more shards on a queue whose MaximumMessageSize was set lower', () => {
     const fleet = pseudoRandomNames(FLEET);
-    const lower: ShardMessageSize = { ...SQS_SHARD_MESSAGE, maxMessageBytes: 262_144 };
-    const tasks = worstMinuteShards(AT, fleet, lower);
+    const lower: ShardMessageFormat = { ...SQS_SHARD_MESSAGE, maxMessageBytes: 262_144 };
+    const messages = worstMinuteShards(AT, fleet, lower);
+    const tasks = tasksOf(messages);
 
     expect(tasks.length).toBeGreaterThan(SHARD_WORKERS);
     expect(tasks.every((t) => t.shards === tasks.length)).toBe(true);
-    expect(tasks.every((t) => lower.messageBytes(t) <= lower.maxMessageBytes)).toBe(true);
+    expect(largestMessage(messages)).toBeLessThanOrEqual(lower.maxMessageBytes);
     expect(tasks.flatMap((t) => [...t.full, ...t.minute]).sort()).toEqual([...fleet].sort());
     const fullReads = tasks.map((t) => t.full.length);
     expect(Math.max(...fullReads) - Math.min(...fullReads)).toBeLessThanOrEqual(1);
@@ -129,9 +167,16 @@ describe('fanOutStep', () => {
     const { fanOut, now } = memoryFanOut((findings, tasks) => {
       for (const t of tasks) void findings.report(reportOf(t.shard, [...t.full, ...t.minute]));
     });
-    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), SQS_SHARD_MESSAGE);
+    const messages = shardMessages(
+      AT,
+      { full: [], minute: names('c', 6) },
+      3,
+      () => false,
+      new Set(),
+      SQS_SHARD_MESSAGE,
+    );
 
-    const { reports, late } = await fanOutStep(fanOut, tasks, now);
+    const { reports, late } = await fanOutStep(fanOut, messages, now);
 
     expect(reports.map((r) => r.shard)).toEqual([0, 1]);
     expect(late).toEqual([]);
@@ -142,12 +187,19 @@ describe('fanOutStep', () => {
       const [first] = tasks;
       if (first) void findings.report(reportOf(first.shard, [...first.full, ...first.minute]));
     });
-    const tasks = shardTasks(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), SQS_SHARD_MESSAGE);
+    const messages = shardMessages(
+      AT,
+      { full: [], minute: names('c', 6) },
+      3,
+      () => false,
+      new Set(),
+      SQS_SHARD_MESSAGE,
+    );
 
-    const { reports, late } = await fanOutStep(fanOut, tasks, now);
+    const { reports, late } = await fanOutStep(fanOut, messages, now);
 
     expect(reports.map((r) => r.shard)).toEqual([0]);
-    expect(late).toEqual([{ clusters: tasks[1]?.minute, error: 'shard 2 of 2 did not report within 5 s' }]);
+    expect(late).toEqual([{ clusters: messages[1]?.task.minute, error: 'shard 2 of 2 did not report within 5 s' }]);
     expect(now()).toBe(5_000);
   });
 
@@ -157,5 +209,70 @@ describe('fanOutStep', () => {
     await findings.report(reportOf(0, ['b']));
 
     expect((await findings.reportsOf(AT, 1)).map((r) => r.clusters.map((c) => c.cluster))).toEqual([['a']]);
+  });
+});
+
+describe('a poll that fans out its step', () => {
+  const clusters = names('c', 6);
+  const plan = buildPlan({ ruleSet: compileRuleSet([], 'rules'), clusters, maintenance: [], stepSeconds: 60 });
+  // Scheduled three minutes after the step (the ingestion lag of 2 minutes and the minute itself), started 3 s later.
+  const scheduledTime = new Date(AT + 180_000).toISOString();
+  const startedAt = AT + 183_000;
+
+  /** A poll of six clusters, every one armed, in shards of `shardSize` when given; and what it said of itself. */
+  async function pollInShardsOf(shardSize?: number) {
+    const stores = memoryStores(() => startedAt);
+    const findings = new MemoryShardFindings();
+    // Workers that answer every shard before the queue returns.
+    const fanOut: FanOut = {
+      queue: {
+        ...SQS_SHARD_MESSAGE,
+        send: async (messages) => {
+          for (const { task } of messages) await findings.report(reportOf(task.shard, shardClusters(task)));
+        },
+      },
+      findings,
+      shardSize: shardSize ?? 0,
+      waitMs: 5_000,
+      checkEveryMs: 1_000,
+      sleep: async () => {},
+    };
+    const metrics = new Map<string, number>();
+    const summary = await pollOnSchedule(
+      {
+        plan,
+        metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
+        ...stores,
+        notifier: new CollectingNotifier(),
+        tripwires: { armed: async () => ({ byAlarm: new Set(clusters), byNodeChurn: new Set() }) },
+        ...(shardSize !== undefined && { fanOut }),
+        owner: 'test',
+        now: () => startedAt,
+        leaseMs: 60_000,
+        ingestionLag: '2m',
+        logger: { error: () => {}, debug: () => {}, warn: () => {} },
+        pipelineMetrics: { addMetric: (name, _unit, value) => void metrics.set(name, value) },
+        dashboard: true,
+      },
+      { kind: 'poll', scheduledTime },
+    );
+    const { polls } = await stores.activityLog.activityBetween(AT, AT + 60_000);
+    return { summary, metric: metrics.get('Shards'), records: polls };
+  }
+
+  it('reports how many shards it dealt the step into: in its summary, its poll record and the Shards metric', async () => {
+    const { summary, metric, records } = await pollInShardsOf(3);
+
+    expect(summary).toMatchObject({ claim: 'claimed', polled: 6, shards: 2, unreadableClusters: 0 });
+    expect(metric).toBe(2);
+    expect(records.map((r) => r.shards)).toEqual([2]);
+  });
+
+  it('reports no shard when it reads the step itself, and keeps none in its poll record', async () => {
+    const { summary, metric, records } = await pollInShardsOf();
+
+    expect([summary.shards, metric]).toEqual([0, 0]);
+    expect(records).toHaveLength(1);
+    expect(records[0]).not.toHaveProperty('shards');
   });
 });

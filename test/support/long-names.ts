@@ -5,7 +5,7 @@
  */
 import { SQS_SHARD_MESSAGE } from '../../aws/sqs/shard-message.ts';
 import { DISPLAY_NAME_MAX } from '../../shared/config/cluster-identity.ts';
-import { SHARD_SIZE, type ShardMessageSize, type ShardTask, shardTasks } from '../../shared/pipeline/shards.ts';
+import { SHARD_SIZE, type ShardMessage, type ShardMessageFormat, shardMessages } from '../../shared/pipeline/shards.ts';
 import { seededRandom } from '../../support/seeded-random.ts';
 
 const ENVIRONMENTS = ['prod', 'staging', 'perf'];
@@ -44,21 +44,21 @@ export function pseudoRandomNames(count: number): string[] {
 }
 
 /**
- * The shards of a fleet's worst minute (docs/scaling.md), dealt for SQS or for the queue `message` says: a twentieth
+ * The shards of a fleet's worst minute (docs/scaling.md), dealt for SQS or for the queue `format` says: a twentieth
  * of the fleet due for a full read, every tripwire armed, and a maintenance window muting every cluster.
  */
 export function worstMinuteShards(
   at: number,
   fleet: readonly string[],
-  message: ShardMessageSize = SQS_SHARD_MESSAGE,
-): ShardTask[] {
+  format: ShardMessageFormat = SQS_SHARD_MESSAGE,
+): ShardMessage[] {
   const full = Math.ceil(fleet.length / 20);
-  return shardTasks(
+  return shardMessages(
     at,
     { full: fleet.slice(0, full), minute: fleet.slice(full) },
     SHARD_SIZE,
     () => true,
     new Set(fleet),
-    message,
+    format,
   );
 }

@@ -10,10 +10,23 @@ export interface OperationUsage {
   writeUnits: number;
 }
 
+/** Request units a partition key (a table item collection, or a `byDay` index value) took, in total. */
+export interface PartitionUsage {
+  readUnits: number;
+  writeUnits: number;
+}
+
 export interface DynamoMeter {
   /** Point the SDK here (AWS_ENDPOINT_URL_DYNAMODB) instead of at dynalite. */
   readonly endpoint: string;
   readonly usage: Map<string, OperationUsage>;
+  /**
+   * By partition key value, the table's (`pk`) and the index's (`day`, as `byDay:<value>`): DynamoDB serves each
+   * partition at most 3,000 read and 1,000 write units a second, whatever the table's mode
+   * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.Partitions.html), and items that share
+   * a partition key start out in one partition. Never reset: callers take differences.
+   */
+  readonly partitions: Map<string, PartitionUsage>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -31,6 +44,7 @@ const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']
 export async function startDynamoMeter(dynalite: string): Promise<DynamoMeter> {
   const target = new URL(dynalite);
   const usage = new Map<string, OperationUsage>();
+  const partitions = new Map<string, PartitionUsage>();
   const server = createServer((req, res) => {
     void (async () => {
       const body = JSON.parse((await readAll(req)) || '{}') as Record<string, unknown>;
@@ -38,7 +52,7 @@ export async function startDynamoMeter(dynalite: string): Promise<DynamoMeter> {
       const metered = READS.has(operation) || WRITES.has(operation);
       const forwarded = JSON.stringify(metered ? { ...body, ReturnConsumedCapacity: 'INDEXES' } : body);
       const answer = await forward(target, req, forwarded);
-      if (metered) record(usage, operation, body, answer.body);
+      if (metered) record(usage, partitions, operation, body, answer.body);
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
     })();
@@ -47,6 +61,7 @@ export async function startDynamoMeter(dynalite: string): Promise<DynamoMeter> {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     usage,
+    partitions,
     reset: () => usage.clear(),
     close: async () => {
       server.closeAllConnections();
@@ -57,6 +72,7 @@ export async function startDynamoMeter(dynalite: string): Promise<DynamoMeter> {
 
 function record(
   usage: Map<string, OperationUsage>,
+  partitions: Map<string, PartitionUsage>,
   operation: string,
   request: Record<string, unknown>,
   answer: Buffer,
@@ -68,14 +84,57 @@ function record(
   const entry = usage.get(operation) ?? { calls: 0, readUnits: 0, writeUnits: 0 };
   usage.set(operation, entry);
   entry.calls++;
+  const keys = partitionKeys(request);
+  const charge = (kind: keyof PartitionUsage, units: number, of: readonly string[]) => {
+    for (const pk of of) {
+      const partition = partitions.get(pk) ?? { readUnits: 0, writeUnits: 0 };
+      partitions.set(pk, partition);
+      partition[kind] += units / of.length;
+    }
+  };
   if (READS.has(operation)) {
-    entry.readUnits += Math.max(reported, request.ConsistentRead === true ? 1 : 0.5);
+    const units = Math.max(reported, request.ConsistentRead === true ? 1 : 0.5);
+    entry.readUnits += units;
+    charge('readUnits', units, keys);
     return;
   }
   const tableUnits = Math.max(reported, 1);
-  entry.writeUnits += tableUnits + tableUnits * indexWrites(operation, request);
+  const indexUnits = tableUnits * indexWrites(operation, request);
+  entry.writeUnits += tableUnits + indexUnits;
+  charge('writeUnits', tableUnits, keys);
+  if (indexUnits > 0) charge('writeUnits', indexUnits, [`byDay:${indexedDay(request)}`]);
 }
 
+type Attributes = Record<string, { S?: string } | undefined>;
+
+/** The partition key values a request reads or writes: of its item, its key, its query, or each of its batch's. */
+function partitionKeys(request: Record<string, unknown>): string[] {
+  const pkOf = (attributes: unknown) => (attributes as Attributes | undefined)?.[TABLE_SCHEMA.partitionKey]?.S;
+  const values = request.ExpressionAttributeValues as Attributes | undefined;
+  if (request.IndexName) return [`byDay:${values?.[':day']?.S ?? '?'}`];
+  const batch = Object.values((request.RequestItems as Record<string, unknown[]> | undefined) ?? {}).flat();
+  const found = [
+    pkOf(request.Item),
+    pkOf(request.Key),
+    values?.[':pk']?.S,
+    ...batch.map((entry) => {
+      const e = entry as { PutRequest?: { Item?: unknown }; DeleteRequest?: { Key?: unknown }; Keys?: unknown[] };
+      return pkOf(e.PutRequest?.Item) ?? pkOf(e.DeleteRequest?.Key);
+    }),
+  ];
+  const keys = found.filter((pk): pk is string => pk !== undefined);
+  return keys.length > 0 ? keys : ['?'];
+}
+
+/**
+ * The `byDay` value a put or an update gives its item: the item's own, or the `:day` an update sets (outbox.ts); an
+ * update that moves an entry whose value it does not name is charged to `byDay:?`.
+ */
+function indexedDay(request: Record<string, unknown>): string {
+  const indexKey = TABLE_SCHEMA.dayIndex.partitionKey;
+  const fromItem = (request.Item as Attributes | undefined)?.[indexKey]?.S;
+  return fromItem ?? (request.ExpressionAttributeValues as Attributes | undefined)?.[':day']?.S ?? '?';
+}
 /** How many times a write touches the `byDay` index: items carrying its key are projected whole (ALL). */
 function indexWrites(operation: string, request: Record<string, unknown>): number {
   const indexKey = TABLE_SCHEMA.dayIndex.partitionKey;

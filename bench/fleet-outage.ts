@@ -27,6 +27,7 @@ import {
   withinLimits,
 } from '../support/fleet-outage.ts';
 import type { FunctionLimits } from '../support/function-container.ts';
+import { type DynamoMeter, type PartitionUsage, startDynamoMeter } from './dynamodb-meter.ts';
 
 /** The most clusters one deployment watches: the fleet-scale test's size when run alone. */
 export const FLEET_OUTAGE_CLUSTERS = 10_000;
@@ -72,10 +73,27 @@ export interface FleetOutageRow {
   readonly withinLimits?: boolean;
   readonly struck?: readonly string[];
   readonly dynalitePeakRssMb?: number;
+  /** The partitions that took the most write units within one poll, hottest first (at most HOT_PARTITIONS). */
+  readonly hottestPartitions?: readonly HotPartition[];
   /** The machine's one-minute load average when the run ended: above its cores, wall times are not the run's own. */
   readonly loadAverage?: number;
   readonly error?: string;
 }
+
+/**
+ * A partition key's largest share of one poll: the request units every function took of it from the end of the poll
+ * before to the end of this one (the poll's own, and the tripwire and delivery functions' beside it). DynamoDB serves a
+ * partition at most 1,000 write units a second, so `writeUnits` / 1,000 is the least time those writes can take.
+ */
+export interface HotPartition {
+  readonly partition: string;
+  readonly writeUnits: number;
+  readonly readUnits: number;
+  readonly step: number;
+  readonly pollMs: number;
+}
+
+const HOT_PARTITIONS = 4;
 
 const run = promisify(execFile);
 const self = fileURLToPath(import.meta.url);
@@ -155,17 +173,46 @@ function pollOf({ step, ms, cpuMs, peakHeapMb, peakRssMb, result, error }: Fleet
   };
 }
 
+/** Every function's DynamoDB requests through a meter, and each partition's largest share of one poll. */
+function partitionHeat() {
+  let meter: DynamoMeter | undefined;
+  let before = new Map<string, PartitionUsage>();
+  const hottest = new Map<string, HotPartition>();
+  return {
+    meter: async (dynalite: string) => {
+      meter = await startDynamoMeter(dynalite);
+      return meter;
+    },
+    pollEnded: ({ step, ms }: FleetInvocation) => {
+      if (!meter) return;
+      for (const [partition, now] of meter.partitions) {
+        const was = before.get(partition) ?? { readUnits: 0, writeUnits: 0 };
+        const writeUnits = now.writeUnits - was.writeUnits;
+        const readUnits = now.readUnits - was.readUnits;
+        if (writeUnits > (hottest.get(partition)?.writeUnits ?? 0)) {
+          hottest.set(partition, { partition, writeUnits, readUnits, step, pollMs: ms });
+        }
+      }
+      before = new Map([...meter.partitions].map(([partition, usage]) => [partition, { ...usage }]));
+    },
+    hottest: () => [...hottest.values()].sort((a, b) => b.writeUnits - a.writeUnits).slice(0, HOT_PARTITIONS),
+  };
+}
+
 /** One case, in this (child) process: prints its FleetOutageRow. */
 async function runCase(index: number, clusters: number): Promise<FleetOutageRow> {
   const [faults, plan] = CASES[index] ?? CASES[0];
   const started = performance.now();
+  const heat = partitionHeat();
   const outage = await runFleetOutage({
     clusters,
     ...(plan && { faults: plan() }),
     ...(process.env.FLEET_OUTAGE_LOGS && { logDirectory: process.env.FLEET_OUTAGE_LOGS }),
+    interposeDynamoDb: heat.meter,
     // Each poll as it ends, for whoever watches a long run.
     onInvocation: (invocation) => {
       if (invocation.function !== 'poller') return;
+      heat.pollEnded(invocation);
       process.stderr.write(`${JSON.stringify(pollOf(invocation))}\n`);
     },
   });
@@ -197,6 +244,7 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
     withinLimits: outage.invocations.every(withinLimits),
     struck: outage.struck,
     ...(outage.dynalitePeakRssMb !== undefined && { dynalitePeakRssMb: outage.dynalitePeakRssMb }),
+    hottestPartitions: heat.hottest(),
     loadAverage: loadavg()[0] ?? 0,
   };
 }

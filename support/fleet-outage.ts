@@ -179,6 +179,11 @@ export async function runFleetOutage(options: {
   readonly onInvocation?: (invocation: FleetInvocation) => void;
   /** A folder each function's log lines go to, a file per function; by default they are dropped. */
   readonly logDirectory?: string;
+  /**
+   * A proxy every function reaches DynamoDB through, started in front of dynalite's endpoint (the benchmark's meter of
+   * request units); the poller's faults, when it has some, strike between it and the poller.
+   */
+  readonly interposeDynamoDb?: (dynalite: string) => Promise<{ readonly endpoint: string; close(): Promise<void> }>;
 }): Promise<FleetOutageRun> {
   const scenario = fleetOutageScenario(options.clusters);
   const limits = functionLimits(options.clusters);
@@ -202,6 +207,9 @@ export async function runFleetOutage(options: {
   };
 
   const harness = await startAwsHarness({ dynamoInChildProcess: true });
+  const interposed = await options.interposeDynamoDb?.(harness.dynamoEndpoint);
+  // The functions' containers take this process's environment, which the harness pointed at dynalite.
+  if (interposed) process.env.AWS_ENDPOINT_URL_DYNAMODB = interposed.endpoint;
   const [sqs, pagerduty, secrets] = await Promise.all([
     new SqsServer().listen(),
     startPagerDutyServer(),
@@ -254,7 +262,7 @@ export async function runFleetOutage(options: {
   const proxy =
     options.faults &&
     (await startDynamoDbFaultProxy({
-      target: harness.dynamoEndpoint,
+      target: interposed?.endpoint ?? harness.dynamoEndpoint,
       plan: options.faults,
       onDie: () => poller.kill(),
     }));
@@ -398,7 +406,7 @@ export async function runFleetOutage(options: {
   } finally {
     // A run that failed stops dynalite and every server too, so that the test or the benchmark's child can end.
     await Promise.all(containers.map((c) => c.close()));
-    await Promise.all([sqs.close(), pagerduty.close(), secrets.close(), proxy?.close()]);
+    await Promise.all([sqs.close(), pagerduty.close(), secrets.close(), proxy?.close(), interposed?.close()]);
     dynalitePeakRssMb = (await harness.close()).peakRssMb;
   }
   return { ...run, ...(dynalitePeakRssMb !== undefined && { dynalitePeakRssMb }) };

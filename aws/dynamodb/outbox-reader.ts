@@ -6,10 +6,10 @@ import type { DynamoDbTable } from './table.ts';
 import {
   decodeItem,
   decodeJson,
+  gzippedPartItem,
   MalformedItemError,
   notificationSchema,
   outboxItem,
-  outboxPartItem,
 } from './table-items.ts';
 import { DAY_INDEX, daysFrom, outboxKey, outboxPartsPrefix, PARTITION } from './table-keys.ts';
 
@@ -66,7 +66,7 @@ export class DynamoDbOutboxReader implements Pick<Outbox, 'pending' | 'raisedBet
       const found = `${parts.length} of ${stored.notificationParts ?? 'no'} parts`;
       throw new MalformedItemError(key, [{ path: 'notificationParts', message: `holds no notification (${found})` }]);
     }
-    const payload = parts.map((part) => decodeItem(outboxPartItem, part).payload);
+    const payload = parts.map((part) => decodeItem(gzippedPartItem, part).payload);
     return decodeJson(notificationSchema, gunzipSync(Buffer.concat(payload)).toString('utf8'), key);
   }
 }

@@ -1,12 +1,12 @@
-import { gzipSync } from 'node:zlib';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../shared/engine/notification.ts';
 import type { Outbox } from '../../shared/pipeline/ports.ts';
 import { isConditionFailure, unlessConditionFails } from './conditions.ts';
+import { putGzippedParts } from './gzipped-parts.ts';
 import { DynamoDbOutboxReader } from './outbox-reader.ts';
 import { writeEach } from './table.ts';
 import { DAY_INDEX, dayIndexEntry, dayOf, outboxKey, outboxPartKey } from './table-keys.ts';
-import { byteParts, INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
+import { INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: enqueueing, claiming and settling deliveries. */
@@ -49,18 +49,10 @@ export class DynamoDbOutbox extends DynamoDbOutboxReader implements Outbox {
   private async storeNotification(notification: Notification) {
     const json = JSON.stringify(notification);
     if (utf8Bytes(json) <= INLINE_JSON_BYTES) return { notification };
-    const parts = byteParts(gzipSync(json));
     // Kept for twice the retention from when it was raised: past the item's own TTL however late it is delivered.
     const expiresAt = this.table.expiresAt(Date.parse(notification.at) + this.table.retentionMs);
-    for (const [part, payload] of parts.entries()) {
-      await this.table.db.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: { ...outboxPartKey(notification.id, part), payload, expiresAt },
-        }),
-      );
-    }
-    return { notificationParts: parts.length };
+    const parts = await putGzippedParts(this.table, json, (part) => outboxPartKey(notification.id, part), expiresAt);
+    return { notificationParts: parts };
   }
 
   async claimDelivery(id: string, owner: string, leaseUntil: number): Promise<boolean> {

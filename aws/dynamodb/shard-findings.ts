@@ -1,11 +1,10 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ShardFindings, ShardReport } from '../../shared/pipeline/shards.ts';
 import { isConditionFailure } from './conditions.ts';
+import { putGzippedParts, readGzippedParts } from './gzipped-parts.ts';
 import type { DynamoDbTable } from './table.ts';
-import { decodeItem, decodeJson, shardHeaderItem, shardPartItem, shardReport } from './table-items.ts';
+import { decodeItem, decodeJson, shardHeaderItem, shardReport } from './table-items.ts';
 import { shardKey, shardPartKey } from './table-keys.ts';
-import { byteParts } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: a worker's report of its shard, and the poller's reads of them. */
@@ -25,18 +24,13 @@ export class DynamoDbShardFindings implements ShardFindings {
 
   async report(report: ShardReport): Promise<void> {
     const { owner } = this;
-    // Gzipped (a shard's findings are repetitive evidence text), in parts below DynamoDB's 400 KB (table-limits.ts).
-    const payloads = byteParts(gzipSync(JSON.stringify(report)));
-    const parts = payloads.length;
     const expiresAt = this.table.expiresAt(this.table.now());
-    for (const [part, payload] of payloads.entries()) {
-      await this.table.db.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: { ...shardPartKey(report.at, report.shard, owner, part), payload, expiresAt },
-        }),
-      );
-    }
+    const parts = await putGzippedParts(
+      this.table,
+      JSON.stringify(report),
+      (part) => shardPartKey(report.at, report.shard, owner, part),
+      expiresAt,
+    );
     try {
       await this.table.db.send(
         new PutCommand({
@@ -62,14 +56,9 @@ export class DynamoDbShardFindings implements ShardFindings {
     );
     if (!Item) return undefined;
     const header = decodeItem(shardHeaderItem, Item, key);
-    const payload: Uint8Array[] = [];
-    for (let part = 0; part < header.parts; part++) {
-      const partKey = shardPartKey(at, shard, header.owner, part);
-      const { Item: written } = await this.table.db.send(
-        new GetCommand({ TableName: this.table.name, Key: partKey, ConsistentRead: true }),
-      );
-      payload.push(decodeItem(shardPartItem, written ?? {}, partKey).payload);
-    }
-    return decodeJson(shardReport, gunzipSync(Buffer.concat(payload)).toString('utf8'), key);
+    const json = await readGzippedParts(this.table, header.parts, (part) =>
+      shardPartKey(at, shard, header.owner, part),
+    );
+    return decodeJson(shardReport, json, key);
   }
 }

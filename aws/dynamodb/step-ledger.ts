@@ -9,10 +9,11 @@ import {
   tookItAlready,
 } from '../../shared/pipeline/step-claim.ts';
 import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
+import { putGzippedParts, readGzippedParts } from './gzipped-parts.ts';
 import type { DynamoDbTable } from './table.ts';
 import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
 import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
-import { INLINE_JSON_BYTES, PART_BYTES, utf8Bytes, utf8Slices } from './table-limits.ts';
+import { INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: claims of a step and the commit of its outcome. */
@@ -98,7 +99,14 @@ export class DynamoDbStepLedger implements StepLedger {
     const held =
       utf8Bytes(json) <= INLINE_JSON_BYTES
         ? { payload: json }
-        : { parts: await this.writeParts(outcome.at, owner, json) };
+        : {
+            gzippedParts: await putGzippedParts(
+              this.table,
+              json,
+              (part) => stepPartKey(outcome.at, owner, part),
+              this.table.expiresAt(this.table.now()),
+            ),
+          };
     try {
       await this.table.db.send(
         new PutCommand({
@@ -114,21 +122,6 @@ export class DynamoDbStepLedger implements StepLedger {
     }
   }
 
-  /** The outcome's JSON in parts, keyed by their writer; how many. */
-  private async writeParts(at: number, owner: string, json: string): Promise<number> {
-    // Cut by UTF-8 bytes, not characters: a hint in another script would take a part of characters past 400 KB.
-    const slices = utf8Slices(json, PART_BYTES);
-    for (const [part, payload] of slices.entries()) {
-      await this.table.db.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: { ...stepPartKey(at, owner, part), payload, expiresAt: this.table.expiresAt(this.table.now()) },
-        }),
-      );
-    }
-    return slices.length;
-  }
-
   private async readStep(at: number): Promise<StepOutcome | undefined> {
     const key = stepKey(at);
     const { Item } = await this.table.db.send(
@@ -137,13 +130,17 @@ export class DynamoDbStepLedger implements StepLedger {
     if (!Item) return undefined;
     const header = decodeItem(stepHeaderItem, Item, key);
     if ('payload' in header) return decodeJson(stepOutcome, header.payload, key);
+    const partKey = (part: number) => stepPartKey(at, header.owner, part);
+    if ('gzippedParts' in header) {
+      return decodeJson(stepOutcome, await readGzippedParts(this.table, header.gzippedParts, partKey), key);
+    }
+    // Written by an earlier release: the JSON itself, in parts.
     const payload: string[] = [];
     for (let part = 0; part < header.parts; part++) {
-      const partKey = stepPartKey(at, header.owner, part);
       const { Item: written } = await this.table.db.send(
-        new GetCommand({ TableName: this.table.name, Key: partKey, ConsistentRead: true }),
+        new GetCommand({ TableName: this.table.name, Key: partKey(part), ConsistentRead: true }),
       );
-      payload.push(decodeItem(stepPartItem, written ?? {}, partKey).payload);
+      payload.push(decodeItem(stepPartItem, written ?? {}, partKey(part)).payload);
     }
     return decodeJson(stepOutcome, payload.join(''), key);
   }

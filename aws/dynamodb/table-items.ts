@@ -210,14 +210,21 @@ export const cursorItem = z.object({
 /** A header that says how many parts hold its payload and whose they are. */
 const partsHeaderItem = z.object({ parts: z.number().int().positive(), owner: z.string() });
 
+/** One slice of a payload's gzipped JSON (gzipped-parts.ts): a large notification's, a shard's report, a step's outcome. */
+export const gzippedPartItem = z.object({ payload: z.instanceof(Uint8Array) });
+
 /**
  * `STEP`/`<at>`: the commit point of a step's outcome. An outcome of at most `INLINE_JSON_BYTES` of JSON (a quiet
- * step's, and most others) is held in the header itself (`payload`); a larger one in parts, which the header counts.
- * Headers written before outcomes were held inline have parts.
+ * step's, and most others) is held in the header itself (`payload`); a larger one in gzipped parts, which the header
+ * counts (`gzippedParts`). Earlier releases wrote the JSON itself in parts (`parts`), still read until they expire.
  */
-export const stepHeaderItem = z.union([z.object({ payload: z.string(), owner: z.string() }), partsHeaderItem]);
+export const stepHeaderItem = z.union([
+  z.object({ payload: z.string(), owner: z.string() }),
+  z.object({ gzippedParts: z.number().int().positive(), owner: z.string() }),
+  partsHeaderItem,
+]);
 
-/** `STEP`/`<at>#<owner>#<part>`: one slice of the outcome's JSON. */
+/** `STEP`/`<at>#<owner>#<part>` of an earlier release: one slice of the outcome's JSON itself. */
 export const stepPartItem = z.object({ payload: z.string() });
 
 /** The JSON the parts of a step add up to. */
@@ -242,9 +249,6 @@ export const outboxItem = z.object({
   deliveredAt: z.number().optional(),
   lastError: z.string().optional(),
 });
-
-/** `OUTBOX`/`<id>#part#<n>`: one slice of a large notification's gzipped JSON. */
-export const outboxPartItem = z.object({ payload: z.instanceof(Uint8Array) });
 
 /** `POLLLOG`/`<at>#<owner>`. */
 export const pollLogItem = z.object({ record: pollRecord });
@@ -306,9 +310,6 @@ export const terminationItem = z
 
 /** `SHARD`/`<at>#<shard>`: the commit point of a shard's report, which says how many parts hold it and whose they are. */
 export const shardHeaderItem = partsHeaderItem;
-
-/** `SHARD`/`<at>#<shard>#<owner>#<part>`: one slice of the report's gzipped JSON. */
-export const shardPartItem = z.object({ payload: z.instanceof(Uint8Array) });
 
 const finding = z.looseObject({
   cluster: z.string(),

@@ -58,5 +58,41 @@ export function fleetOutageSection({ fleetOutage: rows }: BenchResults): string[
       ),
     ),
     '',
+    ...hotPartitions(rows),
+  ];
+}
+
+/**
+ * The partition keys that took the most write units within one poll (the poll's writes and the other functions' beside
+ * it), against the 1,000 a second DynamoDB serves one partition: the least time those writes take in AWS, where
+ * dynalite throttles nothing.
+ */
+function hotPartitions(rows: readonly FleetOutageRow[]): string[] {
+  const hot = rows.flatMap((row) => (row.hottestPartitions ?? []).map((partition) => ({ row, partition })));
+  if (hot.length === 0) return [];
+  return [
+    "The partitions each case wrote hardest within one poll, by request units (the meter in front of dynalite, as DynamoDB bills them; `byDay:` is the index's partition of that value). DynamoDB serves one partition at most 1,000 write units a second (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.Partitions.html), which dynalite does not enforce: the last column is the least time those writes take in AWS, before DynamoDB splits a hot partition.",
+    '',
+    table(
+      [
+        'faults',
+        'clusters',
+        'partition',
+        'write units in one poll',
+        'at step',
+        'that poll took here',
+        'at 1,000 a second',
+      ],
+      hot.map(({ row, partition }) => [
+        row.faults,
+        count(row.clusters),
+        partition.partition,
+        count(Math.round(partition.writeUnits)),
+        String(partition.step),
+        ms(partition.pollMs),
+        `${(partition.writeUnits / 1000).toFixed(1)} s`,
+      ]),
+    ),
+    '',
   ];
 }

@@ -5,6 +5,9 @@ import { decodeItem, gzippedPartItem } from './table-items.ts';
 import type { ItemKey } from './table-keys.ts';
 import { byteParts } from './table-limits.ts';
 
+/** What this module sends: the parts' puts and their consistent reads. */
+export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
+
 /**
  * A payload too large for one item, gzipped and cut into parts below DynamoDB's 400 KB (`PART_BYTES`), one item a
  * part, written one after another. Gzipped because what goes in parts is a fleet's worth of repetitive evidence text,

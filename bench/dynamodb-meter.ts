@@ -127,8 +127,9 @@ function partitionKeys(request: Record<string, unknown>): string[] {
 }
 
 /**
- * The `byDay` value a put or an update gives its item: the item's own, or the `:day` an update sets (outbox.ts); an
- * update that moves an entry whose value it does not name is charged to `byDay:?`.
+ * The `byDay` value a put or an update gives its item: the item's own, or the `:day` an update sets (outbox.ts). A
+ * delete, or an update that does not name the value, removes an entry the request does not say the value of: it is
+ * charged to `byDay:?`.
  */
 function indexedDay(request: Record<string, unknown>): string {
   const indexKey = TABLE_SCHEMA.dayIndex.partitionKey;

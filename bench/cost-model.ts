@@ -50,12 +50,6 @@ export interface CostInputs {
   readonly quietPolledShare: number;
   /** Tripwire alarm state changes per cluster and month, each one an event and an invocation. */
   readonly tripwireChangesPerClusterMonth: number;
-  /**
-   * Tripwire refreshes a month (one a slow cycle, none without tripwires): each records every cluster's tripwire
-   * state again, a conditional put as the tripwire event's. The poll footprint's fleet has no alarms to read back, so
-   * these writes are priced here, per cluster.
-   */
-  readonly tripwireRefreshesPerMonth: number;
   readonly footprint: PollFootprint;
   /** The slow cadences replayed on the corpus: the cost side of their trade-off. */
   readonly cadenceOptions: readonly CadenceOption[];
@@ -130,7 +124,7 @@ export function costModel(inputs: CostInputs): CostModel {
   if (!rate) throw new Error(`the poll schedule ${inputs.stack.pollSchedule} is not a rate in minutes`);
   const invocationsPerMonth = MINUTES_PER_MONTH / Number(rate[1]);
   const fleets = FLEET_SIZES.map((clusters) => fleetCost(inputs, clusters, metricsPerClusterPoll, invocationsPerMonth));
-  const { ruleSet } = readConfigFile(inputs.stack.configFile);
+  const { ruleSet, config } = readConfigFile(inputs.stack.configFile);
   return {
     signals: signalCosts(ruleSet),
     referenceCluster,
@@ -138,7 +132,7 @@ export function costModel(inputs: CostInputs): CostModel {
     metricsPerCluster,
     quietPolledShare: inputs.quietPolledShare,
     tripwireChangesPerClusterMonth: inputs.tripwireChangesPerClusterMonth,
-    tripwireRefreshesPerMonth: inputs.tripwireRefreshesPerMonth,
+    tripwireRefreshesPerMonth: tripwireRefreshesPerMonth(config),
     invocationsPerMonth,
     fleets,
     cadences: inputs.cadenceOptions.map((option) => ({
@@ -169,7 +163,6 @@ export function costInputsFrom(measured: {
     signals: measured.signals,
     quietPolledShare: quiet.polledShare,
     tripwireChangesPerClusterMonth: tripwireChangesPerMonth(quietWeek, config.poll.tripwire),
-    tripwireRefreshesPerMonth: config.poll.tripwire.enabled ? MONTH_MS / durationMs(config.poll.every) : 0,
     footprint: measured.footprint,
     cadenceOptions: measured.cadenceOptions,
     pollMsPerCluster: (largest.pollMs - smallest.pollMs) / (largest.clusters - smallest.clusters),
@@ -184,7 +177,8 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const share = inputs.quietPolledShare;
   const clusterPolls = clusters * MINUTES_PER_MONTH * share;
   const tripwireEvents = clusters * inputs.tripwireChangesPerClusterMonth;
-  const tripwireRefreshWrites = clusters * inputs.tripwireRefreshesPerMonth;
+  const { config } = readConfigFile(stack.configFile);
+  const tripwireRefreshWrites = clusters * tripwireRefreshesPerMonth(config);
   const gbSeconds = (ms: number, fn: DeployedFunction) => (ms / 1000) * (fn.memoryMb / 1024);
   const digests = WEEKS_PER_MONTH;
   const notifications = clusters * inputs.notificationsPerClusterMonth;
@@ -250,7 +244,6 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
     forwardedEvents: (nodeEvents * inWorkloadAccounts) / inputs.exampleClusters.length,
   };
   const emitted = steadyPipelineMetrics(inputs.dashboard);
-  const { config } = readConfigFile(stack.configFile);
   const secrets = configuredSecrets(config);
   // A warm container reads each of its secrets at most once per cache period: the delivery function only when it runs,
   // the poller (the external heartbeat's) every poll through a cache of an hour.
@@ -305,6 +298,15 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
 }
 
 const line = (item: string, monthly: number, basis: string): CostLine => ({ item, monthly, basis });
+
+/**
+ * Tripwire refreshes a month, one a slow cycle (none without tripwires): each records every cluster's tripwire state
+ * again, a conditional put as the tripwire event's. The poll footprint's fleet has no alarms to read back, so these
+ * writes are priced per cluster, from the deployment's own cadence.
+ */
+function tripwireRefreshesPerMonth(config: DeploymentConfig): number {
+  return config.poll.tripwire.enabled ? MONTH_MS / durationMs(config.poll.every) : 0;
+}
 
 /**
  * What a delivery run waits on PagerDuty and Opsgenie, assumed, not measured: the loopback vendors answer at once, and

@@ -102,7 +102,10 @@ function record(
   const indexUnits = tableUnits * indexWrites(operation, request);
   entry.writeUnits += tableUnits + indexUnits;
   charge('writeUnits', tableUnits, keys);
-  if (indexUnits > 0) charge('writeUnits', indexUnits, [`byDay:${indexedDay(request)}`]);
+  // A move writes the new entry and removes the old one, whose value the request does not name.
+  const moved = indexUnits > tableUnits;
+  if (indexUnits > 0) charge('writeUnits', moved ? tableUnits : indexUnits, [`byDay:${indexedDay(request)}`]);
+  if (moved) charge('writeUnits', tableUnits, ['byDay:?']);
 }
 
 type Attributes = Record<string, { S?: string } | undefined>;
@@ -127,9 +130,8 @@ function partitionKeys(request: Record<string, unknown>): string[] {
 }
 
 /**
- * The `byDay` value a put or an update gives its item: the item's own, or the `:day` an update sets (outbox.ts). A
- * delete, or an update that does not name the value, removes an entry the request does not say the value of: it is
- * charged to `byDay:?`.
+ * The `byDay` value a put or an update gives its item: the item's own, or the `:day` an update sets (outbox.ts); `?`
+ * for a delete, or an update that leaves the value as it was, which do not name it.
  */
 function indexedDay(request: Record<string, unknown>): string {
   const indexKey = TABLE_SCHEMA.dayIndex.partitionKey;
@@ -141,8 +143,9 @@ function indexWrites(operation: string, request: Record<string, unknown>): numbe
   const indexKey = TABLE_SCHEMA.dayIndex.partitionKey;
   if (operation === 'PutItem') return (request.Item as Record<string, unknown> | undefined)?.[indexKey] ? 1 : 0;
   const key = (request.Key as Record<string, { S?: string }> | undefined)?.[TABLE_SCHEMA.partitionKey]?.S;
-  // The stores' indexed items (see aws/dynamodb/table-keys.ts): updating the index key moves the entry (2 writes).
-  const indexed: readonly string[] = [PARTITION.outbox, PARTITION.open, PARTITION.resolved, PARTITION.pollLog];
+  // The items the stores update or delete that carry the index key (see aws/dynamodb/table-keys.ts): updating the
+  // key moves the entry (2 writes). Open incidents and poll records carry none.
+  const indexed: readonly string[] = [PARTITION.outbox, PARTITION.resolved];
   if (!key || !indexed.includes(key)) return 0;
   const names = Object.values((request.ExpressionAttributeNames as Record<string, string> | undefined) ?? {});
   return operation === 'UpdateItem' && names.includes(indexKey) ? 2 : 1;

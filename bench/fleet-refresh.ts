@@ -1,8 +1,9 @@
 /**
  * The tripwire refresh of a fleet's worst minute, as the deployed poller builds it (functions/poller/handler.ts):
  * DescribeAlarms through CloudWatchTripwireAlarms, paced under the loopback's 9 calls a second, and one conditional put
- * a state through DynamoDbTripwireRecorder, into the table `SENTINEL_TABLE` names in the dynalite the benchmark starts. The worst minute's step opens a
- * slow cycle, so a poll of it reads every alarm back and records every state again while it reads and evaluates.
+ * a state through DynamoDbTripwireRecorder, into the table `SENTINEL_TABLE` names in the dynalite the benchmark
+ * starts. The worst minute's step opens a slow cycle, so a poll of it reads every alarm back and records every state
+ * again while it reads and evaluates.
  */
 import { cloudWatchClients, documentClient } from '../aws/clients.ts';
 import { CloudWatchTripwireAlarms } from '../aws/cloudwatch/tripwire-alarms.ts';
@@ -54,6 +55,12 @@ export function fleetRefresh(): { readonly refresh: TripwireRefresh; figures(): 
         },
       },
     },
-    figures: () => ({ states, describeMs: described - started, recorded, refreshMs: finished - started }),
+    // A refresh that failed before its pages were read, or recorded nothing, took no time of its own to report.
+    figures: () => ({
+      states,
+      describeMs: Math.max(0, described - started),
+      recorded,
+      refreshMs: Math.max(0, finished - started),
+    }),
   };
 }

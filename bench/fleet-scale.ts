@@ -88,7 +88,16 @@ export async function measureFleetScale(options: {
   // The table the tripwire refresh records into, in a dynalite of its own, so that storing does not run on the poll's
   // event loop (support/dynalite-process.ts says why).
   const dynamo = await startDynaliteProcess();
-  await createTable(dynamo.endpoint);
+  try {
+    await createTable(dynamo.endpoint);
+    return await pollEachSize(dynamo.endpoint, options);
+  } finally {
+    await dynamo.close();
+  }
+}
+
+/** Each size of FLEET_SCALE_SIZES, loaded into the fleet server child and polled, one invocation and fanned out. */
+async function pollEachSize(dynamodb: string, options: { readonly memoryMb: number }): Promise<FleetScaleRow[]> {
   const server = fork(here('./fleet-server.ts'), [], {
     execArgv: ['--import', 'tsx', `--max-old-space-size=${SERVER_HEAP_MB}`, '--max-semi-space-size=64'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -96,7 +105,7 @@ export async function measureFleetScale(options: {
   try {
     const ready = await reply(server);
     if (ready.kind !== 'ready') throw new Error(`fleet server: unexpected ${ready.kind}`);
-    const endpoints: Endpoints = { cloudwatch: ready.endpoint, dynamodb: dynamo.endpoint };
+    const endpoints: Endpoints = { cloudwatch: ready.endpoint, dynamodb };
     const rows: FleetScaleRow[] = [];
     const script = await bundledPoll();
     for (const size of FLEET_SCALE_SIZES) {
@@ -134,7 +143,6 @@ export async function measureFleetScale(options: {
     return rows;
   } finally {
     send(server, { kind: 'stop' });
-    await dynamo.close();
   }
 }
 

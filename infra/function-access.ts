@@ -2,6 +2,7 @@ import { IAM_ACTIONS as METRIC_SOURCE } from '../aws/cloudwatch/metric-source.ts
 import { IAM_ACTIONS as TRIPWIRE_ALARMS } from '../aws/cloudwatch/tripwire-alarms.ts';
 import { IAM_ACTIONS as ACTIVITY_LOG } from '../aws/dynamodb/activity-log.ts';
 import { IAM_ACTIONS as DELIVERY_LEDGER } from '../aws/dynamodb/delivery-ledger.ts';
+import { IAM_ACTIONS as GZIPPED_PARTS } from '../aws/dynamodb/gzipped-parts.ts';
 import { IAM_ACTIONS as INCIDENT_REPOSITORY } from '../aws/dynamodb/incident-repository.ts';
 import { IAM_ACTIONS as NODE_CHURN_LEDGER } from '../aws/dynamodb/node-churn-ledger.ts';
 import { IAM_ACTIONS as OUTBOX } from '../aws/dynamodb/outbox.ts';
@@ -53,6 +54,7 @@ export const FUNCTION_ACCESS = {
       ACTIVITY_LOG,
       TRIPWIRE_RECORDER,
       SHARD_FINDINGS,
+      GZIPPED_PARTS,
       TABLE_QUERIES,
     ),
     topics: union(NOTIFIER),
@@ -82,7 +84,7 @@ export const FUNCTION_ACCESS = {
   },
   // Node churn is read from the table as the poller reads it.
   shardWorker: {
-    table: union(SHARD_FINDINGS, TABLE_QUERIES),
+    table: union(SHARD_FINDINGS, GZIPPED_PARTS, TABLE_QUERIES),
     topics: [],
     metrics: union(METRIC_SOURCE),
     ...NO_OTHER_ACCESS,

@@ -407,6 +407,7 @@ export async function runFleetOutage(options: {
     // A run that failed stops dynalite and every server too, so that the test or the benchmark's child can end.
     await Promise.all(containers.map((c) => c.close()));
     await Promise.all([sqs.close(), pagerduty.close(), secrets.close(), proxy?.close(), interposed?.close()]);
+    if (interposed) process.env.AWS_ENDPOINT_URL_DYNAMODB = harness.dynamoEndpoint;
     dynalitePeakRssMb = (await harness.close()).peakRssMb;
   }
   return { ...run, ...(dynalitePeakRssMb !== undefined && { dynalitePeakRssMb }) };

@@ -1,9 +1,9 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type * as z from 'zod';
 import type { DynamoDbTable } from './table.ts';
 import { decodeItem, gzippedPartItem } from './table-items.ts';
 import type { ItemKey } from './table-keys.ts';
-import { byteParts } from './table-limits.ts';
+import { gunzippedJson, gzippedParts } from './table-limits.ts';
 
 /** What this module sends: the parts' puts and their consistent reads. */
 export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
@@ -21,7 +21,7 @@ export async function putGzippedParts(
   keyOf: (part: number) => ItemKey,
   expiresAt: number,
 ): Promise<number> {
-  const payloads = byteParts(gzipSync(json));
+  const payloads = gzippedParts(json);
   for (const [part, payload] of payloads.entries()) {
     await table.db.send(new PutCommand({ TableName: table.name, Item: { ...keyOf(part), payload, expiresAt } }));
   }
@@ -34,11 +34,21 @@ export async function readGzippedParts(
   parts: number,
   keyOf: (part: number) => ItemKey,
 ): Promise<string> {
-  const payload: Uint8Array[] = [];
+  return gunzippedJson(await readPartPayloads(table, parts, keyOf, gzippedPartItem));
+}
+
+/** The payloads of `parts` parts, read consistently, one after another, each decoded with `codec`. */
+export async function readPartPayloads<T>(
+  table: DynamoDbTable,
+  parts: number,
+  keyOf: (part: number) => ItemKey,
+  codec: z.ZodType<{ payload: T }>,
+): Promise<T[]> {
+  const payloads: T[] = [];
   for (let part = 0; part < parts; part++) {
     const key = keyOf(part);
     const { Item } = await table.db.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }));
-    payload.push(decodeItem(gzippedPartItem, Item ?? {}, key).payload);
+    payloads.push(decodeItem(codec, Item ?? {}, key).payload);
   }
-  return gunzipSync(Buffer.concat(payload)).toString('utf8');
+  return payloads;
 }

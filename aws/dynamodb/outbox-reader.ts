@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { within } from '../../shared/pipeline/activity.ts';
 import type { NotificationRecord, Outbox, PendingNotification } from '../../shared/pipeline/ports.ts';
@@ -12,6 +11,7 @@ import {
   outboxItem,
 } from './table-items.ts';
 import { DAY_INDEX, daysFrom, outboxKey, outboxPartsPrefix, PARTITION } from './table-keys.ts';
+import { gunzippedJson } from './table-limits.ts';
 
 /**
  * The reading half of the outbox in DynamoDB: pending notifications under `PENDING` in the `byDay` index, delivered
@@ -67,6 +67,6 @@ export class DynamoDbOutboxReader implements Pick<Outbox, 'pending' | 'raisedBet
       throw new MalformedItemError(key, [{ path: 'notificationParts', message: `holds no notification (${found})` }]);
     }
     const payload = parts.map((part) => decodeItem(gzippedPartItem, part).payload);
-    return decodeJson(notificationSchema, gunzipSync(Buffer.concat(payload)).toString('utf8'), key);
+    return decodeJson(notificationSchema, gunzippedJson(payload), key);
   }
 }

@@ -9,11 +9,11 @@ import {
   tookItAlready,
 } from '../../shared/pipeline/step-claim.ts';
 import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
-import { putGzippedParts, readGzippedParts } from './gzipped-parts.ts';
+import { readGzippedParts, readPartPayloads } from './gzipped-parts.ts';
 import type { DynamoDbTable } from './table.ts';
 import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
 import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
-import { INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
+import { INLINE_JSON_BYTES, PART_BYTES, utf8Bytes, utf8Slices } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: claims of a step and the commit of its outcome. */
@@ -99,14 +99,7 @@ export class DynamoDbStepLedger implements StepLedger {
     const held =
       utf8Bytes(json) <= INLINE_JSON_BYTES
         ? { payload: json }
-        : {
-            gzippedParts: await putGzippedParts(
-              this.table,
-              json,
-              (part) => stepPartKey(outcome.at, owner, part),
-              this.table.expiresAt(this.table.now()),
-            ),
-          };
+        : { parts: await this.writeParts(outcome.at, owner, json) };
     try {
       await this.table.db.send(
         new PutCommand({
@@ -122,6 +115,25 @@ export class DynamoDbStepLedger implements StepLedger {
     }
   }
 
+  /**
+   * The outcome's JSON in parts, keyed by their writer; how many. This release reads a step written in gzipped parts
+   * (`gzippedParts`), a fraction of the write units, but still writes the JSON itself: a rollback to the release before
+   * could not read gzipped parts, and would stay stuck on such a step until it expired. The next release writes them.
+   */
+  private async writeParts(at: number, owner: string, json: string): Promise<number> {
+    // Cut by UTF-8 bytes, not characters: a hint in another script would take a part of characters past 400 KB.
+    const slices = utf8Slices(json, PART_BYTES);
+    for (const [part, payload] of slices.entries()) {
+      await this.table.db.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...stepPartKey(at, owner, part), payload, expiresAt: this.table.expiresAt(this.table.now()) },
+        }),
+      );
+    }
+    return slices.length;
+  }
+
   private async readStep(at: number): Promise<StepOutcome | undefined> {
     const key = stepKey(at);
     const { Item } = await this.table.db.send(
@@ -134,15 +146,9 @@ export class DynamoDbStepLedger implements StepLedger {
     if ('gzippedParts' in header) {
       return decodeJson(stepOutcome, await readGzippedParts(this.table, header.gzippedParts, partKey), key);
     }
-    // Written by an earlier release: the JSON itself, in parts.
-    const payload: string[] = [];
-    for (let part = 0; part < header.parts; part++) {
-      const { Item: written } = await this.table.db.send(
-        new GetCommand({ TableName: this.table.name, Key: partKey(part), ConsistentRead: true }),
-      );
-      payload.push(decodeItem(stepPartItem, written ?? {}, partKey(part)).payload);
-    }
-    return decodeJson(stepOutcome, payload.join(''), key);
+    // The JSON itself, in parts, as this release and the ones before write it.
+    const slices = await readPartPayloads(this.table, header.parts, partKey, stepPartItem);
+    return decodeJson(stepOutcome, slices.join(''), key);
   }
 
   private async markStepDone(at: number): Promise<void> {

@@ -1,3 +1,5 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+
 /**
  * The sizes the table's items are kept within. DynamoDB refuses an item over 400 KB (1 KB = 1024 bytes), attribute
  * names and values together, strings counted in UTF-8 bytes and binary values in raw bytes
@@ -16,9 +18,34 @@ export const INLINE_JSON_BYTES = 200_000;
 /** The UTF-8 size of a text, which is what DynamoDB counts for a string. */
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
+/**
+ * A text cut into slices of at most `maxBytes` UTF-8 bytes each, never inside a character, so that each slice is a
+ * string of its own and the slices join back into the text.
+ */
+export function utf8Slices(text: string, maxBytes: number = PART_BYTES): string[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const slices: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    let end = Math.min(start + maxBytes, bytes.length);
+    // A byte 10xxxxxx continues a character: back up to the byte that starts it.
+    while (end < bytes.length && end > start && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+    slices.push(bytes.subarray(start, end).toString('utf8'));
+    start = end;
+  }
+  return slices.length > 0 ? slices : [''];
+}
+
 /** Binary data cut into parts of at most `maxBytes` each. */
 export function byteParts(data: Uint8Array, maxBytes: number = PART_BYTES): Uint8Array[] {
   const parts: Uint8Array[] = [];
   for (let start = 0; start < data.length; start += maxBytes) parts.push(data.subarray(start, start + maxBytes));
   return parts.length > 0 ? parts : [new Uint8Array()];
 }
+
+/** A text gzipped and cut into parts of at most `PART_BYTES`: what goes into the parts of a payload too large for one item. */
+export const gzippedParts = (json: string): Uint8Array[] => byteParts(gzipSync(json));
+
+/** The JSON that gzipped parts' payloads, in order, add up to. */
+export const gunzippedJson = (payloads: readonly Uint8Array[]): string =>
+  gunzipSync(Buffer.concat(payloads)).toString('utf8');

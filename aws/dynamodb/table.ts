@@ -22,7 +22,7 @@ export interface DynamoDbTableOptions {
  * and may miss a write of about the last second ("Read consistency",
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html).
  */
-export type ReadConsistency = 'consistent' | 'eventual';
+type ReadConsistency = 'consistent' | 'eventual';
 
 /** Run `write` over every item, at most `STORE_REQUESTS_IN_FLIGHT` at once; the first failure fails the whole. */
 export async function writeEach<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {

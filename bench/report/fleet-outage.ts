@@ -71,7 +71,7 @@ function hotPartitions(rows: readonly FleetOutageRow[]): string[] {
   const hot = rows.flatMap((row) => (row.hottestPartitions ?? []).map((partition) => ({ row, partition })));
   if (hot.length === 0) return [];
   return [
-    "The partitions each case wrote hardest within one poll, by request units (the meter in front of dynalite, as DynamoDB bills them; `byDay:` is the index's partition of that value, `byDay:?` the entries that deletes remove, whose value a delete does not name). DynamoDB serves one partition at most 1,000 write units a second (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.Partitions.html), which dynalite does not enforce: the last column is the least time those writes take in AWS, before DynamoDB splits a hot partition.",
+    "The partitions each case wrote hardest within one poll, by request units (the meter in front of dynalite, as DynamoDB bills them; `byDay:` is the index's partition of that value, `byDay:?` entries removed or rewritten by requests that do not name their value). DynamoDB serves one partition at most 1,000 write units a second (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.Partitions.html), which dynalite does not enforce: the last column is the least time those writes take in AWS, before DynamoDB splits a hot partition.",
     '',
     table(
       [

@@ -1,12 +1,13 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
+import { putGzippedParts } from '../../aws/dynamodb/gzipped-parts.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
+import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
 import { stepKey, stepPartKey } from '../../aws/dynamodb/table-keys.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
-import { seededRandom } from '../../support/seeded-random.ts';
 import { dyingAtFirstOutboxWrite, faultyClients } from '../../support/store-faults.ts';
 import { notificationAt } from '../support/engine-fixtures.ts';
 
@@ -24,12 +25,11 @@ describe('a step whose writer dies after committing it', () => {
   it('is rolled forward by its retry, in several parts, and never evaluated again', async () => {
     let now = Date.parse('2026-11-20T10:00:00Z');
     const at = now - 180_000;
-    // 500 notifications of 1 KB of text that does not compress: an outcome that gzips to over 300 KB, two parts.
-    const random = seededRandom(7);
-    const notifications: Notification[] = Array.from({ length: 500 }, (_, i) => ({
+    // 400 notifications of 1 KB each: an outcome over 300 KB, committed in two parts.
+    const notifications: Notification[] = Array.from({ length: 400 }, (_, i) => ({
       ...notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' }),
       id: `${isoSeconds(at)}/page/webhook-blackhole/${i}`,
-      summary: Array.from({ length: 1000 }, () => String.fromCharCode(33 + Math.floor(random() * 94))).join(''),
+      summary: 'x'.repeat(1000),
     }));
     const dying = dynamoDbStores({ client: faultyClients(dyingAtFirstOutboxWrite())(), table: TABLE, now: () => now });
     expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
@@ -42,31 +42,33 @@ describe('a step whose writer dies after committing it', () => {
     const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
     const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
 
-    expect([header?.gzippedParts, claim, (await retry.outbox.pending()).length]).toEqual([2, 'done', 500]);
+    expect([header?.parts, claim, (await retry.outbox.pending()).length]).toEqual([2, 'done', 400]);
   });
 
-  it('writes a fleet outage’s repetitive outcome gzipped: a fraction of its write units', async () => {
-    const now = Date.parse('2026-11-20T10:30:00Z');
+  it('is rolled forward from gzipped parts, as the next release will write a large outcome', async () => {
+    let now = Date.parse('2026-11-20T10:30:00Z');
     const at = now - 180_000;
-    // A fleet outage's notifications: the same evidence and hints for every cluster, 1 MB of JSON in all.
+    // A fleet outage's notifications, the same text for every cluster: 1 MB of JSON that gzips into one part.
     const notifications: Notification[] = Array.from({ length: 1000 }, (_, i) => ({
       ...notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' }),
       id: `${isoSeconds(at)}/page/webhook-blackhole/fleet-${i}`,
       summary: `fleet-${i}: ${'webhook calls time out and writes stall; '.repeat(20)}`,
     }));
+    const table = new DynamoDbTable({ client: documentClient(), table: TABLE, now: () => now });
     const writer = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
     expect(await writer.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
-    await writer.ledger.recordStep({ at, changed: [], notifications }, 'first');
-    const { Item: header } = await documentClient().send(new GetCommand({ TableName: TABLE, Key: stepKey(at) }));
-    const { Item: part } = await documentClient().send(
-      new GetCommand({ TableName: TABLE, Key: stepPartKey(at, 'first', 0) }),
+    const expiresAt = table.expiresAt(now);
+    const json = JSON.stringify({ at, changed: [], notifications });
+    const gzippedParts = await putGzippedParts(table, json, (part) => stepPartKey(at, 'first', part), expiresAt);
+    await documentClient().send(
+      new PutCommand({ TableName: TABLE, Item: { ...stepKey(at), gzippedParts, owner: 'first', expiresAt } }),
     );
-    const json = Buffer.byteLength(JSON.stringify({ at, changed: [], notifications }));
 
-    expect({
-      parts: header?.gzippedParts,
-      smallerThanATenth: ((part?.payload as Uint8Array | undefined)?.length ?? json) < json / 10,
-    }).toEqual({ parts: 1, smallerThanATenth: true });
+    now += 120_000;
+    const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
+    const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
+
+    expect([gzippedParts, claim, (await pendingAt(retry, at)).length]).toEqual([1, 'done', 1000]);
   });
 
   it('is rolled forward from its header alone when its outcome fits there, with no part beside it', async () => {

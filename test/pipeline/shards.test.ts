@@ -163,18 +163,15 @@ describe('shardMessages in the worst minute of 10,000 clusters of long names', (
 });
 
 describe('fanOutStep', () => {
+  /** Six minute reads, three a shard. */
+  const sixClustersInTwoShards = () =>
+    shardMessages(AT, { full: [], minute: names('c', 6) }, 3, () => false, new Set(), SQS_SHARD_MESSAGE);
+
   it('takes every report when all shards answer', async () => {
     const { fanOut, now } = memoryFanOut((findings, tasks) => {
       for (const t of tasks) void findings.report(reportOf(t.shard, [...t.full, ...t.minute]));
     });
-    const messages = shardMessages(
-      AT,
-      { full: [], minute: names('c', 6) },
-      3,
-      () => false,
-      new Set(),
-      SQS_SHARD_MESSAGE,
-    );
+    const messages = sixClustersInTwoShards();
 
     const { reports, late } = await fanOutStep(fanOut, messages, now);
 
@@ -187,14 +184,7 @@ describe('fanOutStep', () => {
       const [first] = tasks;
       if (first) void findings.report(reportOf(first.shard, [...first.full, ...first.minute]));
     });
-    const messages = shardMessages(
-      AT,
-      { full: [], minute: names('c', 6) },
-      3,
-      () => false,
-      new Set(),
-      SQS_SHARD_MESSAGE,
-    );
+    const messages = sixClustersInTwoShards();
 
     const { reports, late } = await fanOutStep(fanOut, messages, now);
 

@@ -6,12 +6,8 @@ import {
   type MetricAlarm,
 } from '@aws-sdk/client-cloudwatch';
 import type { MetricSpec } from '../../shared/pipeline/query-plan.ts';
-import {
-  DESCRIBE_ALARMS_CALLS_PER_SECOND,
-  DESCRIBE_ALARMS_MAX_RECORDS,
-  DescribeAlarmsPacers,
-} from './describe-alarms-pacing.ts';
-import { sendPaced } from './paced-send.ts';
+import { DESCRIBE_ALARMS_CALLS_PER_SECOND, DESCRIBE_ALARMS_MAX_RECORDS } from './describe-alarms-pacing.ts';
+import { RegionPacers, sendPaced } from './paced-send.ts';
 
 /** What this module sends: the doctor's read-only questions to CloudWatch. */
 export const IAM_ACTIONS = ['cloudwatch:ListMetrics', 'cloudwatch:GetMetricData', 'cloudwatch:DescribeAlarms'] as const;
@@ -147,7 +143,7 @@ export async function metricPresence(
  * The doctor's DescribeAlarms calls, paced in each Region at its share of the quota, the one a second the poller's
  * tripwire refresh leaves (describe-alarms-pacing.ts), across every read of the process.
  */
-const ALARM_PACERS = new DescribeAlarmsPacers(DESCRIBE_ALARMS_CALLS_PER_SECOND.doctor);
+const ALARM_PACERS = new RegionPacers({ callsPerSecond: DESCRIBE_ALARMS_CALLS_PER_SECOND.doctor });
 
 /** The named alarms' states; an alarm that does not exist is left out. */
 export async function alarmStates(client: CloudWatchClient, names: readonly string[]): Promise<AlarmState[]> {

@@ -19,6 +19,7 @@ export const INTEGRATION_TESTS = [
   '/test/cli/aws-commands\\.test\\.ts$',
   '/test/cli/doctor\\.test\\.ts$',
   '/test/cli/doctor-kind\\.test\\.ts$',
+  '/test/cli/doctor-fleet\\.test\\.ts$',
   '/test/cli/incidents\\.test\\.ts$',
   '/test/cli/sentinel-bin\\.test\\.ts$',
   '/test/docs/hint-commands\\.test\\.ts$',

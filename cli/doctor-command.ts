@@ -1,5 +1,5 @@
 import { cloudWatchClients } from '../aws/clients.ts';
-import { alarmStates, metricPresence, namespaceReports } from '../aws/cloudwatch/inventory.ts';
+import { alarmStates, metricPresence } from '../aws/cloudwatch/inventory.ts';
 import { attachedLinks } from '../aws/cloudwatch/oam-links.ts';
 import { eksClients, eksNodeFacts } from '../aws/eks/node-facts.ts';
 import { readConfigFile } from '../io/input-files.ts';
@@ -13,11 +13,12 @@ import {
   OPS_STACK,
   opsPlacement,
 } from '../shared/config/deployment-shape.ts';
+import { CONTAINER_INSIGHTS_METRICS, containerInsightsMetric } from '../shared/config/metric-catalogue.ts';
 import { type ClusterObservation, type Diagnosis, diagnose, renderDiagnosis } from '../shared/doctor/diagnosis.ts';
 import type { NodeKindObservation } from '../shared/doctor/node-kind.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { configuredPlan } from '../shared/pipeline/build-plan.ts';
-import { signalSources } from '../shared/pipeline/query-plan.ts';
+import { type MetricSpec, signalSources } from '../shared/pipeline/query-plan.ts';
 import { DAY_MS } from '../shared/time.ts';
 import { awsFailure } from './aws-errors.ts';
 import { type CommandOutput, progress, UsageError } from './command.ts';
@@ -91,35 +92,43 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
   // one DescribeAlarms call a second, 100 alarms a call (inventory.ts).
   const tripwired = config.clusters.filter((cluster) => hasTripwire(cluster, config));
   const tripwireRegions = [...new Set(tripwired.map((c) => c.region ?? opsRegion))];
-  const alarms = new Map(
-    (
-      await Promise.all(
-        tripwireRegions.map(async (region) =>
-          (
-            await alarmStates(
-              clientFor(region),
-              tripwired
-                .filter((c) => (c.region ?? opsRegion) === region)
-                .map((c) => tripwireAlarmName(deployment, displayNameOf(c))),
-            )
-          ).map((alarm) => [`${region}/${alarm.name}`, alarm] as const),
-        ),
-      )
-    ).flat(),
+  const alarmsRead = Promise.all(
+    tripwireRegions.map(async (region) =>
+      (
+        await alarmStates(
+          clientFor(region),
+          tripwired
+            .filter((c) => (c.region ?? opsRegion) === region)
+            .map((c) => tripwireAlarmName(deployment, displayNameOf(c))),
+        )
+      ).map((alarm) => [`${region}/${alarm.name}`, alarm] as const),
+    ),
   );
+  // Meanwhile every cluster's metrics at once: ListMetrics name by name across each Region, not metric by metric, and
+  // the newest datapoints of many clusters a GetMetricData call, each paced in its Region (inventory.ts).
+  const sourcesOf = config.clusters.map((cluster) => signalSources(cluster));
+  const presenceRead = metricPresence(
+    config.clusters.map((cluster, index) => ({
+      owner: {
+        client: clientFor(cluster.region ?? opsRegion),
+        ...(isLinked(cluster, ops) && { accountId: cluster.accountId }),
+      },
+      metrics: (sourcesOf[index] ?? []).flatMap((s) => s.metrics),
+      // Container Insights is on when CloudWatch lists the cluster's node count, which it publishes for every cluster.
+      probes: [containerInsightsMetric(cluster.name, CONTAINER_INSIGHTS_METRICS.nodes)],
+    })),
+    now - HISTORY_MS,
+    now,
+  );
+  const [alarmsByRegion, presences] = await Promise.all([alarmsRead, presenceRead]);
+  const alarms = new Map(alarmsByRegion.flat());
   const observations = await Promise.all(
-    config.clusters.map(async (cluster): Promise<ClusterObservation> => {
+    config.clusters.map(async (cluster, index): Promise<ClusterObservation> => {
       const region = cluster.region ?? opsRegion;
       const linked = isLinked(cluster, ops) ? cluster.accountId : undefined;
-      const owner = { client: clientFor(region), ...(cluster.accountId && { accountId: cluster.accountId }) };
-      const sources = signalSources(cluster);
-      const presence = await metricPresence(
-        owner,
-        sources.flatMap((s) => s.metrics),
-        now - HISTORY_MS,
-        now,
-      );
-      const presenceOf = (metric: (typeof presence)[number]['spec']) => presence.find((p) => p.spec === metric);
+      const sources = sourcesOf[index] ?? [];
+      const presence = presences[index];
+      const presenceOf = (metric: MetricSpec) => presence?.metrics.find((p) => p.spec === metric);
       const sink = sinks.get(region);
       const alarmName = tripwireAlarmName(deployment, displayNameOf(cluster));
       const alarm = alarms.get(`${region}/${alarmName}`);
@@ -140,7 +149,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
             };
           }),
         })),
-        containerInsights: await namespaceReports(owner, 'ContainerInsights', cluster.name),
+        containerInsights: presence?.probes[0] ?? false,
         nodeChurn: countsNodeChurn(cluster),
         ...(cluster.source.profile === 'eks' &&
           cluster.source.nodes === undefined && {

@@ -1,10 +1,11 @@
 /**
  * A loopback fake of CloudWatch metrics (PutMetricData, GetMetricData, ListMetrics) and alarms (DescribeAlarms, of
  * alarms a test sets with `setAlarm`) that the real @aws-sdk/client-cloudwatch talks to unmodified, within the
- * throughput quotas CloudWatch documents for GetMetricData and DescribeAlarms. The installed client speaks AWS JSON 1.0
- * in query-compatible mode: it POSTs to `/` with `X-Amz-Target: GraniteServiceVersion20100801.<Operation>`, writes
- * timestamps as epoch seconds and non-finite numbers as the strings "NaN"/"Infinity", and names an error by the
- * `x-amzn-query-error: <Code>;<Sender|Receiver>` header before `__type`, so errors carry both.
+ * throughput quotas CloudWatch documents for GetMetricData, ListMetrics and DescribeAlarms. The installed client
+ * speaks AWS JSON 1.0 in query-compatible mode: it POSTs to `/` with
+ * `X-Amz-Target: GraniteServiceVersion20100801.<Operation>`, writes timestamps as epoch seconds and non-finite numbers
+ * as the strings "NaN"/"Infinity", and names an error by the `x-amzn-query-error: <Code>;<Sender|Receiver>` header
+ * before `__type`, so errors carry both.
  *
  * Datapoints are kept per series in 1-minute buckets (sum, count, min, max), which makes every statistic exact for
  * any period that is a multiple of 60 s, and a query walks only the buckets inside its time range. Times are
@@ -30,7 +31,6 @@ import type {
   StatisticSet,
 } from '@aws-sdk/client-cloudwatch';
 import { type AwsJsonProtocol, AwsJsonServer } from './aws-json-server.ts';
-import { DESCRIBE_ALARMS_PER_SECOND, DescribeAlarmsQuotaMeter } from './describe-alarms-quota.ts';
 import { GET_METRIC_DATA_QUOTAS, GetMetricDataQuotaMeter, type GetMetricDataQuotas } from './get-metric-data-quotas.ts';
 import {
   type FaultAnswers,
@@ -39,6 +39,7 @@ import {
   type ServiceCall,
   ServiceError,
 } from './loopback-server.ts';
+import { DESCRIBE_ALARMS_PER_SECOND, LIST_METRICS_PER_SECOND, RegionRateMeter } from './request-rate-quotas.ts';
 
 /** The account that PutMetricData writes to and that queries without an AccountId read. */
 export const DEFAULT_ACCOUNT_ID = '000000000000';
@@ -115,9 +116,13 @@ type Wire<T> = T extends Date
         ? { [K in keyof T]: Wire<T[K]> }
         : T;
 
-/** The throughput quotas the server enforces: GetMetricData's, and DescribeAlarms' calls per second in each Region. */
+/**
+ * The throughput quotas the server enforces: GetMetricData's, and DescribeAlarms' and ListMetrics' calls per second in
+ * each Region.
+ */
 export interface CloudWatchQuotas extends GetMetricDataQuotas {
   readonly describeAlarmsPerSecond: number;
+  readonly listMetricsPerSecond: number;
 }
 
 export interface CloudWatchServerOptions extends LoopbackServerOptions {
@@ -129,8 +134,8 @@ export interface CloudWatchServerOptions extends LoopbackServerOptions {
    */
   acceptVendedNamespaces?: boolean;
   /**
-   * GetMetricData's throughput quotas and DescribeAlarms' rate, enforced by default as AWS documents them
-   * (get-metric-data-quotas.ts, describe-alarms-quota.ts); a test may lower them to meet throttling sooner, or raise
+   * GetMetricData's throughput quotas and DescribeAlarms' and ListMetrics' rates, enforced by default as AWS documents
+   * them (get-metric-data-quotas.ts, request-rate-quotas.ts); a test may lower them to meet throttling sooner, or raise
    * the adjustable ones as an account with an increase would.
    */
   quotas?: Partial<CloudWatchQuotas>;
@@ -155,16 +160,23 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
   /** GetMetricData's TPS and DPS quotas: what was admitted, what was throttled. */
   readonly quota: GetMetricDataQuotaMeter;
   /** DescribeAlarms' requests per second in each Region: what was throttled. */
-  readonly describeAlarmsQuota: DescribeAlarmsQuotaMeter;
+  readonly describeAlarmsQuota: RegionRateMeter;
+  /** ListMetrics' requests per second in each Region: what was throttled. */
+  readonly listMetricsQuota: RegionRateMeter;
   readonly #now: () => number;
 
   constructor(options: CloudWatchServerOptions = {}) {
     super(options);
     this.accountId = options.accountId ?? DEFAULT_ACCOUNT_ID;
     this.#acceptVendedNamespaces = options.acceptVendedNamespaces ?? false;
-    const { describeAlarmsPerSecond = DESCRIBE_ALARMS_PER_SECOND, ...getMetricData } = options.quotas ?? {};
+    const {
+      describeAlarmsPerSecond = DESCRIBE_ALARMS_PER_SECOND,
+      listMetricsPerSecond = LIST_METRICS_PER_SECOND,
+      ...getMetricData
+    } = options.quotas ?? {};
     this.quota = new GetMetricDataQuotaMeter({ ...GET_METRIC_DATA_QUOTAS, ...getMetricData });
-    this.describeAlarmsQuota = new DescribeAlarmsQuotaMeter(describeAlarmsPerSecond);
+    this.describeAlarmsQuota = new RegionRateMeter(describeAlarmsPerSecond);
+    this.listMetricsQuota = new RegionRateMeter(listMetricsPerSecond);
     this.#now = options.now ?? Date.now;
   }
 
@@ -237,6 +249,7 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
     this.getMetricDataRequests.length = 0;
     this.quota.reset();
     this.describeAlarmsQuota.reset();
+    this.listMetricsQuota.reset();
     this.#visibleUntilMs = Number.POSITIVE_INFINITY;
     this.#partialKeep = undefined;
   }
@@ -252,9 +265,10 @@ export class CloudWatchServer extends AwsJsonServer<unknown> {
         return this.reply(encodeGetMetricDataOutput(this.#getMetricData(request)));
       }
       case 'ListMetrics':
+        // CloudWatch counts ListMetrics and DescribeAlarms per account and Region; the server is one account.
+        if (!this.listMetricsQuota.admit(region ?? '')) throw this.#rateExceeded();
         return this.reply(this.#listMetrics(input as ListMetricsInput));
       case 'DescribeAlarms':
-        // CloudWatch counts DescribeAlarms per account and Region; the server is one account.
         if (!this.describeAlarmsQuota.admit(region ?? '')) throw this.#rateExceeded();
         return this.reply(encodeDescribeAlarmsOutput(this.#describeAlarms(input as Wire<DescribeAlarmsInput>, region)));
       default:

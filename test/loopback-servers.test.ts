@@ -4,6 +4,7 @@ import {
   GetMetricDataCommand,
   type GetMetricDataCommandOutput,
   type GetMetricDataInput,
+  ListMetricsCommand,
   type MetricDataQuery,
   type MetricDataResult,
   type MetricDatum,
@@ -27,6 +28,7 @@ import {
 } from '@aws-sdk/client-ssm';
 import { type CloudWatchServer, startCloudWatchServer } from '../support/cloudwatch-server.ts';
 import { FaultPlan } from '../support/faults.ts';
+import { LIST_METRICS_PER_SECOND } from '../support/request-rate-quotas.ts';
 import { type SnsServer, startSnsServer } from '../support/sns-server.ts';
 import {
   PARAMETER_VERSIONS_KEPT,
@@ -552,6 +554,33 @@ describe('loopback CloudWatch quotas', () => {
     });
     expect(westAnswers.every((a) => a.status === 'fulfilled')).toBe(true);
     expect(server.describeAlarmsQuota.throttled).toBe(1);
+    east.destroy();
+    west.destroy();
+  });
+
+  it('refuses ListMetrics past 25 a second in each Region with a Throttling error, HTTP 400', async () => {
+    const inRegion = (region: string) =>
+      new CloudWatchClient({ endpoint: server.endpoint, region, credentials, maxAttempts: 1 });
+    const [east, west] = [inRegion('us-east-1'), inRegion('eu-west-1')];
+    const listMetrics = (cloudWatch: CloudWatchClient) =>
+      cloudWatch.send(new ListMetricsCommand({ Namespace: NAMESPACE }));
+
+    const eastAnswers = await Promise.allSettled(
+      Array.from({ length: LIST_METRICS_PER_SECOND + 1 }, () => listMetrics(east)),
+    );
+    const westAnswers = await Promise.allSettled(
+      Array.from({ length: LIST_METRICS_PER_SECOND }, () => listMetrics(west)),
+    );
+
+    expect(LIST_METRICS_PER_SECOND).toBe(25);
+    expect(eastAnswers.filter((a) => a.status === 'fulfilled')).toHaveLength(LIST_METRICS_PER_SECOND);
+    expect(eastAnswers.find((a) => a.status === 'rejected')?.reason).toMatchObject({
+      name: 'Throttling',
+      message: 'Rate exceeded',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(westAnswers.every((a) => a.status === 'fulfilled')).toBe(true);
+    expect(server.listMetricsQuota.throttled).toBe(1);
     east.destroy();
     west.destroy();
   });

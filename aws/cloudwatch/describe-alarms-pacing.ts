@@ -1,7 +1,3 @@
-import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { QuotaPacer } from '../concurrency.ts';
-import { PACING_MARGIN_MS } from './paced-send.ts';
-
 /**
  * DescribeAlarms' largest page, MaxRecords "Valid Range: Minimum value of 1. Maximum value of 100":
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_DescribeAlarms.html
@@ -18,22 +14,3 @@ export const DESCRIBE_ALARMS_MAX_RECORDS = 100;
  * the tripwires of 10,000 clusters in one Region, 100 names a call, in about two minutes.
  */
 export const DESCRIBE_ALARMS_CALLS_PER_SECOND = { tripwireRefresh: 8, doctor: 1 } as const;
-
-/**
- * The pacers of one reader's DescribeAlarms calls, one a Region: a client is a Region (aws/clients.ts), and its pacer
- * is shared by every read of that reader through it.
- */
-export class DescribeAlarmsPacers {
-  readonly #pacers = new Map<CloudWatchClient, QuotaPacer>();
-
-  constructor(private readonly callsPerSecond: number) {}
-
-  pacerFor(client: CloudWatchClient): QuotaPacer {
-    let pacer = this.#pacers.get(client);
-    if (!pacer) {
-      pacer = new QuotaPacer({ callsPerSecond: this.callsPerSecond, marginMs: PACING_MARGIN_MS });
-      this.#pacers.set(client, pacer);
-    }
-    return pacer;
-  }
-}

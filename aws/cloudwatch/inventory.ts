@@ -5,21 +5,64 @@ import {
   ListMetricsCommand,
   type MetricAlarm,
 } from '@aws-sdk/client-cloudwatch';
-import type { MetricSpec } from '../../shared/pipeline/query-plan.ts';
 import {
-  DESCRIBE_ALARMS_CALLS_PER_SECOND,
-  DESCRIBE_ALARMS_MAX_RECORDS,
-  DescribeAlarmsPacers,
-} from './describe-alarms-pacing.ts';
-import { sendPaced } from './paced-send.ts';
+  type ListingPlan,
+  type ListingQuery,
+  listingPlans,
+  metricKey,
+  type WantedMetric,
+} from '../../shared/doctor/metric-listing.ts';
+import type { MetricSpec } from '../../shared/pipeline/query-plan.ts';
+import { mapLimited } from '../concurrency.ts';
+import { DESCRIBE_ALARMS_CALLS_PER_SECOND, DESCRIBE_ALARMS_MAX_RECORDS } from './describe-alarms-pacing.ts';
+import {
+  DATAPOINTS_PER_SECOND,
+  datapointTier,
+  GET_METRIC_DATA_CALLS_PER_SECOND,
+  queriesPerCall,
+} from './metric-source.ts';
+import { RegionPacers, sendPaced } from './paced-send.ts';
 
 /** What this module sends: the doctor's read-only questions to CloudWatch. */
 export const IAM_ACTIONS = ['cloudwatch:ListMetrics', 'cloudwatch:GetMetricData', 'cloudwatch:DescribeAlarms'] as const;
 
-/** DescribeAlarms takes at most 100 names, one page of alarms; GetMetricData at most 500 queries. */
-const ALARM_NAMES_PER_CALL = DESCRIBE_ALARMS_MAX_RECORDS;
-const QUERIES_PER_CALL = 500;
+/**
+ * ListMetrics calls started per second in each Region. CloudWatch allows "Rate of ListMetrics requests: 25 per
+ * second" per account and Region, adjustable
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html), to every caller of the
+ * account at once. The doctor is the project's only caller; it leaves 5 to the people and tools that browse the ops
+ * account's metrics meanwhile (the console's metric pickers, a Grafana data source), whose calls its pacer cannot see.
+ * At 20 a second, the listings of 10,000 clusters in one Region (15 metric names, 20 pages of 500 each) take 17 s.
+ */
+export const LIST_METRICS_CALLS_PER_SECOND = 20;
+
+/**
+ * The doctor's share of GetMetricData's quotas in each Region: the calls the poller leaves it
+ * (GET_METRIC_DATA_CALLS_PER_SECOND), and half of each datapoint tier (DATAPOINTS_PER_SECOND), which the poller's
+ * pacer, in a process of its own, counts on whole: a doctor run beside a fleet-wide full read leaves the poller at
+ * least half, and each throttled call of either is retried by the SDK.
+ */
+const GET_METRIC_DATA_SHARE = {
+  callsPerSecond: GET_METRIC_DATA_CALLS_PER_SECOND.doctor,
+  budgets: { recent: DATAPOINTS_PER_SECOND.recent / 2, older: DATAPOINTS_PER_SECOND.older / 2 },
+} as const;
+
 const MINUTE_MS = 60_000;
+
+/**
+ * How far back the newest datapoints are looked for first. EKS publishes each of its metrics every minute
+ * (https://docs.aws.amazon.com/eks/latest/userguide/cloudwatch.html: "Every metric listed has a frequency of one
+ * minute"), so the newest datapoint of a metric that reports is minutes old: 15 one-minute datapoints a metric, of
+ * the recent tier, find it, and only the metrics with none there are read over the rest of the look-back, 1,425
+ * datapoints each for a day, of the older tier. Either way the newest datapoint found is the newest of the look-back.
+ */
+const NEWEST_FIRST_MS = 15 * MINUTE_MS;
+
+/** ListMetrics questions, and GetMetricData calls, in flight at once in a Region: as many as a second starts. */
+const LISTINGS_IN_FLIGHT = LIST_METRICS_CALLS_PER_SECOND;
+const READS_IN_FLIGHT = GET_METRIC_DATA_SHARE.callsPerSecond;
+/** DescribeAlarms takes at most 100 names, one page of alarms. */
+const ALARM_NAMES_PER_CALL = DESCRIBE_ALARMS_MAX_RECORDS;
 
 /** Where a cluster's metrics live: its region's client, and its account when it is a linked one. */
 export interface MetricOwner {
@@ -28,12 +71,27 @@ export interface MetricOwner {
   readonly accountId?: string;
 }
 
+/** One cluster's question: its metrics, and those whose listing alone says something (Container Insights is on). */
+export interface PresenceQuestion {
+  readonly owner: MetricOwner;
+  /** Listed, and their newest datapoint read. */
+  readonly metrics: readonly MetricSpec[];
+  /** Listed only. */
+  readonly probes?: readonly MetricSpec[];
+}
+
 /** Whether CloudWatch lists a metric, and when its newest datapoint (within `since`) was. */
 export interface MetricPresence {
   readonly spec: MetricSpec;
   readonly listed: boolean;
   /** Epoch ms of the newest datapoint since the look-back start, when there is one. */
   readonly newestAt?: number;
+}
+
+/** What CloudWatch says of one question's metrics and probes, in their order. */
+export interface PresenceAnswer {
+  readonly metrics: MetricPresence[];
+  readonly probes: boolean[];
 }
 
 /** A tripwire alarm as DescribeAlarms reports it. */
@@ -45,109 +103,188 @@ export interface AlarmState {
 }
 
 /** A spec's dimensions as the API takes them. */
-const dimensionsOf = (spec: MetricSpec) => Object.entries(spec.dimensions).map(([Name, Value]) => ({ Name, Value }));
-
-/** The metric's dimensions as a key, whatever their order. */
-const dimensionKey = (dimensions: readonly { Name?: string; Value?: string }[]) =>
-  JSON.stringify(dimensions.map(({ Name, Value }) => [Name, Value]).sort());
+const dimensionsOf = (dimensions: Readonly<Record<string, string>>) =>
+  Object.entries(dimensions).map(([Name, Value]) => ({ Name, Value }));
 
 /**
- * Lists each metric (ListMetrics with the metric's own namespace, name and dimensions, through the sink for a linked
- * account) and keeps only an exact match of its dimensions, which is what GetMetricData reads: ListMetrics also
- * returns metrics that carry more dimensions than the filter names.
+ * The doctor's calls, each paced in its Region across every read of the process at its share of the quota:
+ * DescribeAlarms at the one a second the poller's tripwire refresh leaves (describe-alarms-pacing.ts).
  */
-async function listed(owner: MetricOwner, spec: MetricSpec): Promise<boolean> {
-  const wanted = dimensionKey(dimensionsOf(spec));
-  let nextToken: string | undefined;
-  do {
-    const page = await owner.client.send(
-      new ListMetricsCommand({
-        Namespace: spec.namespace,
-        MetricName: spec.metricName,
-        Dimensions: dimensionsOf(spec),
-        ...(owner.accountId && { IncludeLinkedAccounts: true, OwningAccount: owner.accountId }),
-        ...(nextToken && { NextToken: nextToken }),
-      }),
-    );
-    if ((page.Metrics ?? []).some((metric) => dimensionKey(metric.Dimensions ?? []) === wanted)) return true;
-    nextToken = page.NextToken;
-  } while (nextToken);
-  return false;
-}
-
-/** Whether CloudWatch lists any metric of the namespace for the cluster (Container Insights is on). */
-export async function namespaceReports(owner: MetricOwner, namespace: string, cluster: string): Promise<boolean> {
-  const page = await owner.client.send(
-    new ListMetricsCommand({
-      Namespace: namespace,
-      Dimensions: [{ Name: 'ClusterName', Value: cluster }],
-      ...(owner.accountId && { IncludeLinkedAccounts: true, OwningAccount: owner.accountId }),
-    }),
-  );
-  return (page.Metrics ?? []).length > 0;
-}
+const LIST_PACERS = new RegionPacers({ callsPerSecond: LIST_METRICS_CALLS_PER_SECOND });
+const READ_PACERS = new RegionPacers(GET_METRIC_DATA_SHARE);
+const ALARM_PACERS = new RegionPacers({ callsPerSecond: DESCRIBE_ALARMS_CALLS_PER_SECOND.doctor });
 
 /**
- * Which of `specs` exist, and the newest datapoint of each since `since`: one ListMetrics per metric, then one
- * GetMetricData (newest first, one-minute periods) for those listed.
+ * Which metrics of every question CloudWatch lists, and the newest datapoint since `since` of those listed, for a
+ * whole fleet at once. Each Region lists its metrics name by name across the Region (`listingPlans`: a page per 500
+ * clusters a name, never more than twice the calls of listing each metric on its own), paced at
+ * LIST_METRICS_CALLS_PER_SECOND; then reads the newest datapoint of each metric listed (one-minute periods), first
+ * over the last NEWEST_FIRST_MS, then over the rest of the look-back for the metrics without a datapoint there, many
+ * clusters' queries a call (AccountId on each), in calls sized and paced to the doctor's share of GetMetricData's
+ * quotas.
  */
 export async function metricPresence(
-  owner: MetricOwner,
-  specs: readonly MetricSpec[],
+  questions: readonly PresenceQuestion[],
   since: number,
   now: number,
-): Promise<MetricPresence[]> {
-  const found = await Promise.all(specs.map(async (spec) => ({ spec, listed: await listed(owner, spec) })));
-  const toRead = found.filter((entry) => entry.listed);
-  const newest = new Map<number, number>();
-  for (let start = 0; start < toRead.length; start += QUERIES_PER_CALL) {
-    const batch = toRead.slice(start, start + QUERIES_PER_CALL);
+): Promise<PresenceAnswer[]> {
+  const clients = [...new Set(questions.map((q) => q.owner.client))];
+  const listedIn = new Map(
+    await Promise.all(
+      clients.map(async (client) => {
+        const inRegion = questions.filter((q) => q.owner.client === client);
+        const wanted = inRegion.flatMap(({ owner, metrics, probes = [] }) =>
+          [...metrics, ...probes].map((spec): WantedMetric => ({ account: owner.accountId, spec })),
+        );
+        return [client, await listed(client, wanted)] as const;
+      }),
+    ),
+  );
+  const isListed = ({ client, accountId }: MetricOwner, spec: MetricSpec) =>
+    listedIn.get(client)?.has(metricKey(accountId, spec.namespace, spec.metricName, spec.dimensions)) ?? false;
+  const reads = questions.map(({ owner, metrics }) =>
+    metrics.map((spec): ToRead | undefined => (isListed(owner, spec) ? { owner, spec } : undefined)),
+  );
+  const toRead = reads.flat().filter((read) => read !== undefined);
+  const recentFrom = Math.max(since, now - NEWEST_FIRST_MS);
+  await readNewest(toRead, recentFrom, now);
+  if (recentFrom > since) {
+    await readNewest(
+      toRead.filter((read) => read.newestAt === undefined),
+      since,
+      recentFrom,
+    );
+  }
+  return questions.map(({ owner, metrics, probes = [] }, question) => ({
+    metrics: metrics.map((spec, index) => {
+      const read = reads[question]?.[index];
+      return {
+        spec,
+        listed: read !== undefined,
+        ...(read?.newestAt !== undefined && { newestAt: read.newestAt }),
+      };
+    }),
+    probes: probes.map((spec) => isListed(owner, spec)),
+  }));
+}
+
+/**
+ * The keys (metricKey) of the wanted metrics of one Region that CloudWatch lists, asked as `listingPlans` says, the
+ * calls paced at LIST_METRICS_CALLS_PER_SECOND.
+ */
+async function listed(client: CloudWatchClient, wanted: readonly WantedMetric[]): Promise<Set<string>> {
+  const wantedKeys = new Set(
+    wanted.map(({ account, spec }) => metricKey(account, spec.namespace, spec.metricName, spec.dimensions)),
+  );
+  const found = new Set<string>();
+  const pacer = LIST_PACERS.pacerFor(client);
+  /** Lists `query`, at most `pages` pages, keeping the wanted metrics it finds; whether it listed every page. */
+  const list = async (query: ListingQuery, pages: number): Promise<boolean> => {
     let nextToken: string | undefined;
-    do {
-      const answer = await owner.client.send(
-        new GetMetricDataCommand({
-          MetricDataQueries: batch.map(({ spec }, index) => ({
-            Id: `m${start + index}`,
-            ...(owner.accountId && { AccountId: owner.accountId }),
-            MetricStat: {
-              Metric: {
-                Namespace: spec.namespace,
-                MetricName: spec.metricName,
-                Dimensions: dimensionsOf(spec),
-              },
-              Period: 60,
-              Stat: spec.stat,
-            },
-          })),
-          StartTime: new Date(Math.floor(since / MINUTE_MS) * MINUTE_MS),
-          EndTime: new Date(now),
-          ScanBy: 'TimestampDescending',
+    for (let page = 0; page < pages; page++) {
+      const answer = await sendPaced(
+        client,
+        pacer,
+        new ListMetricsCommand({
+          Namespace: query.namespace,
+          MetricName: query.metricName,
+          ...(query.dimensions && { Dimensions: dimensionsOf(query.dimensions) }),
+          ...(query.linked && { IncludeLinkedAccounts: true }),
+          ...(query.owningAccount && { OwningAccount: query.owningAccount }),
           ...(nextToken && { NextToken: nextToken }),
         }),
       );
-      for (const result of answer.MetricDataResults ?? []) {
-        const index = Number(result.Id?.slice(1));
-        const latest = result.Timestamps?.[0]?.getTime();
-        if (latest !== undefined && !(newest.get(index) !== undefined && (newest.get(index) ?? 0) >= latest)) {
-          newest.set(index, latest);
-        }
-      }
+      (answer.Metrics ?? []).forEach((metric, index) => {
+        const account = query.linked ? (answer.OwningAccounts?.[index] ?? query.owningAccount) : undefined;
+        const dimensions = Object.fromEntries((metric.Dimensions ?? []).map((d) => [d.Name ?? '', d.Value ?? '']));
+        const key = metricKey(account, metric.Namespace ?? '', metric.MetricName ?? '', dimensions);
+        if (wantedKeys.has(key)) found.add(key);
+      });
       nextToken = answer.NextToken;
-    } while (nextToken);
-  }
-  const indexOf = new Map(toRead.map((entry, index) => [entry, index]));
-  return found.map((entry) => {
-    const index = indexOf.get(entry);
-    const newestAt = index === undefined ? undefined : newest.get(index);
-    return { ...entry, ...(newestAt !== undefined && { newestAt }) };
+      if (!nextToken) return true;
+    }
+    return false;
+  };
+  await mapLimited(listingPlans(wanted), LISTINGS_IN_FLIGHT, async ({ across, pages, each }: ListingPlan) => {
+    if (await list(across, pages)) return;
+    await mapLimited(
+      each.filter(({ key }) => !found.has(key)),
+      LISTINGS_IN_FLIGHT,
+      ({ query }) => list(query, Number.POSITIVE_INFINITY),
+    );
   });
+  return found;
+}
+
+/** A listed metric whose newest datapoint is wanted, and that datapoint once found. */
+interface ToRead {
+  readonly owner: MetricOwner;
+  readonly spec: MetricSpec;
+  newestAt?: number;
 }
 
 /**
- * The doctor's DescribeAlarms calls, paced in each Region at its share of the quota, the one a second the poller's
- * tripwire refresh leaves (describe-alarms-pacing.ts), across every read of the process.
+ * The newest datapoint between `from` and `to` of each metric, read in each Region with GetMetricData: one-minute
+ * periods, newest first, as many queries a call as one answer page holds and the doctor's datapoints a second allow,
+ * every page.
  */
-const ALARM_PACERS = new DescribeAlarmsPacers(DESCRIBE_ALARMS_CALLS_PER_SECOND.doctor);
+async function readNewest(reads: readonly ToRead[], from: number, to: number): Promise<void> {
+  const start = Math.floor(from / MINUTE_MS) * MINUTE_MS;
+  const samples = Math.ceil((to - start) / MINUTE_MS);
+  // CloudWatch tells the tiers apart by its own clock.
+  const tier = datapointTier(start, Date.now());
+  const clients = [...new Set(reads.map((read) => read.owner.client))];
+  await Promise.all(
+    clients.map(async (client) => {
+      const inRegion = reads.filter((read) => read.owner.client === client);
+      const perCall = queriesPerCall(inRegion.length, samples, {
+        datapoints: GET_METRIC_DATA_SHARE.budgets[tier],
+        calls: GET_METRIC_DATA_SHARE.callsPerSecond,
+      });
+      const batches = Array.from({ length: Math.ceil(inRegion.length / perCall) }, (_, i) =>
+        inRegion.slice(i * perCall, (i + 1) * perCall),
+      );
+      const pacer = READ_PACERS.pacerFor(client);
+      await mapLimited(batches, READS_IN_FLIGHT, async (batch) => {
+        let nextToken: string | undefined;
+        do {
+          const answer = await sendPaced(
+            client,
+            pacer,
+            new GetMetricDataCommand({
+              MetricDataQueries: batch.map(({ owner, spec }, index) => ({
+                Id: `m${index}`,
+                ...(owner.accountId && { AccountId: owner.accountId }),
+                MetricStat: {
+                  Metric: {
+                    Namespace: spec.namespace,
+                    MetricName: spec.metricName,
+                    Dimensions: dimensionsOf(spec.dimensions),
+                  },
+                  Period: 60,
+                  Stat: spec.stat,
+                },
+              })),
+              StartTime: new Date(start),
+              EndTime: new Date(to),
+              ScanBy: 'TimestampDescending',
+              ...(nextToken && { NextToken: nextToken }),
+            }),
+            { budget: tier, units: batch.length * samples },
+          );
+          for (const result of answer.MetricDataResults ?? []) {
+            const read = batch[Number(result.Id?.slice(1))];
+            const latest = result.Timestamps?.[0]?.getTime();
+            if (read && latest !== undefined && latest > (read.newestAt ?? Number.NEGATIVE_INFINITY)) {
+              read.newestAt = latest;
+            }
+          }
+          nextToken = answer.NextToken;
+        } while (nextToken);
+      });
+    }),
+  );
+}
 
 /** The named alarms' states; an alarm that does not exist is left out. */
 export async function alarmStates(client: CloudWatchClient, names: readonly string[]): Promise<AlarmState[]> {

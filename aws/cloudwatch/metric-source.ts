@@ -28,8 +28,20 @@ const MAX_DATAPOINTS_PER_PAGE = 100_800;
  */
 export const DATAPOINTS_PER_SECOND = { recent: 180_000, older: 396_000 } as const;
 const RECENT_START_MS = 3 * 3_600_000;
-/** Calls started per second by default: under the account's 50 TPS quota, with room for the doctor and the CLI. */
-const CALLS_PER_SECOND = 40;
+
+/** The datapoints-per-second quota a call whose StartTime is `start` counts against at `now`, as CloudWatch counts. */
+export function datapointTier(start: number, now: number): keyof typeof DATAPOINTS_PER_SECOND {
+  return start >= now - RECENT_START_MS ? 'recent' : 'older';
+}
+
+/**
+ * GetMetricData calls started per second in each Region, by who starts them, under the 50 transactions per second
+ * CloudWatch allows an account in a Region
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html): this source 40 by default,
+ * and `sentinel doctor`'s newest-datapoint reads (inventory.ts) the 10 left.
+ */
+export const GET_METRIC_DATA_CALLS_PER_SECOND = { metricSource: 40, doctor: 10 } as const;
+const CALLS_PER_SECOND = GET_METRIC_DATA_CALLS_PER_SECOND.metricSource;
 
 export class MetricReadError extends SentinelError {}
 
@@ -85,9 +97,8 @@ export class CloudWatchMetricSource implements MetricSource {
     });
   }
 
-  /** The datapoints-per-second quota a call whose StartTime is `start` counts against, as CloudWatch tells them. */
   private tierOf(start: number): keyof typeof DATAPOINTS_PER_SECOND {
-    return start >= (this.options.now ?? Date.now)() - RECENT_START_MS ? 'recent' : 'older';
+    return datapointTier(start, (this.options.now ?? Date.now)());
   }
 
   async read(request: MetricRequest): Promise<MetricReading> {
@@ -282,7 +293,7 @@ function fold(
  * would spend more than the budget each time it went alone. Where the calls per second would bind first (a handful
  * of samples a query), or a budget is not a positive number, the calls stay as large as they can be.
  */
-function queriesPerCall(
+export function queriesPerCall(
   queries: number,
   samples: number,
   perSecond: { readonly datapoints: number; readonly calls: number },

@@ -1,12 +1,8 @@
 import { type CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { tripwireAlarmPrefix, tripwireClusterOf } from '../../shared/pipeline/alarm-names.ts';
 import type { TripwireAlarmState, TripwireAlarms } from '../../shared/pipeline/ports.ts';
-import {
-  DESCRIBE_ALARMS_CALLS_PER_SECOND,
-  DESCRIBE_ALARMS_MAX_RECORDS,
-  DescribeAlarmsPacers,
-} from './describe-alarms-pacing.ts';
-import { sendPaced } from './paced-send.ts';
+import { DESCRIBE_ALARMS_CALLS_PER_SECOND, DESCRIBE_ALARMS_MAX_RECORDS } from './describe-alarms-pacing.ts';
+import { RegionPacers, sendPaced } from './paced-send.ts';
 
 /** What this module sends: DescribeAlarms by the deployment's tripwire prefix, once per Region per slow cycle. */
 export const IAM_ACTIONS = ['cloudwatch:DescribeAlarms'] as const;
@@ -19,7 +15,7 @@ export const IAM_ACTIONS = ['cloudwatch:DescribeAlarms'] as const;
  */
 export class CloudWatchTripwireAlarms implements TripwireAlarms {
   /** By client: `default` and the function's own Region named outright are one Region, one client, one quota. */
-  readonly #pacers = new DescribeAlarmsPacers(DESCRIBE_ALARMS_CALLS_PER_SECOND.tripwireRefresh);
+  readonly #pacers = new RegionPacers({ callsPerSecond: DESCRIBE_ALARMS_CALLS_PER_SECOND.tripwireRefresh });
 
   constructor(
     private readonly options: {

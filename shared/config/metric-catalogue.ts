@@ -64,6 +64,14 @@ export const AUTO_SCALING_METRICS = {
   terminating: 'GroupTerminatingInstances',
 } as const;
 
+/** A Container Insights cluster-level metric of the cluster named `cluster`. */
+export const containerInsightsMetric = (cluster: string, metricName: string): MetricSpec => ({
+  namespace: CONTAINER_INSIGHTS_METRICS.namespace,
+  metricName,
+  dimensions: { [CONTAINER_INSIGHTS_METRICS.dimension]: cluster },
+  stat: 'Maximum',
+});
+
 export const WRITE_VERBS: readonly RequestVerb[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 export const READ_VERBS: readonly RequestVerb[] = ['GET', 'LIST'];
 export const WEBHOOK_TYPES: readonly WebhookType[] = ['ADMIT', 'VALIDATING'];
@@ -109,12 +117,7 @@ export function profileSources(cluster: ClusterConfig): SignalSource[] {
     { signal: 'webhook.p99', combine: 'max', metrics: p99s(name, WEBHOOK_TYPES.map(EKS_METRICS.webhookDurationP99)) },
   ];
   if (cluster.source.containerInsights) {
-    const insights = (metricName: string): MetricSpec => ({
-      namespace: CONTAINER_INSIGHTS_METRICS.namespace,
-      metricName,
-      dimensions: { [CONTAINER_INSIGHTS_METRICS.dimension]: name },
-      stat: 'Maximum',
-    });
+    const insights = (metricName: string) => containerInsightsMetric(name, metricName);
     sources.push(
       { signal: 'nodes.total', combine: 'max', metrics: [insights(CONTAINER_INSIGHTS_METRICS.nodes)] },
       { signal: 'nodes.notready', combine: 'max', metrics: [insights(CONTAINER_INSIGHTS_METRICS.failedNodes)] },

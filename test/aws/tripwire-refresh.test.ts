@@ -9,7 +9,6 @@ import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
 import { refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
 import { type AwsHarness, clearTable, putScenario, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
-import { DESCRIBE_ALARMS_PER_SECOND } from '../../support/describe-alarms-quota.ts';
 import {
   harnessClusters,
   loadPoller,
@@ -20,6 +19,7 @@ import {
   trimmedScenario,
   tripwireAt,
 } from '../../support/poller-harness.ts';
+import { DESCRIBE_ALARMS_PER_SECOND } from '../../support/request-rate-quotas.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

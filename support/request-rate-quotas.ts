@@ -1,24 +1,27 @@
 /**
- * DescribeAlarms' rate quota as CloudWatch documents it
+ * CloudWatch's request-rate quotas the loopback CloudWatch enforces besides GetMetricData's
+ * (get-metric-data-quotas.ts), as CloudWatch documents them
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html): "Rate of DescribeAlarms
- * requests: 9 per second per account and Region (adjustable)".
+ * requests: 9 per second" and "Rate of ListMetrics requests: 25 per second", each per account and Region
+ * (adjustable).
  */
 export const DESCRIBE_ALARMS_PER_SECOND = 9;
+export const LIST_METRICS_PER_SECOND = 25;
 
 const WINDOW_MS = 1000;
 
 /**
- * The quota over a sliding one-second window in each Region, as GetMetricData's are counted
+ * One operation's rate quota over a sliding one-second window in each Region, as GetMetricData's are counted
  * (get-metric-data-quotas.ts): a request is admitted when, with it, the last second of its Region holds no more
  * requests than the quota allows. A refused request is not counted, as a throttled call does not consume quota.
  */
-export class DescribeAlarmsQuotaMeter {
+export class RegionRateMeter {
   /** When each Region's admitted requests of the last second arrived, on the monotonic clock. */
   readonly #admitted = new Map<string, number[]>();
   /** Requests refused since the start (or the last reset), for tests and measurements. */
   throttled = 0;
 
-  constructor(readonly perSecond: number = DESCRIBE_ALARMS_PER_SECOND) {}
+  constructor(readonly perSecond: number) {}
 
   /** Admit a request signed for `region`, or refuse it (false). */
   admit(region: string): boolean {

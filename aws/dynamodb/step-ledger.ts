@@ -9,11 +9,11 @@ import {
   tookItAlready,
 } from '../../shared/pipeline/step-claim.ts';
 import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
-import { readGzippedParts, readPartPayloads } from './gzipped-parts.ts';
+import { putGzippedParts, readGzippedParts, readPartPayloads } from './gzipped-parts.ts';
 import type { DynamoDbTable } from './table.ts';
 import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
 import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
-import { INLINE_JSON_BYTES, PART_BYTES, utf8Bytes, utf8Slices } from './table-limits.ts';
+import { INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: claims of a step and the commit of its outcome. */
@@ -83,23 +83,30 @@ export class DynamoDbStepLedger implements StepLedger {
 
   /**
    * Write the step's outcome, then its header: the header's conditional put is the commit point. An outcome that fits
-   * (`INLINE_JSON_BYTES`) goes in the header itself, so that a quiet step is one write; a larger one is written in parts
-   * first. If another invocation committed this step first (its lease ran out under it), its outcome is the one that
-   * counts.
+   * (`INLINE_JSON_BYTES`) goes in the header itself, so that a quiet step is one write; a larger one is written first in
+   * gzipped parts (a fleet's evidence is the same text cluster after cluster: a fraction of the write units its JSON
+   * would take, in a partition that serves at most 1,000 a second). If another invocation committed this step first
+   * (its lease ran out under it), its outcome is the one that counts.
    *
    * A write-ahead record rather than one transaction over the outbox and incident items, because TransactWriteItems
    * takes at most 100 items and 4 MB in aggregate
    * (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html), which one step
-   * exceeds when an outage changes an incident on each of more than a hundred clusters; and because the stand-ins the
-   * wire tests run on could not check a transaction: dynalite implements none, and DynamoDB Local cannot be fetched
-   * here.
+   * exceeds when an outage changes an incident on each of more than a hundred clusters; and because the stand-in the
+   * wire tests run on, dynalite, implements no transactions, so they could not be checked.
    */
   private async commitStep(outcome: StepOutcome, owner: string): Promise<StepOutcome> {
     const json = JSON.stringify(outcome);
     const held =
       utf8Bytes(json) <= INLINE_JSON_BYTES
         ? { payload: json }
-        : { parts: await this.writeParts(outcome.at, owner, json) };
+        : {
+            gzippedParts: await putGzippedParts(
+              this.table,
+              json,
+              (part) => stepPartKey(outcome.at, owner, part),
+              this.table.expiresAt(this.table.now()),
+            ),
+          };
     try {
       await this.table.db.send(
         new PutCommand({
@@ -115,25 +122,6 @@ export class DynamoDbStepLedger implements StepLedger {
     }
   }
 
-  /**
-   * The outcome's JSON in parts, keyed by their writer; how many. This release reads a step written in gzipped parts
-   * (`gzippedParts`), a fraction of the write units, but still writes the JSON itself: a rollback to the release before
-   * could not read gzipped parts, and would stay stuck on such a step until it expired. The next release writes them.
-   */
-  private async writeParts(at: number, owner: string, json: string): Promise<number> {
-    // Cut by UTF-8 bytes, not characters: a hint in another script would take a part of characters past 400 KB.
-    const slices = utf8Slices(json, PART_BYTES);
-    for (const [part, payload] of slices.entries()) {
-      await this.table.db.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: { ...stepPartKey(at, owner, part), payload, expiresAt: this.table.expiresAt(this.table.now()) },
-        }),
-      );
-    }
-    return slices.length;
-  }
-
   private async readStep(at: number): Promise<StepOutcome | undefined> {
     const key = stepKey(at);
     const { Item } = await this.table.db.send(
@@ -146,7 +134,8 @@ export class DynamoDbStepLedger implements StepLedger {
     if ('gzippedParts' in header) {
       return decodeJson(stepOutcome, await readGzippedParts(this.table, header.gzippedParts, partKey), key);
     }
-    // The JSON itself, in parts, as this release and the ones before write it.
+    // The JSON itself, in parts, as 0.1.0 and the releases before it wrote a large outcome: read so that an upgrade
+    // rolls forward a step its predecessor committed.
     const slices = await readPartPayloads(this.table, header.parts, partKey, stepPartItem);
     return decodeJson(stepOutcome, slices.join(''), key);
   }

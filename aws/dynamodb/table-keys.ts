@@ -8,7 +8,7 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `POLL`/`CURSOR`: which step is claimed (by whom, until when) and which is done (the step ledger).
  * - `STEP`/`<at>` (+ `<at>#<owner>#<part>`): a step's outcome, written before it is applied: the write-ahead record
  *   that lets any invocation finish a step whose writer died (the step ledger). The header holds the outcome itself
- *   when it fits, in parts of its JSON otherwise (or gzipped parts, which this release reads and the next writes).
+ *   when it fits, in gzipped parts otherwise (0.1.0 and earlier wrote parts of the JSON itself, still read).
  * - `OPEN`/`<incident id>`: open incidents, read with a consistent query every poll; each expires the retention
  *   period after its last change (an incident of a cluster no longer configured is resolved at the next poll).
  * - `INCIDENT`/`<incident id>`: resolved incidents (day `INCIDENT#<resolved day>`).

@@ -18,24 +18,6 @@ export const INLINE_JSON_BYTES = 200_000;
 /** The UTF-8 size of a text, which is what DynamoDB counts for a string. */
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
-/**
- * A text cut into slices of at most `maxBytes` UTF-8 bytes each, never inside a character, so that each slice is a
- * string of its own and the slices join back into the text.
- */
-export function utf8Slices(text: string, maxBytes: number = PART_BYTES): string[] {
-  const bytes = Buffer.from(text, 'utf8');
-  const slices: string[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    let end = Math.min(start + maxBytes, bytes.length);
-    // A byte 10xxxxxx continues a character: back up to the byte that starts it.
-    while (end < bytes.length && end > start && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-    slices.push(bytes.subarray(start, end).toString('utf8'));
-    start = end;
-  }
-  return slices.length > 0 ? slices : [''];
-}
-
 /** Binary data cut into parts of at most `maxBytes` each. */
 export function byteParts(data: Uint8Array, maxBytes: number = PART_BYTES): Uint8Array[] {
   const parts: Uint8Array[] = [];

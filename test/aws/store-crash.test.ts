@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
-import { putGzippedParts } from '../../aws/dynamodb/gzipped-parts.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
 import { stepKey, stepPartKey } from '../../aws/dynamodb/table-keys.ts';
+import { PART_BYTES } from '../../aws/dynamodb/table-limits.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
@@ -22,14 +23,14 @@ describe('a step whose writer dies after committing it', () => {
     await harness.close();
   });
 
-  it('is rolled forward by its retry, in several parts, and never evaluated again', async () => {
+  it('is rolled forward by its retry, in several gzipped parts, and never evaluated again', async () => {
     let now = Date.parse('2026-11-20T10:00:00Z');
     const at = now - 180_000;
-    // 400 notifications of 1 KB each: an outcome over 300 KB, committed in two parts.
-    const notifications: Notification[] = Array.from({ length: 400 }, (_, i) => ({
+    // 500 notifications of 750 random bytes each, which gzip cannot shrink: over 300 KB gzipped, two parts.
+    const notifications: Notification[] = Array.from({ length: 500 }, (_, i) => ({
       ...notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' }),
       id: `${isoSeconds(at)}/page/webhook-blackhole/${i}`,
-      summary: 'x'.repeat(1000),
+      summary: randomBytes(750).toString('base64'),
     }));
     const dying = dynamoDbStores({ client: faultyClients(dyingAtFirstOutboxWrite())(), table: TABLE, now: () => now });
     expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
@@ -42,33 +43,40 @@ describe('a step whose writer dies after committing it', () => {
     const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
     const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
 
-    expect([header?.parts, claim, (await retry.outbox.pending()).length]).toEqual([2, 'done', 400]);
+    expect([header?.gzippedParts, claim, (await retry.outbox.pending()).length]).toEqual([2, 'done', 500]);
   });
 
-  it('is rolled forward from gzipped parts, as the next release will write a large outcome', async () => {
+  it('is rolled forward from the JSON itself in parts, as 0.1.0 wrote a large outcome', async () => {
     let now = Date.parse('2026-11-20T10:30:00Z');
     const at = now - 180_000;
-    // A fleet outage's notifications, the same text for every cluster: 1 MB of JSON that gzips into one part.
-    const notifications: Notification[] = Array.from({ length: 1000 }, (_, i) => ({
+    const notifications: Notification[] = Array.from({ length: 400 }, (_, i) => ({
       ...notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' }),
       id: `${isoSeconds(at)}/page/webhook-blackhole/fleet-${i}`,
-      summary: `fleet-${i}: ${'webhook calls time out and writes stall; '.repeat(20)}`,
+      summary: 'x'.repeat(1000),
     }));
     const table = new DynamoDbTable({ client: documentClient(), table: TABLE, now: () => now });
     const writer = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
     expect(await writer.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
     const expiresAt = table.expiresAt(now);
+    // ASCII JSON, so that slices of PART_BYTES characters are slices of as many bytes.
     const json = JSON.stringify({ at, changed: [], notifications });
-    const gzippedParts = await putGzippedParts(table, json, (part) => stepPartKey(at, 'first', part), expiresAt);
+    const slices = Array.from({ length: Math.ceil(json.length / PART_BYTES) }, (_, part) =>
+      json.slice(part * PART_BYTES, (part + 1) * PART_BYTES),
+    );
+    for (const [part, payload] of slices.entries()) {
+      await documentClient().send(
+        new PutCommand({ TableName: TABLE, Item: { ...stepPartKey(at, 'first', part), payload, expiresAt } }),
+      );
+    }
     await documentClient().send(
-      new PutCommand({ TableName: TABLE, Item: { ...stepKey(at), gzippedParts, owner: 'first', expiresAt } }),
+      new PutCommand({ TableName: TABLE, Item: { ...stepKey(at), parts: slices.length, owner: 'first', expiresAt } }),
     );
 
     now += 120_000;
     const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
     const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
 
-    expect([gzippedParts, claim, (await pendingAt(retry, at)).length]).toEqual([1, 'done', 1000]);
+    expect([slices.length, claim, (await pendingAt(retry, at)).length]).toEqual([2, 'done', 400]);
   });
 
   it('is rolled forward from its header alone when its outcome fits there, with no part beside it', async () => {

@@ -1,7 +1,14 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { applyStep } from '../../shared/pipeline/apply-step.ts';
-import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from '../../shared/pipeline/ports.ts';
+import type {
+  AfterQueued,
+  IncidentRepository,
+  Outbox,
+  StepClaim,
+  StepLedger,
+  StepOutcome,
+} from '../../shared/pipeline/ports.ts';
 import {
   afterRollForward,
   ruleOnClaim,
@@ -75,9 +82,9 @@ export class DynamoDbStepLedger implements StepLedger {
     return decodeItem(cursorItem, Item ?? {}, CURSOR_KEY);
   }
 
-  async recordStep(outcome: StepOutcome, owner: string): Promise<readonly Notification[]> {
+  async recordStep(outcome: StepOutcome, owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]> {
     const committed = await this.commitStep(outcome, owner);
-    await this.apply(committed);
+    await this.apply(committed, afterQueued);
     return committed.notifications;
   }
 
@@ -169,9 +176,9 @@ export class DynamoDbStepLedger implements StepLedger {
    * step is marked done so that the cursor moves past it, and a StepQuarantinedError says so. Without this every
    * later poll would roll the step forward, fail on the same write, and nothing would be published again.
    */
-  private async apply(outcome: StepOutcome): Promise<void> {
+  private async apply(outcome: StepOutcome, afterQueued?: AfterQueued): Promise<void> {
     try {
-      await applyStep(outcome, this.parts);
+      await applyStep(outcome, this.parts, afterQueued);
     } catch (error) {
       if (!isRefusedForGood(error)) throw error;
       const reason = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000);

@@ -1,7 +1,7 @@
 import type { Notification } from '../engine/notification.ts';
 import { applyStep } from './apply-step.ts';
 import { behindClock } from './event-time.ts';
-import type { IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from './ports.ts';
+import type { AfterQueued, IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from './ports.ts';
 import { ruleOnClaim, type StepCursor } from './step-claim.ts';
 
 /**
@@ -24,8 +24,8 @@ export class MemoryStepLedger implements StepLedger {
     return 'claimed';
   }
 
-  async recordStep(outcome: StepOutcome, _owner: string): Promise<readonly Notification[]> {
-    await applyStep(outcome, this.parts);
+  async recordStep(outcome: StepOutcome, _owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]> {
+    await applyStep(outcome, this.parts, afterQueued);
     const doneStep = behindClock(this.cursor.doneStep, this.now());
     this.cursor = { ...this.cursor, doneStep: Math.max(doneStep ?? Number.NEGATIVE_INFINITY, outcome.at) };
     return outcome.notifications;

@@ -102,6 +102,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   let blind: readonly string[] = [];
   let stepError: unknown;
   let refreshed: Promise<string | undefined> | undefined;
+  let stepDelivery: Delivery | undefined;
   const quarantined: number[] = [];
   try {
     claim = await claimPastQuarantine(deps, at, startedAt + deps.leaseMs, quarantined);
@@ -147,7 +148,15 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
       const notifications = outcome.notifications.map((n) => withRetirementNotes(n, retired.notes));
       findings = outcome.findings;
       created = notifications;
-      committed = await deps.ledger.recordStep({ at, changed: outcome.changed, notifications }, deps.owner);
+      // Delivered as soon as they are queued, not after the step's incidents are written (applyStep says why); a
+      // delivery that throws there is tried again below, once the step is written.
+      committed = await deps.ledger.recordStep(
+        { at, changed: outcome.changed, notifications },
+        deps.owner,
+        async (queued) => {
+          stepDelivery = await deliverPending(deps, queued).catch(() => undefined);
+        },
+      );
     }
   } catch (error) {
     // A quarantined step has moved the cursor on: this poll is done with it, and the alarm reads the report.
@@ -156,10 +165,10 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   }
   const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
   let tripwireRefreshFailure: string | undefined;
-  let delivery: Awaited<ReturnType<typeof deliverPending>>;
+  let delivery: Delivery;
   try {
     // Whatever became of this step, what earlier steps left in the outbox still goes out.
-    delivery = await deliverPending(deps, committed);
+    delivery = stepDelivery ?? (await deliverPending(deps, committed));
   } finally {
     // Awaited only now, so that a slow refresh holds back neither the step's commit nor its delivery; and on every
     // path, a delivery that throws included, so that no refresh outlives the invocation that started it.
@@ -281,6 +290,9 @@ function labelsOf(plan: WatchPlan): ReadonlyMap<string, Labels> {
 function factsOf(plan: WatchPlan): ReadonlyMap<string, ClusterFacts> {
   return new Map(plan.clusters.flatMap((c) => (c.facts ? [[c.name, c.facts] as const] : [])));
 }
+
+/** What a delivery run published, and what it could not. */
+type Delivery = Awaited<ReturnType<typeof deliverPending>>;
 
 /**
  * Publish every pending notification once; a failure stays in the outbox for the next run. `committed` are the

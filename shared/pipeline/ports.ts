@@ -55,6 +55,9 @@ export interface PendingNotification {
  * conditional, so that a retried or overlapping invocation can neither lose nor repeat a notification.
  */
 
+/** What runs once a step's notifications are queued and before its incidents are written: their delivery. */
+export type AfterQueued = (queued: readonly Notification[]) => Promise<void>;
+
 /**
  * Which steps were evaluated, and the commit of each step's outcome.
  *
@@ -62,7 +65,7 @@ export interface PendingNotification {
  * without its notification would never page, and a notification without its incident would page again at the next
  * step. The ledger owns that commit: it records the outcome first (in DynamoDB, a write-ahead record), then applies
  * it through the idempotent writes the other ports expose, `Outbox.enqueue` first and `IncidentRepository.save`
- * second (see `applyStep`), and only then marks the step done. An invocation that dies between those writes leaves a
+ * second, the notifications' delivery between them (see `applyStep`), and only then marks the step done. An invocation that dies between those writes leaves a
  * recorded outcome that the next claim of the step rolls forward, applying it again, which the idempotent writes
  * make harmless; the step is never evaluated a second time.
  */
@@ -70,12 +73,12 @@ export interface StepLedger {
   /** Take the right to evaluate step `at`: `done` if it was evaluated, `busy` if someone holds it, `stale` if a later step was. */
   claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim>;
   /**
-   * Commit a claimed step's outcome and apply it: notifications into the outbox first, then incidents, then the step
-   * as done. Returns the notifications of the outcome that was committed, which is another invocation's when it
-   * committed this step first (its lease ran out under it): the caller delivers them without waiting for the outbox
-   * to list them.
+   * Commit a claimed step's outcome and apply it: notifications into the outbox first, then `afterQueued` (the
+   * delivery of them), then incidents, then the step as done. Returns the notifications of the outcome that was
+   * committed, which is another invocation's when it committed this step first (its lease ran out under it): the
+   * caller delivers them without waiting for the outbox to list them.
    */
-  recordStep(outcome: StepOutcome, owner: string): Promise<readonly Notification[]>;
+  recordStep(outcome: StepOutcome, owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]>;
 }
 
 /** Incidents, open and resolved. */

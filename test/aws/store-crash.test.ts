@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { dynamoDbStores } from '../../aws/dynamodb/stores.ts';
 import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
-import { stepKey, stepPartKey } from '../../aws/dynamodb/table-keys.ts';
+import { PARTITION, stepKey, stepPartKey } from '../../aws/dynamodb/table-keys.ts';
 import { PART_BYTES } from '../../aws/dynamodb/table-limits.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
-import { dyingAtFirstOutboxWrite, faultyClients } from '../../support/store-faults.ts';
-import { notificationAt } from '../support/engine-fixtures.ts';
+import { dyingAtFirstOutboxWrite, type FaultPlan, faultyClients } from '../../support/store-faults.ts';
+import { notificationAt, openIncident } from '../support/engine-fixtures.ts';
 
 describe('a step whose writer dies after committing it', () => {
   let harness: AwsHarness;
@@ -104,6 +104,41 @@ describe('a step whose writer dies after committing it', () => {
       [['expiresAt', 'owner', 'payload', 'pk', 'sk']],
       'done',
       [page.id],
+    ]);
+  });
+
+  it('hands its notifications over before writing its incidents, and a death at the incidents is rolled forward', async () => {
+    let now = Date.parse('2026-11-20T12:30:00Z');
+    const at = now - 180_000;
+    const page = notificationAt({ at: isoSeconds(at), kind: 'page', rule: 'webhook-blackhole' });
+    const incident = openIncident('dev-a', 'webhook-blackhole', 0, { id: `dev-a/webhook-blackhole/${at}` });
+    const order: string[] = [];
+    let died = false;
+    const dyingAtOpenIncident: FaultPlan = (request) => {
+      if (died || request.Item?.pk !== PARTITION.open) return undefined;
+      died = true;
+      order.push('incident write');
+      return 'die';
+    };
+    const dying = dynamoDbStores({ client: faultyClients(dyingAtOpenIncident)(), table: TABLE, now: () => now });
+    expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    const recording = dying.ledger.recordStep(
+      { at, changed: [incident], notifications: [page] },
+      'first',
+      async (queued) => {
+        order.push(...queued.map((n) => `deliver ${n.id}`));
+      },
+    );
+    await expect(recording).rejects.toThrow('Task timed out');
+
+    now += 120_000;
+    const retry = dynamoDbStores({ client: documentClient(), table: TABLE, now: () => now });
+    const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
+
+    expect([order, claim, (await retry.incidents.openIncidents()).map((i) => i.id)]).toEqual([
+      [`deliver ${page.id}`, 'incident write'],
+      'done',
+      expect.arrayContaining([incident.id]),
     ]);
   });
 

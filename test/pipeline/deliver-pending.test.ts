@@ -1,10 +1,12 @@
 import { buildPlan } from '../../shared/pipeline/build-plan.ts';
+import { MemoryIncidentRepository } from '../../shared/pipeline/memory-incident-repository.ts';
 import { MemoryOutbox } from '../../shared/pipeline/memory-outbox.ts';
+import { MemoryStepLedger } from '../../shared/pipeline/memory-step-ledger.ts';
 import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import { deliverPending, runPoll } from '../../shared/pipeline/poll.ts';
-import type { PendingNotification } from '../../shared/pipeline/ports.ts';
+import type { AfterQueued, PendingNotification, StepOutcome } from '../../shared/pipeline/ports.ts';
 import { isoSeconds } from '../../shared/time.ts';
-import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
+import { defaultRuleSet, notificationAt, openIncident } from '../support/engine-fixtures.ts';
 
 /** An outbox whose bookkeeping fails right after SNS accepted the message. */
 class ForgetfulOutbox extends MemoryOutbox {
@@ -91,6 +93,39 @@ describe('runPoll', () => {
     expect(polls.map((p) => p.error)).toEqual([
       'Error: AccessDeniedException: not authorized to perform cloudwatch:GetMetricData',
     ]);
+  });
+
+  it('pages before it writes the step’s incidents, so that a throttled incident partition does not hold the page', async () => {
+    const stores = memoryStores(now);
+    const order: string[] = [];
+    const incidents = new MemoryIncidentRepository();
+    incidents.save = async () => {
+      order.push('save incidents');
+      throw new Error('ProvisionedThroughputExceededException: Throughput exceeds the current capacity');
+    };
+    const inner = new MemoryStepLedger(now, { incidents, outbox: stores.outbox });
+    // The step raises a page and opens an incident, as a fleet outage does on every cluster.
+    const ledger = {
+      claimStep: inner.claimStep.bind(inner),
+      recordStep: (outcome: StepOutcome, owner: string, afterQueued?: AfterQueued) =>
+        inner.recordStep(
+          { ...outcome, notifications: [page], changed: [openIncident('dev-a', 'webhook-blackhole', 0)] },
+          owner,
+          afterQueued,
+        ),
+    };
+    const notifier = {
+      publish: async (n: { id: string }) => {
+        order.push(`publish ${n.id}`);
+        return { messageId: 'm-1' };
+      },
+    };
+
+    await expect(runPoll({ ...quiet, ...stores, ledger, notifier }, now())).rejects.toThrow(
+      'ProvisionedThroughputExceededException',
+    );
+
+    expect(order).toEqual([`publish ${page.id}`, 'save incidents']);
   });
 
   it('delivers in the same poll the notifications its ledger committed, before the outbox lists them', async () => {

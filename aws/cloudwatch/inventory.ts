@@ -14,6 +14,7 @@ import {
 } from '../../shared/doctor/metric-listing.ts';
 import type { MetricSpec } from '../../shared/pipeline/query-plan.ts';
 import { mapLimited } from '../concurrency.ts';
+import { RegionPacers, sendPaced } from '../paced-send.ts';
 import { DESCRIBE_ALARMS_CALLS_PER_SECOND, DESCRIBE_ALARMS_MAX_RECORDS } from './describe-alarms-pacing.ts';
 import {
   DATAPOINTS_PER_SECOND,
@@ -21,7 +22,6 @@ import {
   GET_METRIC_DATA_CALLS_PER_SECOND,
   queriesPerCall,
 } from './metric-source.ts';
-import { RegionPacers, sendPaced } from './paced-send.ts';
 
 /** What this module sends: the doctor's read-only questions to CloudWatch. */
 export const IAM_ACTIONS = ['cloudwatch:ListMetrics', 'cloudwatch:GetMetricData', 'cloudwatch:DescribeAlarms'] as const;

@@ -1,11 +1,12 @@
 import { cloudWatchClients } from '../aws/clients.ts';
 import { alarmStates, metricPresence } from '../aws/cloudwatch/inventory.ts';
 import { attachedLinks } from '../aws/cloudwatch/oam-links.ts';
-import { eksClients, eksNodeFacts } from '../aws/eks/node-facts.ts';
+import { mapLimited } from '../aws/concurrency.ts';
+import { EKS_LOOKUPS_IN_FLIGHT, eksClients, eksNodeFacts } from '../aws/eks/node-facts.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
 import { displayNameOf } from '../shared/config/cluster-identity.ts';
-import { parseSinkArn } from '../shared/config/deployment-config.ts';
+import { type ClusterConfig, parseSinkArn } from '../shared/config/deployment-config.ts';
 import {
   hasTripwire,
   isLinked,
@@ -120,7 +121,14 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     now - HISTORY_MS,
     now,
   );
-  const [alarmsByRegion, presences] = await Promise.all([alarmsRead, presenceRead]);
+  // And EKS beside CloudWatch: each Region's lookups at EKS's own pace (node-facts.ts).
+  const nodeKindsRead = nodeKinds(
+    config.clusters,
+    (cluster) => cluster.region ?? opsRegion,
+    (cluster) => (isLinked(cluster, ops) ? cluster.accountId : undefined),
+    eksFor,
+  );
+  const [alarmsByRegion, presences, kinds] = await Promise.all([alarmsRead, presenceRead, nodeKindsRead]);
   const alarms = new Map(alarmsByRegion.flat());
   const observations = await Promise.all(
     config.clusters.map(async (cluster, index): Promise<ClusterObservation> => {
@@ -132,6 +140,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
       const sink = sinks.get(region);
       const alarmName = tripwireAlarmName(deployment, displayNameOf(cluster));
       const alarm = alarms.get(`${region}/${alarmName}`);
+      const nodeKind = kinds.get(cluster);
       return {
         cluster: displayNameOf(cluster),
         region,
@@ -151,11 +160,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
         })),
         containerInsights: presence?.probes[0] ?? false,
         nodeChurn: countsNodeChurn(cluster),
-        ...(cluster.source.profile === 'eks' &&
-          cluster.source.nodes === undefined && {
-            nodeKind: await askNodeKind(cluster.name, region, linked, () => eksFor(region)),
-            nodeGroups: cluster.source.nodeGroups,
-          }),
+        ...(nodeKind && { nodeKind, nodeGroups: cluster.source.nodeGroups }),
         ...(linked && {
           link: sink
             ? { status: (await linkedTo(sink, region)).has(linked) ? 'present' : 'missing', sink }
@@ -175,6 +180,38 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
   if (options.json) out.stdout(JSON.stringify(diagnosisJson(diagnosis), null, 2));
   else for (const line of renderDiagnosis(diagnosis, now)) out.stdout(line);
   return diagnosis.healthy ? 0 : 1;
+}
+
+/**
+ * How EKS says the nodes run of each EKS cluster whose configuration does not say (`source.nodes`), by cluster. Each
+ * Region's clusters are asked EKS_LOOKUPS_IN_FLIGHT at a time, every Region at once: each Region has a pace of its own,
+ * so a Region with many clusters holds back no other.
+ */
+async function nodeKinds(
+  clusters: readonly ClusterConfig[],
+  regionOf: (cluster: ClusterConfig) => string,
+  linkedAccountOf: (cluster: ClusterConfig) => string | undefined,
+  eksFor: (region: string) => Parameters<typeof eksNodeFacts>[0],
+): Promise<Map<ClusterConfig, NodeKindObservation>> {
+  const unsaid = clusters.filter((cluster) => cluster.source.profile === 'eks' && cluster.source.nodes === undefined);
+  const asked = unsaid.filter((cluster) => linkedAccountOf(cluster) === undefined);
+  const byRegion = new Map<string, ClusterConfig[]>();
+  for (const cluster of asked) {
+    const inRegion = byRegion.get(regionOf(cluster)) ?? [];
+    inRegion.push(cluster);
+    byRegion.set(regionOf(cluster), inRegion);
+  }
+  const kinds = new Map<ClusterConfig, NodeKindObservation>();
+  const ask = async (cluster: ClusterConfig) => {
+    const region = regionOf(cluster);
+    const linked = linkedAccountOf(cluster);
+    kinds.set(cluster, await askNodeKind(cluster.name, region, linked, () => eksFor(region)));
+  };
+  await Promise.all([
+    ...unsaid.filter((cluster) => linkedAccountOf(cluster) !== undefined).map(ask),
+    ...[...byRegion.values()].map((inRegion) => mapLimited(inRegion, EKS_LOOKUPS_IN_FLIGHT, ask)),
+  ]);
+  return kinds;
 }
 
 /**

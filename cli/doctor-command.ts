@@ -1,5 +1,5 @@
 import { cloudWatchClients } from '../aws/clients.ts';
-import { alarmStates, metricPresence } from '../aws/cloudwatch/inventory.ts';
+import { alarmStates, metricPresence, type PresenceProgress } from '../aws/cloudwatch/inventory.ts';
 import { attachedLinks } from '../aws/cloudwatch/oam-links.ts';
 import { mapLimited } from '../aws/concurrency.ts';
 import { EKS_LOOKUPS_IN_FLIGHT, eksClients, eksNodeFacts } from '../aws/eks/node-facts.ts';
@@ -22,7 +22,7 @@ import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { type MetricSpec, signalSources } from '../shared/pipeline/query-plan.ts';
 import { DAY_MS } from '../shared/time.ts';
 import { awsFailure } from './aws-errors.ts';
-import { type CommandOutput, progress, UsageError } from './command.ts';
+import { type CommandOutput, PROGRESS_INTERVAL_MS, progress, UsageError, withProgress } from './command.ts';
 import { defineCommand } from './command-line.ts';
 import { stackOutput } from './stack-outputs.ts';
 
@@ -64,8 +64,16 @@ export interface DoctorOptions {
   readonly json?: boolean;
 }
 
-/** `sentinel doctor`: observe every cluster of the configuration in the real accounts, then diagnose. */
-export async function doctorCommand(options: DoctorOptions, out: CommandOutput, now = Date.now()): Promise<number> {
+/**
+ * `sentinel doctor`: observe every cluster of the configuration in the real accounts, then diagnose. While it asks,
+ * it says how far it has got every `progressEveryMs` (where the output takes progress: stderr at a terminal).
+ */
+export async function doctorCommand(
+  options: DoctorOptions,
+  out: CommandOutput,
+  now = Date.now(),
+  progressEveryMs = PROGRESS_INTERVAL_MS,
+): Promise<number> {
   if (!options.config) throw new UsageError('--config is required');
   const loaded = readConfigFile(options.config);
   const { config } = loaded;
@@ -89,6 +97,10 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     out,
     `Checking ${config.clusters.length} cluster(s) in CloudWatch${ops.account ? ` (ops account ${ops.account})` : ''}...`,
   );
+  const tally: DoctorTally = {
+    presence: { names: 0, namesListed: 0, metrics: 0, metricsRead: 0 },
+    eks: { clusters: 0, lookedUp: 0 },
+  };
   // Every cluster's tripwire is an alarm in its own Region (its TripwireStack): each Region is asked for its own, at
   // one DescribeAlarms call a second, 100 alarms a call (inventory.ts).
   const tripwired = config.clusters.filter((cluster) => hasTripwire(cluster, config));
@@ -120,6 +132,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     })),
     now - HISTORY_MS,
     now,
+    tally.presence,
   );
   // And EKS beside CloudWatch: each Region's lookups at EKS's own pace (node-facts.ts).
   const nodeKindsRead = nodeKinds(
@@ -127,8 +140,14 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     (cluster) => cluster.region ?? opsRegion,
     (cluster) => (isLinked(cluster, ops) ? cluster.accountId : undefined),
     eksFor,
+    tally.eks,
   );
-  const [alarmsByRegion, presences, kinds] = await Promise.all([alarmsRead, presenceRead, nodeKindsRead]);
+  const [alarmsByRegion, presences, kinds] = await withProgress(
+    out,
+    () => tallyLine(tally),
+    Promise.all([alarmsRead, presenceRead, nodeKindsRead]),
+    progressEveryMs,
+  );
   const alarms = new Map(alarmsByRegion.flat());
   const observations = await Promise.all(
     config.clusters.map(async (cluster, index): Promise<ClusterObservation> => {
@@ -182,6 +201,29 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
   return diagnosis.healthy ? 0 : 1;
 }
 
+/** How far a doctor run has got, counted as it asks. */
+interface DoctorTally {
+  readonly presence: PresenceProgress;
+  readonly eks: NodeKindTally;
+}
+
+/** The clusters whose kind doctor asks EKS about, and those it has its answer for. */
+interface NodeKindTally {
+  clusters: number;
+  lookedUp: number;
+}
+
+/** The progress line, as "listed 120 of 300 metric names, looked up 40 of 900 clusters in EKS". */
+function tallyLine({ presence, eks }: DoctorTally): string {
+  return [
+    `listed ${presence.namesListed} of ${presence.names} metric names`,
+    ...(presence.metrics > 0
+      ? [`read the newest datapoints of ${presence.metricsRead} of ${presence.metrics} metrics`]
+      : []),
+    ...(eks.clusters > 0 ? [`looked up ${eks.lookedUp} of ${eks.clusters} clusters in EKS`] : []),
+  ].join(', ');
+}
+
 /**
  * How EKS says the nodes run of each EKS cluster whose configuration does not say (`source.nodes`), by cluster. Each
  * Region's clusters are asked EKS_LOOKUPS_IN_FLIGHT at a time, every Region at once: each Region has a pace of its own,
@@ -192,9 +234,11 @@ async function nodeKinds(
   regionOf: (cluster: ClusterConfig) => string,
   linkedAccountOf: (cluster: ClusterConfig) => string | undefined,
   eksFor: (region: string) => Parameters<typeof eksNodeFacts>[0],
+  tally: NodeKindTally,
 ): Promise<Map<ClusterConfig, NodeKindObservation>> {
   const unsaid = clusters.filter((cluster) => cluster.source.profile === 'eks' && cluster.source.nodes === undefined);
   const asked = unsaid.filter((cluster) => linkedAccountOf(cluster) === undefined);
+  tally.clusters = asked.length;
   const byRegion = new Map<string, ClusterConfig[]>();
   for (const cluster of asked) {
     const inRegion = byRegion.get(regionOf(cluster)) ?? [];
@@ -206,6 +250,7 @@ async function nodeKinds(
     const region = regionOf(cluster);
     const linked = linkedAccountOf(cluster);
     kinds.set(cluster, await askNodeKind(cluster.name, region, linked, () => eksFor(region)));
+    if (linked === undefined) tally.lookedUp++;
   };
   await Promise.all([
     ...unsaid.filter((cluster) => linkedAccountOf(cluster) !== undefined).map(ask),

@@ -72,7 +72,7 @@ describe('sentinel doctor asking EKS about a fleet', () => {
       subscriptions: { paging: [{ subscribers: [{ protocol: 'email', endpoint: 'oncall@example.com' }] }] },
     });
     output = new TerminalOutput();
-    await doctorCommand({ config: file, json: true }, output, Date.now());
+    await doctorCommand({ config: file, json: true }, output, Date.now(), 1_000);
     observations = (
       JSON.parse(output.out.join('\n')) as { clusters: { observation: ClusterObservation }[] }
     ).clusters.map((c) => c.observation);
@@ -104,6 +104,15 @@ describe('sentinel doctor asking EKS about a fleet', () => {
     expect(observations.slice(OWN.length).map((o) => [o.cluster, o.nodeKind?.status])).toEqual(
       LINKED.map((c) => [c.name, 'not-asked']),
     );
+  });
+
+  it('says how far it has got on stderr while it asks, and ends on the whole count', () => {
+    expect(output.progressLines.length).toBeGreaterThan(2);
+    expect(output.progressLines.at(-1)).toMatch(
+      new RegExp(`^listed (\\d+) of \\1 metric names, .*looked up ${OWN.length} of ${OWN.length} clusters in EKS$`),
+    );
+    // Some line said a count halfway.
+    expect(output.progressLines.some((line) => !line.includes(`looked up ${OWN.length} of`))).toBe(true);
   });
 
   it('keeps stdout for the report alone: the --json output parses whole', () => {

@@ -20,6 +20,7 @@ export const INTEGRATION_TESTS = [
   '/test/cli/doctor\\.test\\.ts$',
   '/test/cli/doctor-kind\\.test\\.ts$',
   '/test/cli/doctor-fleet\\.test\\.ts$',
+  '/test/cli/doctor-eks-fleet\\.test\\.ts$',
   '/test/cli/incidents\\.test\\.ts$',
   '/test/cli/sentinel-bin\\.test\\.ts$',
   '/test/docs/hint-commands\\.test\\.ts$',

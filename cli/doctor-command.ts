@@ -1,11 +1,12 @@
 import { cloudWatchClients } from '../aws/clients.ts';
-import { alarmStates, metricPresence } from '../aws/cloudwatch/inventory.ts';
+import { alarmStates, metricPresence, type PresenceProgress } from '../aws/cloudwatch/inventory.ts';
 import { attachedLinks } from '../aws/cloudwatch/oam-links.ts';
-import { eksClients, eksNodeFacts } from '../aws/eks/node-facts.ts';
+import { mapLimited } from '../aws/concurrency.ts';
+import { EKS_LOOKUPS_IN_FLIGHT, eksClients, eksNodeFacts } from '../aws/eks/node-facts.ts';
 import { readConfigFile } from '../io/input-files.ts';
 import { countsNodeChurn } from '../shared/churn/node-termination.ts';
 import { displayNameOf } from '../shared/config/cluster-identity.ts';
-import { parseSinkArn } from '../shared/config/deployment-config.ts';
+import { type ClusterConfig, parseSinkArn } from '../shared/config/deployment-config.ts';
 import {
   hasTripwire,
   isLinked,
@@ -21,7 +22,7 @@ import { configuredPlan } from '../shared/pipeline/build-plan.ts';
 import { type MetricSpec, signalSources } from '../shared/pipeline/query-plan.ts';
 import { DAY_MS } from '../shared/time.ts';
 import { awsFailure } from './aws-errors.ts';
-import { type CommandOutput, progress, UsageError } from './command.ts';
+import { type CommandOutput, PROGRESS_INTERVAL_MS, progress, UsageError, withProgress } from './command.ts';
 import { defineCommand } from './command-line.ts';
 import { stackOutput } from './stack-outputs.ts';
 
@@ -63,8 +64,16 @@ export interface DoctorOptions {
   readonly json?: boolean;
 }
 
-/** `sentinel doctor`: observe every cluster of the configuration in the real accounts, then diagnose. */
-export async function doctorCommand(options: DoctorOptions, out: CommandOutput, now = Date.now()): Promise<number> {
+/**
+ * `sentinel doctor`: observe every cluster of the configuration in the real accounts, then diagnose. While it asks,
+ * it says how far it has got every `progressEveryMs` (where the output takes progress: stderr at a terminal).
+ */
+export async function doctorCommand(
+  options: DoctorOptions,
+  out: CommandOutput,
+  now = Date.now(),
+  progressEveryMs = PROGRESS_INTERVAL_MS,
+): Promise<number> {
   if (!options.config) throw new UsageError('--config is required');
   const loaded = readConfigFile(options.config);
   const { config } = loaded;
@@ -88,6 +97,10 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     out,
     `Checking ${config.clusters.length} cluster(s) in CloudWatch${ops.account ? ` (ops account ${ops.account})` : ''}...`,
   );
+  const tally: DoctorTally = {
+    presence: { names: 0, namesListed: 0, metrics: 0, metricsRead: 0 },
+    eks: { clusters: 0, lookedUp: 0 },
+  };
   // Every cluster's tripwire is an alarm in its own Region (its TripwireStack): each Region is asked for its own, at
   // one DescribeAlarms call a second, 100 alarms a call (inventory.ts).
   const tripwired = config.clusters.filter((cluster) => hasTripwire(cluster, config));
@@ -119,8 +132,22 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
     })),
     now - HISTORY_MS,
     now,
+    tally.presence,
   );
-  const [alarmsByRegion, presences] = await Promise.all([alarmsRead, presenceRead]);
+  // And EKS beside CloudWatch: each Region's lookups at EKS's own pace (node-facts.ts).
+  const nodeKindsRead = nodeKinds(
+    config.clusters,
+    (cluster) => cluster.region ?? opsRegion,
+    (cluster) => (isLinked(cluster, ops) ? cluster.accountId : undefined),
+    eksFor,
+    tally.eks,
+  );
+  const [alarmsByRegion, presences, kinds] = await withProgress(
+    out,
+    () => tallyLine(tally),
+    Promise.all([alarmsRead, presenceRead, nodeKindsRead]),
+    progressEveryMs,
+  );
   const alarms = new Map(alarmsByRegion.flat());
   const observations = await Promise.all(
     config.clusters.map(async (cluster, index): Promise<ClusterObservation> => {
@@ -132,6 +159,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
       const sink = sinks.get(region);
       const alarmName = tripwireAlarmName(deployment, displayNameOf(cluster));
       const alarm = alarms.get(`${region}/${alarmName}`);
+      const nodeKind = kinds.get(cluster);
       return {
         cluster: displayNameOf(cluster),
         region,
@@ -151,11 +179,7 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
         })),
         containerInsights: presence?.probes[0] ?? false,
         nodeChurn: countsNodeChurn(cluster),
-        ...(cluster.source.profile === 'eks' &&
-          cluster.source.nodes === undefined && {
-            nodeKind: await askNodeKind(cluster.name, region, linked, () => eksFor(region)),
-            nodeGroups: cluster.source.nodeGroups,
-          }),
+        ...(nodeKind && { nodeKind, nodeGroups: cluster.source.nodeGroups }),
         ...(linked && {
           link: sink
             ? { status: (await linkedTo(sink, region)).has(linked) ? 'present' : 'missing', sink }
@@ -175,6 +199,64 @@ export async function doctorCommand(options: DoctorOptions, out: CommandOutput, 
   if (options.json) out.stdout(JSON.stringify(diagnosisJson(diagnosis), null, 2));
   else for (const line of renderDiagnosis(diagnosis, now)) out.stdout(line);
   return diagnosis.healthy ? 0 : 1;
+}
+
+/** How far a doctor run has got, counted as it asks. */
+interface DoctorTally {
+  readonly presence: PresenceProgress;
+  readonly eks: NodeKindTally;
+}
+
+/** The clusters whose kind doctor asks EKS about, and those it has its answer for. */
+interface NodeKindTally {
+  clusters: number;
+  lookedUp: number;
+}
+
+/** The progress line, as "listed 120 of 300 metric names, looked up 40 of 900 clusters in EKS". */
+function tallyLine({ presence, eks }: DoctorTally): string {
+  return [
+    `listed ${presence.namesListed} of ${presence.names} metric names`,
+    ...(presence.metrics > 0
+      ? [`read the newest datapoints of ${presence.metricsRead} of ${presence.metrics} metrics`]
+      : []),
+    ...(eks.clusters > 0 ? [`looked up ${eks.lookedUp} of ${eks.clusters} clusters in EKS`] : []),
+  ].join(', ');
+}
+
+/**
+ * How EKS says the nodes run of each EKS cluster whose configuration does not say (`source.nodes`), by cluster. Each
+ * Region's clusters are asked EKS_LOOKUPS_IN_FLIGHT at a time, every Region at once: each Region has a pace of its own,
+ * so a Region with many clusters holds back no other.
+ */
+async function nodeKinds(
+  clusters: readonly ClusterConfig[],
+  regionOf: (cluster: ClusterConfig) => string,
+  linkedAccountOf: (cluster: ClusterConfig) => string | undefined,
+  eksFor: (region: string) => Parameters<typeof eksNodeFacts>[0],
+  tally: NodeKindTally,
+): Promise<Map<ClusterConfig, NodeKindObservation>> {
+  const unsaid = clusters.filter((cluster) => cluster.source.profile === 'eks' && cluster.source.nodes === undefined);
+  const asked = unsaid.filter((cluster) => linkedAccountOf(cluster) === undefined);
+  tally.clusters = asked.length;
+  const byRegion = new Map<string, ClusterConfig[]>();
+  for (const cluster of asked) {
+    const inRegion = byRegion.get(regionOf(cluster)) ?? [];
+    inRegion.push(cluster);
+    byRegion.set(regionOf(cluster), inRegion);
+  }
+  const kinds = new Map<ClusterConfig, NodeKindObservation>();
+  const ask = async (cluster: ClusterConfig) => {
+    const region = regionOf(cluster);
+    const linked = linkedAccountOf(cluster);
+    kinds.set(cluster, await askNodeKind(cluster.name, region, linked, () => eksFor(region)));
+    if (linked === undefined) tally.lookedUp++;
+  };
+  await Promise.all([
+    ...unsaid.filter((cluster) => linkedAccountOf(cluster) !== undefined).map(ask),
+    ...[...byRegion.values()].map((inRegion) => mapLimited(inRegion, EKS_LOOKUPS_IN_FLIGHT, ask)),
+  ]);
+  return kinds;
 }
 
 /**

@@ -5,6 +5,11 @@
  * and an error is its HTTP status, its type in the `x-amzn-ErrorType` header and `{"message": ...}` in the body, with
  * the cluster's name beside it for ResourceNotFoundException (404)
  * (https://docs.aws.amazon.com/eks/latest/APIReference/API_DescribeCluster.html#API_DescribeCluster_Errors).
+ * Past EKS_READS_PER_SECOND in a Region (request-rate-quotas.ts) a call is refused as EKS refuses a throttled one:
+ * ThrottlingException, HTTP 429 ("Too Many Requests", the words the EKS user guide quotes,
+ * https://docs.aws.amazon.com/eks/latest/userguide/troubleshooting.html#too-many-requests), the type in
+ * `x-amzn-ErrorType` and the message in the body, the shape EKS's own ThrottlingException has in its API model (what
+ * @aws-sdk/client-eks decodes, and retries as throttling).
  */
 import {
   type FaultAnswers,
@@ -16,7 +21,9 @@ import {
   restJsonErrorReply,
   type ServiceCall,
   ServiceError,
+  signedRegion,
 } from './loopback-server.ts';
+import { EKS_READS_PER_SECOND, RegionRateMeter } from './request-rate-quotas.ts';
 
 /** A cluster as the fake describes it: whether Auto Mode is on, its managed node groups and Fargate profiles. */
 export interface EksClusterState {
@@ -40,25 +47,49 @@ const ROUTES: readonly [RegExp, string][] = [
 
 const MAX_RESULTS = 100;
 
-export async function startEksServer(options: LoopbackServerOptions = {}): Promise<EksServer> {
+export interface EksServerOptions extends LoopbackServerOptions {
+  /** Reads answered in any one second of a Region (EKS_READS_PER_SECOND). */
+  readonly readsPerSecond?: number;
+}
+
+export async function startEksServer(options: EksServerOptions = {}): Promise<EksServer> {
   return new EksServer(options).listen();
 }
 
 export class EksServer extends LoopbackServer<EksInput> {
   /** The clusters EKS knows, by name; any other is answered ResourceNotFoundException. */
   readonly clusters = new Map<string, EksClusterState>();
+  /** The reads of each Region, every operation together: what was throttled. The server is one account. */
+  readonly quota: RegionRateMeter;
 
-  protected decode({ path }: RawRequest): ServiceCall<EksInput> {
+  constructor({ readsPerSecond = EKS_READS_PER_SECOND, ...options }: EksServerOptions = {}) {
+    super(options);
+    this.quota = new RegionRateMeter(readsPerSecond);
+  }
+
+  override reset(): void {
+    super.reset();
+    this.quota.reset();
+  }
+
+  protected decode({ path, headers }: RawRequest): ServiceCall<EksInput> {
     const url = new URL(path, 'http://eks');
+    const region = signedRegion(headers);
     for (const [route, operation] of ROUTES) {
       const name = route.exec(url.pathname)?.[1];
-      if (name !== undefined)
-        return { operation, input: { cluster: decodeURIComponent(name), query: url.searchParams } };
+      if (name !== undefined) {
+        return {
+          operation,
+          input: { cluster: decodeURIComponent(name), query: url.searchParams },
+          ...(region && { region }),
+        };
+      }
     }
     throw new ServiceError('InvalidRequestException', `No operation at ${url.pathname}`);
   }
 
-  protected handle({ operation, input }: ServiceCall<EksInput>): HttpReply {
+  protected handle({ operation, input, region }: ServiceCall<EksInput>): HttpReply {
+    if (!this.quota.admit(region ?? '')) throw new ServiceError('ThrottlingException', 'Too Many Requests', 429);
     const state = this.clusters.get(input.cluster);
     if (state?.denied) {
       throw new ServiceError(
@@ -97,7 +128,7 @@ export class EksServer extends LoopbackServer<EksInput> {
   }
 
   protected readonly faultAnswers: FaultAnswers = {
-    throttle: ['ThrottlingException', 'Rate exceeded (injected fault)', 429],
+    throttle: ['ThrottlingException', 'Too Many Requests (injected fault)', 429],
     'server-error': ['ServerException', 'An internal error has occurred (injected fault)', 500],
     unavailable: ['ServiceUnavailableException', 'The service is unavailable (injected fault)', 503],
   };

@@ -8,6 +8,17 @@
 export const DESCRIBE_ALARMS_PER_SECOND = 9;
 export const LIST_METRICS_PER_SECOND = 25;
 
+/**
+ * The rate at which the loopback EKS answers the reads doctor makes (DescribeCluster, ListNodegroups and
+ * ListFargateProfiles together) in each Region. An assumption, not a documented quota: EKS documents no request rate
+ * for its API (its service quotas count resources only,
+ * https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html). This is the 20 a second at which EC2, whose
+ * throttling AWS does document, refills the bucket of each of its reads per account and Region
+ * (https://docs.aws.amazon.com/ec2/latest/devguide/ec2-api-throttling.html), counted as the other rates here are,
+ * over a sliding second, without the bucket's burst.
+ */
+export const EKS_READS_PER_SECOND = 20;
+
 const WINDOW_MS = 1000;
 
 /**

@@ -10,6 +10,7 @@ import {
   type MetricDatum,
   PutMetricDataCommand,
 } from '@aws-sdk/client-cloudwatch';
+import { DescribeClusterCommand, EKSClient, ListNodegroupsCommand } from '@aws-sdk/client-eks';
 import {
   CreateTopicCommand,
   GetTopicAttributesCommand,
@@ -27,8 +28,9 @@ import {
   SSMClient,
 } from '@aws-sdk/client-ssm';
 import { type CloudWatchServer, startCloudWatchServer } from '../support/cloudwatch-server.ts';
+import { type EksServer, startEksServer } from '../support/eks-server.ts';
 import { FaultPlan } from '../support/faults.ts';
-import { LIST_METRICS_PER_SECOND } from '../support/request-rate-quotas.ts';
+import { EKS_READS_PER_SECOND, LIST_METRICS_PER_SECOND } from '../support/request-rate-quotas.ts';
 import { type SnsServer, startSnsServer } from '../support/sns-server.ts';
 import {
   PARAMETER_VERSIONS_KEPT,
@@ -594,6 +596,63 @@ describe('loopback CloudWatch quotas', () => {
     expect(answers.map((a) => a.MetricDataResults?.length)).toEqual([500, 500, 500]);
     expect(Math.max(...answers.map((a) => a.$metadata.attempts ?? 0))).toBeGreaterThan(1);
     cloudWatch.destroy();
+  });
+});
+
+describe('loopback EKS rate', () => {
+  let server: EksServer;
+  const inRegion = (region: string, maxAttempts = 1) =>
+    new EKSClient({ endpoint: server.endpoint, region, credentials, maxAttempts });
+
+  beforeAll(async () => {
+    server = await startEksServer();
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  beforeEach(() => {
+    server.reset();
+    server.clusters.set('prod', { nodegroups: ['general'] });
+  });
+
+  it(`refuses reads past ${EKS_READS_PER_SECOND} a second in each Region, every operation together, with a ThrottlingException, HTTP 429`, async () => {
+    const [east, west] = [inRegion('us-east-1'), inRegion('eu-west-1')];
+    const read = (eks: EKSClient, index: number) =>
+      index % 2 === 0
+        ? eks.send(new DescribeClusterCommand({ name: 'prod' }))
+        : eks.send(new ListNodegroupsCommand({ clusterName: 'prod' }));
+
+    const eastAnswers = await Promise.allSettled(
+      Array.from({ length: EKS_READS_PER_SECOND + 1 }, (_, i) => read(east, i)),
+    );
+    const westAnswers = await Promise.allSettled(Array.from({ length: EKS_READS_PER_SECOND }, (_, i) => read(west, i)));
+
+    expect(eastAnswers.filter((a) => a.status === 'fulfilled')).toHaveLength(EKS_READS_PER_SECOND);
+    expect(eastAnswers.find((a) => a.status === 'rejected')?.reason).toMatchObject({
+      name: 'ThrottlingException',
+      message: 'Too Many Requests',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 429 },
+    });
+    expect(westAnswers.every((a) => a.status === 'fulfilled')).toBe(true);
+    expect(server.quota.throttled).toBe(1);
+    east.destroy();
+    west.destroy();
+  });
+
+  it('lets the SDK standard retry back off from the throttle until the second has room', async () => {
+    const eks = inRegion('us-east-1', 6);
+
+    const answers = await Promise.all(
+      Array.from({ length: EKS_READS_PER_SECOND + 5 }, () => eks.send(new DescribeClusterCommand({ name: 'prod' }))),
+    );
+
+    expect(answers.every((a) => a.cluster?.name === 'prod')).toBe(true);
+    expect(server.quota.throttled).toBeGreaterThan(0);
+    expect(Math.max(...answers.map((a) => a.$metadata.attempts ?? 0))).toBeGreaterThan(1);
+    eks.destroy();
   });
 });
 

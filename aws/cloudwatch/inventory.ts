@@ -14,6 +14,7 @@ import {
 } from '../../shared/doctor/metric-listing.ts';
 import type { MetricSpec } from '../../shared/pipeline/query-plan.ts';
 import { mapLimited } from '../concurrency.ts';
+import { RegionPacers, sendPaced } from '../paced-send.ts';
 import { DESCRIBE_ALARMS_CALLS_PER_SECOND, DESCRIBE_ALARMS_MAX_RECORDS } from './describe-alarms-pacing.ts';
 import {
   DATAPOINTS_PER_SECOND,
@@ -21,7 +22,6 @@ import {
   GET_METRIC_DATA_CALLS_PER_SECOND,
   queriesPerCall,
 } from './metric-source.ts';
-import { RegionPacers, sendPaced } from './paced-send.ts';
 
 /** What this module sends: the doctor's read-only questions to CloudWatch. */
 export const IAM_ACTIONS = ['cloudwatch:ListMetrics', 'cloudwatch:GetMetricData', 'cloudwatch:DescribeAlarms'] as const;
@@ -94,6 +94,18 @@ export interface PresenceAnswer {
   readonly probes: boolean[];
 }
 
+/**
+ * How far `metricPresence` has got, counted as it goes, for a command's progress line: the metric names it lists
+ * (one a Region and whose metrics: the ops account's own or the linked accounts') and the listed metrics whose newest
+ * datapoint it reads (a metric without one in the last 15 minutes is counted again for the rest of the day).
+ */
+export interface PresenceProgress {
+  names: number;
+  namesListed: number;
+  metrics: number;
+  metricsRead: number;
+}
+
 /** A tripwire alarm as DescribeAlarms reports it. */
 export interface AlarmState {
   readonly name: string;
@@ -121,12 +133,13 @@ const ALARM_PACERS = new RegionPacers({ callsPerSecond: DESCRIBE_ALARMS_CALLS_PE
  * LIST_METRICS_CALLS_PER_SECOND; then reads the newest datapoint of each metric listed (one-minute periods), first
  * over the last NEWEST_FIRST_MS, then over the rest of the look-back for the metrics without a datapoint there, many
  * clusters' queries a call (AccountId on each), in calls sized and paced to the doctor's share of GetMetricData's
- * quotas.
+ * quotas. `progress` counts the names listed and the metrics read as it goes.
  */
 export async function metricPresence(
   questions: readonly PresenceQuestion[],
   since: number,
   now: number,
+  progress: PresenceProgress = { names: 0, namesListed: 0, metrics: 0, metricsRead: 0 },
 ): Promise<PresenceAnswer[]> {
   const clients = [...new Set(questions.map((q) => q.owner.client))];
   const listedIn = new Map(
@@ -136,7 +149,7 @@ export async function metricPresence(
         const wanted = inRegion.flatMap(({ owner, metrics, probes = [] }) =>
           [...metrics, ...probes].map((spec): WantedMetric => ({ account: owner.accountId, spec })),
         );
-        return [client, await listed(client, wanted)] as const;
+        return [client, await listed(client, wanted, progress)] as const;
       }),
     ),
   );
@@ -147,12 +160,13 @@ export async function metricPresence(
   );
   const toRead = reads.flat().filter((read) => read !== undefined);
   const recentFrom = Math.max(since, now - NEWEST_FIRST_MS);
-  await readNewest(toRead, recentFrom, now);
+  await readNewest(toRead, recentFrom, now, progress);
   if (recentFrom > since) {
     await readNewest(
       toRead.filter((read) => read.newestAt === undefined),
       since,
       recentFrom,
+      progress,
     );
   }
   return questions.map(({ owner, metrics, probes = [] }, question) => ({
@@ -172,7 +186,11 @@ export async function metricPresence(
  * The keys (metricKey) of the wanted metrics of one Region that CloudWatch lists, asked as `listingPlans` says, the
  * calls paced at LIST_METRICS_CALLS_PER_SECOND.
  */
-async function listed(client: CloudWatchClient, wanted: readonly WantedMetric[]): Promise<Set<string>> {
+async function listed(
+  client: CloudWatchClient,
+  wanted: readonly WantedMetric[],
+  progress: PresenceProgress,
+): Promise<Set<string>> {
   const wantedKeys = new Set(
     wanted.map(({ account, spec }) => metricKey(account, spec.namespace, spec.metricName, spec.dimensions)),
   );
@@ -205,13 +223,17 @@ async function listed(client: CloudWatchClient, wanted: readonly WantedMetric[])
     }
     return false;
   };
-  await mapLimited(listingPlans(wanted), LISTINGS_IN_FLIGHT, async ({ across, pages, each }: ListingPlan) => {
-    if (await list(across, pages)) return;
-    await mapLimited(
-      each.filter(({ key }) => !found.has(key)),
-      LISTINGS_IN_FLIGHT,
-      ({ query }) => list(query, Number.POSITIVE_INFINITY),
-    );
+  const plans = listingPlans(wanted);
+  progress.names += plans.length;
+  await mapLimited(plans, LISTINGS_IN_FLIGHT, async ({ across, pages, each }: ListingPlan) => {
+    if (!(await list(across, pages))) {
+      await mapLimited(
+        each.filter(({ key }) => !found.has(key)),
+        LISTINGS_IN_FLIGHT,
+        ({ query }) => list(query, Number.POSITIVE_INFINITY),
+      );
+    }
+    progress.namesListed++;
   });
   return found;
 }
@@ -228,7 +250,12 @@ interface ToRead {
  * periods, newest first, as many queries a call as one answer page holds and the doctor's datapoints a second allow,
  * every page.
  */
-async function readNewest(reads: readonly ToRead[], from: number, to: number): Promise<void> {
+async function readNewest(
+  reads: readonly ToRead[],
+  from: number,
+  to: number,
+  progress: PresenceProgress,
+): Promise<void> {
   const start = Math.floor(from / MINUTE_MS) * MINUTE_MS;
   const samples = Math.ceil((to - start) / MINUTE_MS);
   // CloudWatch tells the tiers apart by its own clock.
@@ -245,6 +272,7 @@ async function readNewest(reads: readonly ToRead[], from: number, to: number): P
         inRegion.slice(i * perCall, (i + 1) * perCall),
       );
       const pacer = READ_PACERS.pacerFor(client);
+      progress.metrics += inRegion.length;
       await mapLimited(batches, READS_IN_FLIGHT, async (batch) => {
         let nextToken: string | undefined;
         do {
@@ -281,6 +309,7 @@ async function readNewest(reads: readonly ToRead[], from: number, to: number): P
           }
           nextToken = answer.NextToken;
         } while (nextToken);
+        progress.metricsRead += batch.length;
       });
     }),
   );

@@ -12,7 +12,7 @@ import { SentinelError } from '../../shared/errors.ts';
 import type { MetricReading, MetricRequest, MetricSource } from '../../shared/pipeline/ports.ts';
 import { type SignalSource, signalSources } from '../../shared/pipeline/query-plan.ts';
 import { mapLimited, QuotaPacer } from '../concurrency.ts';
-import { PACING_MARGIN_MS, sendPaced } from './paced-send.ts';
+import { PACING_MARGIN_MS, sendPaced } from '../paced-send.ts';
 
 /** What this module sends: GetMetricData, for the clusters of this account and of the linked ones (AccountId). */
 export const IAM_ACTIONS = ['cloudwatch:GetMetricData'] as const;

@@ -1,8 +1,8 @@
 import { type CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
 import { tripwireAlarmPrefix, tripwireClusterOf } from '../../shared/pipeline/alarm-names.ts';
 import type { TripwireAlarmState, TripwireAlarms } from '../../shared/pipeline/ports.ts';
+import { RegionPacers, sendPaced } from '../paced-send.ts';
 import { DESCRIBE_ALARMS_CALLS_PER_SECOND, DESCRIBE_ALARMS_MAX_RECORDS } from './describe-alarms-pacing.ts';
-import { RegionPacers, sendPaced } from './paced-send.ts';
 
 /** What this module sends: DescribeAlarms by the deployment's tripwire prefix, once per Region per slow cycle. */
 export const IAM_ACTIONS = ['cloudwatch:DescribeAlarms'] as const;

@@ -8,6 +8,7 @@ import { steadyPipelineMetrics } from '../shared/pipeline/pipeline-metrics.ts';
 import { metricsPerPoll } from '../shared/pipeline/query-plan.ts';
 import { SHARD_SIZE } from '../shared/pipeline/shards.ts';
 import { type TripwireSettings, tripwireDefinition, tripwireStates } from '../shared/pipeline/tripwire-alarm.ts';
+import { TRIPWIRE_STATE_LIFETIME_MS, tripwireRenewalWindowMs } from '../shared/pipeline/tripwire-state.ts';
 import { AWS_PRICES, MINUTES_PER_MONTH, MONTH_MS } from '../shared/pricing/aws-prices.ts';
 import type { Scenario } from '../shared/scenario/scenario.ts';
 import { WEEK_MS } from '../shared/time.ts';
@@ -81,8 +82,10 @@ export interface CostModel {
   readonly metricsPerCluster: Readonly<Record<string, number>>;
   readonly quietPolledShare: number;
   readonly tripwireChangesPerClusterMonth: number;
-  /** Tripwire refreshes a month, each a conditional put per cluster. */
+  /** Tripwire refreshes a month, one a slow cycle. */
   readonly tripwireRefreshesPerMonth: number;
+  /** States those refreshes write per cluster-month, a conditional put each: renewals, and changes at most. */
+  readonly tripwireRefreshWritesPerClusterMonth: number;
   readonly invocationsPerMonth: number;
   readonly fleets: readonly FleetCost[];
   readonly cadences: readonly CadenceCost[];
@@ -133,6 +136,10 @@ export function costModel(inputs: CostInputs): CostModel {
     quietPolledShare: inputs.quietPolledShare,
     tripwireChangesPerClusterMonth: inputs.tripwireChangesPerClusterMonth,
     tripwireRefreshesPerMonth: tripwireRefreshesPerMonth(config),
+    tripwireRefreshWritesPerClusterMonth: tripwireRefreshWritesPerClusterMonth(
+      config,
+      inputs.tripwireChangesPerClusterMonth,
+    ),
     invocationsPerMonth,
     fleets,
     cadences: inputs.cadenceOptions.map((option) => ({
@@ -178,7 +185,8 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
   const clusterPolls = clusters * MINUTES_PER_MONTH * share;
   const tripwireEvents = clusters * inputs.tripwireChangesPerClusterMonth;
   const { config } = readConfigFile(stack.configFile);
-  const tripwireRefreshWrites = clusters * tripwireRefreshesPerMonth(config);
+  const tripwireRefreshWrites =
+    clusters * tripwireRefreshWritesPerClusterMonth(config, inputs.tripwireChangesPerClusterMonth);
   const gbSeconds = (ms: number, fn: DeployedFunction) => (ms / 1000) * (fn.memoryMb / 1024);
   const digests = WEEKS_PER_MONTH;
   const notifications = clusters * inputs.notificationsPerClusterMonth;
@@ -299,13 +307,31 @@ function fleetCost(inputs: CostInputs, clusters: number, metrics: number, invoca
 
 const line = (item: string, monthly: number, basis: string): CostLine => ({ item, monthly, basis });
 
-/**
- * Tripwire refreshes a month, one a slow cycle (none without tripwires): each records every cluster's tripwire state
- * again, a conditional put as the tripwire event's. The poll footprint's fleet has no alarms to read back, so these
- * writes are priced per cluster, from the deployment's own cadence.
- */
+/** Tripwire refreshes a month, one a slow cycle (none without tripwires). */
 function tripwireRefreshesPerMonth(config: DeploymentConfig): number {
   return config.poll.tripwire.enabled ? MONTH_MS / durationMs(config.poll.every) : 0;
+}
+
+/**
+ * Tripwire states the refreshes write per cluster-month, each a conditional put as the tripwire event's (none without
+ * tripwires). A refresh writes a state only when it differs from the recorded one or would expire before a later
+ * refresh could renew it (shared/pipeline/tripwire-state.ts). An unchanged state is renewed at the first refresh whose
+ * renewal window reaches its expiry, and expires a lifetime after that write: in the steady state it is written once
+ * every whole number of cycles that spans the lifetime less the window (69 cycles, 23 hours, at the default 20
+ * minutes), or every cycle when the window takes the whole lifetime. An event that records a change
+ * renews the state too, so this is at most. A change reaches the table through its event, and the refresh writes it
+ * only when that event was lost or not recorded yet: each change is priced as a write, an upper bound. The poll
+ * footprint's fleet has no alarms to read back, so these writes are priced per cluster, from the deployment's own
+ * cadence and the quiet week's changes.
+ */
+function tripwireRefreshWritesPerClusterMonth(config: DeploymentConfig, changesPerClusterMonth: number): number {
+  if (!config.poll.tripwire.enabled) return 0;
+  const cycleMs = durationMs(config.poll.every);
+  const cyclesBetweenRenewals = Math.max(
+    1,
+    Math.ceil((TRIPWIRE_STATE_LIFETIME_MS - tripwireRenewalWindowMs(cycleMs)) / cycleMs),
+  );
+  return MONTH_MS / (cyclesBetweenRenewals * cycleMs) + changesPerClusterMonth;
 }
 
 /**

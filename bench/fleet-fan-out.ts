@@ -13,7 +13,7 @@ import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { SHARD_SIZE, type ShardTask } from '../shared/pipeline/shards.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
-import { FLEET_STEP_AT, fleetPlan } from '../support/fleet-generator.ts';
+import { FLEET_STEP_AT, fleetPlan, fleetRecordedTripwires } from '../support/fleet-generator.ts';
 import { type FleetRefreshFigures, fleetRefresh } from './fleet-refresh.ts';
 import type { ShardFigures } from './fleet-shard.ts';
 
@@ -66,6 +66,7 @@ function runShard(task: ShardTask): Promise<void> {
 const notifier = new CollectingNotifier();
 const refresh = fleetRefresh();
 const everyCluster = new Set(plan.clusters.map((c) => c.name));
+const recorded = fleetRecordedTripwires(size);
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
 const report = await runPoll(
@@ -78,7 +79,7 @@ const report = await runPoll(
     },
     ...memoryStores(() => FLEET_STEP_AT),
     notifier,
-    tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
+    tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set(), recorded }) },
     tripwireRefresh: refresh.refresh,
     fanOut: {
       queue: {

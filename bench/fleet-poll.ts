@@ -2,8 +2,8 @@
  * A child process that runs the worst minute of a generated fleet against the loopback CloudWatch, the way the poller
  * Lambda does (real SDK client, CloudWatchMetricSource, runPoll and the engine): every tripwire armed, as a regional
  * metric delay arms them, so every cluster is read, in full if it is due on the slow cadence and by a minute read
- * otherwise. The step opens a slow cycle, so the poll also reads every tripwire alarm back and records its state in
- * DynamoDB (bench/fleet-refresh.ts), beside its reads. An in-memory store and notifier keep the rest of the measure on
+ * otherwise. The step opens a slow cycle, so the poll also reads every tripwire alarm back and records in DynamoDB the
+ * states that changed or near their expiry (bench/fleet-refresh.ts), beside its reads. An in-memory store and notifier keep the rest of the measure on
  * CloudWatch reads and the engine. Prints one JSON line: a FleetPollFigures.
  */
 import { cloudWatchClients } from '../aws/clients.ts';
@@ -11,7 +11,13 @@ import { CloudWatchMetricSource } from '../aws/cloudwatch/metric-source.ts';
 import { memoryStores } from '../shared/pipeline/memory-stores.ts';
 import { runPoll } from '../shared/pipeline/poll.ts';
 import { CollectingNotifier } from '../shared/scenario/replay.ts';
-import { FLEET_POLL_AT, FLEET_STEP_AT, fleetClusters, fleetPlan } from '../support/fleet-generator.ts';
+import {
+  FLEET_POLL_AT,
+  FLEET_STEP_AT,
+  fleetClusters,
+  fleetPlan,
+  fleetRecordedTripwires,
+} from '../support/fleet-generator.ts';
 import { type FleetRefreshFigures, fleetRefresh } from './fleet-refresh.ts';
 
 export interface FleetPollFigures {
@@ -55,6 +61,8 @@ const source = new CloudWatchMetricSource({
 const notifier = new CollectingNotifier();
 const refresh = fleetRefresh();
 const everyCluster = new Set(clusters.map((c) => c.name));
+// What the table holds of the alarms, as the poll's read of its armed tripwires finds it.
+const recorded = fleetRecordedTripwires(size);
 let readMs = 0;
 let fullReads = 0;
 let minuteReads = 0;
@@ -78,7 +86,7 @@ const report = await runPoll(
     },
     ...memoryStores(() => FLEET_STEP_AT),
     notifier,
-    tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set() }) },
+    tripwires: { armed: async () => ({ byAlarm: everyCluster, byNodeChurn: new Set(), recorded }) },
     tripwireRefresh: refresh.refresh,
     owner: 'bench',
     now: () => FLEET_STEP_AT,

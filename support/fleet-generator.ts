@@ -4,7 +4,9 @@ import type { Sample, SignalName } from '../shared/engine/signals.ts';
 import { tripwireAlarmName } from '../shared/pipeline/alarm-names.ts';
 import { buildPlan } from '../shared/pipeline/build-plan.ts';
 import { dueReads } from '../shared/pipeline/cadence.ts';
+import type { RecordedTripwireState } from '../shared/pipeline/ports.ts';
 import { signalSources } from '../shared/pipeline/query-plan.ts';
+import { tripwireStateExpiresAt } from '../shared/pipeline/tripwire-state.ts';
 import type { WatchPlan } from '../shared/pipeline/watch-plan.ts';
 import type { CloudWatchServer } from './cloudwatch-server.ts';
 import { webhookFailuresFromPrometheus } from './prometheus-signals.ts';
@@ -173,6 +175,20 @@ export function armFleetTripwires(server: CloudWatchServer, from: number, to: nu
     });
   }
 }
+
+/**
+ * The tripwire states the table holds in the worst minute, as the poll reads them: every alarm's ALARM recorded by
+ * its state-change event a few seconds after the outage began, which the refresh finds unchanged and far from its
+ * expiry.
+ */
+export function fleetRecordedTripwires(size: number): ReadonlyMap<string, RecordedTripwireState> {
+  const changedAt = FLEET_OUTAGE_STARTS;
+  const expiresAt = tripwireStateExpiresAt(changedAt, changedAt + EVENT_DELIVERED_AFTER_MS);
+  return new Map(fleetClusters(size).map((c) => [c.name, { state: 'ALARM', changedAt, expiresAt }]));
+}
+
+/** How long after an alarm's state change its event is recorded: EventBridge delivers within seconds. */
+const EVENT_DELIVERED_AFTER_MS = 5_000;
 
 /**
  * Load the history of clusters `from` to `to` (exclusive), `samples` minutes up to `end` (or as many as `samples`

@@ -255,11 +255,13 @@ export const pollLogItem = z.object({ record: pollRecord });
 
 /**
  * `TRIPWIRE`/`<cluster>` and `TRIPWIRE`/`<cluster>#node-churn`. A node-churn tripwire is armed until `armedUntil`;
- * one written before that attribute was armed until its TTL.
+ * one written before that attribute was armed until its TTL. An alarm's state carries `changedAt`, which the slow
+ * cycle's refresh compares; a node-churn tripwire has none.
  */
 export const tripwireItem = z.object({
   sk: z.string(),
   state: z.string(),
+  changedAt: z.number().optional(),
   expiresAt: z.number(),
   armedUntil: z.number().optional(),
 });

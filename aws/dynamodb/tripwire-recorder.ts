@@ -1,17 +1,12 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TripwireRecorder } from '../../shared/pipeline/ports.ts';
+import { tripwireStateExpiresAt } from '../../shared/pipeline/tripwire-state.ts';
 import { isConditionFailure } from './conditions.ts';
 import { tripwireKey } from './table-keys.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
 /** What this module sends: one conditional put per alarm state change. */
 export const IAM_ACTIONS = ['dynamodb:PutItem'] as const;
-
-/**
- * A tripwire left in ALARM (its alarm deleted, say) stops arming a day after it was last recorded rather than polling
- * forever; the poller records every tripwire again on the slow cadence, so an alarm that still holds never expires.
- */
-const TRIPWIRE_TTL_SECONDS = 86_400;
 
 /**
  * Writes a tripwire alarm's state change (`TRIPWIRE`/`<cluster>` in the incident table), from the alarm state-change
@@ -32,7 +27,8 @@ export class DynamoDbTripwireRecorder implements TripwireRecorder {
             ...tripwireKey(cluster),
             state,
             changedAt,
-            expiresAt: Math.floor(Math.max(changedAt, now) / 1000) + TRIPWIRE_TTL_SECONDS,
+            // DynamoDB's TTL counts seconds; the state lives TRIPWIRE_STATE_LIFETIME_MS (a day) from then.
+            expiresAt: tripwireStateExpiresAt(changedAt, now) / 1000,
           },
           ConditionExpression: `attribute_not_exists(${TABLE_SCHEMA.partitionKey}) OR changedAt <= :changedAt OR changedAt > :now`,
           ExpressionAttributeValues: { ':changedAt': changedAt, ':now': now },

@@ -16,7 +16,7 @@ export function costSection(results: BenchResults): string[] {
       .map(([c, n]) => `${c}: ${n}`)
       .join(
         ', ',
-      )}). Quiet-week polled share ${(cost.quietPolledShare * 100).toFixed(1)} % of cluster-minutes; ${cost.tripwireChangesPerClusterMonth.toFixed(0)} tripwire state changes per cluster-month; ${count(cost.tripwireRefreshesPerMonth)} tripwire refreshes a month, each a DynamoDB write per cluster; ${count(cost.invocationsPerMonth)} scheduled polls a month.`,
+      )}). Quiet-week polled share ${(cost.quietPolledShare * 100).toFixed(1)} % of cluster-minutes; ${cost.tripwireChangesPerClusterMonth.toFixed(0)} tripwire state changes per cluster-month; ${count(cost.tripwireRefreshesPerMonth)} tripwire refreshes a month, writing ${cost.tripwireRefreshWritesPerClusterMonth.toFixed(0)} states per cluster-month (a renewal before each expiry, and at most the changes); ${count(cost.invocationsPerMonth)} scheduled polls a month.`,
     '',
     table(
       [

@@ -83,7 +83,7 @@ function refreshSection(rows: readonly FleetScaleRow[]): string[] {
   if (refreshed.length === 0) return [];
   const throttled = (quota: FleetScaleRow['quota']) => String(quota?.describeAlarmsThrottled ?? '–');
   return [
-    "The step opens a slow cycle, so each poll also reads every tripwire alarm back (DescribeAlarms, 100 alarms a page, paced at 8 calls a second against the loopback's 9 per Region) and records every state again with a conditional put (dynalite, in a process of its own), beside its reads; the poll waits for the refresh only after delivery, and its wall time above includes it.",
+    "The step opens a slow cycle, so each poll also reads every tripwire alarm back (DescribeAlarms, 100 alarms a page, paced at 8 calls a second against the loopback's 9 per Region), beside its reads, and writes with a conditional put (dynalite, in a process of its own) only the states that differ from those its step read from the table or would expire before a later refresh could renew them. The table holds what the alarms' events recorded when the outage began, so a state needs writing only where it changed since; the poll waits for the refresh only after delivery, and its wall time above includes it.",
     '',
     table(
       [
@@ -91,7 +91,7 @@ function refreshSection(rows: readonly FleetScaleRow[]): string[] {
         'alarms read',
         'DescribeAlarms pages took',
         'throttled',
-        'states recorded',
+        'states written',
         'refresh done after',
         'the same, fanned out',
       ],
@@ -104,7 +104,7 @@ function refreshSection(rows: readonly FleetScaleRow[]): string[] {
           count(r.states),
           ms(r.describeMs),
           throttled(row.quota),
-          row.figures?.refreshFailure ?? count(r.recorded),
+          row.figures?.refreshFailure ?? count(r.written),
           ms(r.refreshMs),
           fanned
             ? `${ms(fanned.describeMs)} and ${ms(fanned.refreshMs)}, ${throttled(row.fanOut?.quota)} throttled`

@@ -23,7 +23,7 @@ import { retirements, withRetirementNotes } from './retired-clusters.ts';
 import { type FanOut, fanOutStep, readingOf, shardMessages } from './shards.ts';
 import { silencesForStep } from './silence.ts';
 import { StepQuarantinedError } from './step-claim.ts';
-import { refreshesTripwires, refreshTripwires, type TripwireRefresh } from './tripwire-refresh.ts';
+import { refreshCycleMs, refreshesTripwires, refreshTripwires, type TripwireRefresh } from './tripwire-refresh.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
 export interface PollDependencies extends PipelineStores {
@@ -108,13 +108,18 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     claim = await claimPastQuarantine(deps, at, startedAt + deps.leaseMs, quarantined);
     if (claim === 'claimed') {
       const incidents = await deps.incidents.openIncidents();
-      const { byAlarm: armed, byNodeChurn } = deps.pollEveryCluster ? NOTHING_ARMED : await deps.tripwires.armed(at);
+      const {
+        byAlarm: armed,
+        byNodeChurn,
+        recorded,
+      } = deps.pollEveryCluster ? NOTHING_ARMED : await deps.tripwires.armed(at);
       // The refresh runs beside the step, not before its reads: DescribeAlarms allows 9 calls a second in a Region,
       // 11 s or more for 10,000 tripwires. It starts once the step has read its armed tripwires, so the step arms on
       // the recorded states as they are and the refresh applies from the next step: once a slow cycle, a tripwire
       // whose ALARM event was never recorded arms a minute later, and one whose OK was lost disarms a minute later.
+      // It compares CloudWatch's states with the ones this read found, so that it writes only what needs writing.
       if (deps.tripwireRefresh && !deps.pollEveryCluster && refreshesTripwires(plan, at)) {
-        refreshed = tripwiresRefreshed(deps, deps.tripwireRefresh);
+        refreshed = tripwiresRefreshed(deps, deps.tripwireRefresh, recorded);
       }
       // A cluster whose nodes are being replaced, possibly repaired, is read every minute as if its tripwire were armed.
       const due: DueReads = deps.pollEveryCluster
@@ -228,9 +233,18 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
  * Reads the tripwire states back from CloudWatch. A failure is returned, never thrown, so that the poll awaits it
  * after delivering: the recorded states stand, and the next slow cycle tries again.
  */
-async function tripwiresRefreshed(deps: PollDependencies, refresh: TripwireRefresh): Promise<string | undefined> {
+async function tripwiresRefreshed(
+  deps: PollDependencies,
+  refresh: TripwireRefresh,
+  recorded: ArmedClusters['recorded'],
+): Promise<string | undefined> {
   try {
-    await refreshTripwires(refresh, new Set(deps.plan.clusters.map((c) => c.name)), deps.now());
+    const clusters = new Set(deps.plan.clusters.map((c) => c.name));
+    await refreshTripwires(
+      refresh,
+      { clusters, cycleMs: refreshCycleMs(deps.plan), ...(recorded && { recorded }) },
+      deps.now(),
+    );
     return undefined;
   } catch (error) {
     return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -227,11 +227,27 @@ export interface ArmedClusters {
    * polled every minute like an armed tripwire, but no alarm of theirs is expected to have fired.
    */
   readonly byNodeChurn: ReadonlySet<string>;
+  /**
+   * Every cluster's tripwire alarm state as the store holds it, expired ones included, from the same read: what the
+   * slow cycle's refresh compares CloudWatch's states with, to write only those that changed or are near their expiry.
+   * Absent where the store keeps no alarm states (replay's alarms are emulated); a refresh then writes every state.
+   */
+  readonly recorded?: ReadonlyMap<string, RecordedTripwireState>;
+}
+
+/** A tripwire alarm state as recorded: what the last write said, and when it expires. */
+export interface RecordedTripwireState {
+  readonly state: string;
+  /** When the alarm changed to `state` (epoch ms); absent on a state recorded without it, which is written again. */
+  readonly changedAt?: number;
+  /** When it stops arming (epoch ms): TRIPWIRE_STATE_LIFETIME_MS after its change or its last write. */
+  readonly expiresAt: number;
 }
 
 /**
  * Which clusters a tripwire has armed for minute-by-minute polling: a CloudWatch alarm's state when deployed, the
- * same alarm emulated on the scenario in replay; and which a node repair has. One read per poll answers both.
+ * same alarm emulated on the scenario in replay; and which a node repair has. One read per poll answers both, and
+ * hands the slow cycle's refresh the alarm states it holds.
  */
 export interface Tripwires {
   armed(at: number): Promise<ArmedClusters>;
@@ -243,7 +259,7 @@ export interface TripwireRecorder {
    * Keep `state` as the cluster's newest, unless a newer state change is already recorded (EventBridge may deliver
    * late or out of order): then `superseded`. A recorded change dated after `now` came from no real alarm and is
    * overwritten, so it cannot hold the tripwire still. Recording the same change again (its alarm read back from
-   * CloudWatch) keeps it from expiring.
+   * CloudWatch) keeps it from expiring (tripwireStateExpiresAt).
    */
   record(cluster: string, state: string, changedAt: number, now: number): Promise<'recorded' | 'superseded'>;
 }

@@ -7,6 +7,8 @@ import { DynamoDbTripwireRecorder } from '../../aws/dynamodb/tripwire-recorder.t
 import { DynamoDbTripwires } from '../../aws/dynamodb/tripwires.ts';
 import { tripwireAlarmName } from '../../shared/pipeline/alarm-names.ts';
 import { refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
+import { tripwireRenewalWindowMs } from '../../shared/pipeline/tripwire-state.ts';
+import { DAY_MS } from '../../shared/time.ts';
 import { type AwsHarness, clearTable, putScenario, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
 import {
@@ -188,7 +190,7 @@ describe('the tripwire states read back from CloudWatch on the slow cadence', ()
     harness.cloudwatch.describeAlarmsQuota.reset();
     const before = harness.cloudwatch.calls.DescribeAlarms ?? 0;
 
-    const recorded = await refreshTripwires(refresh, new Set(clusters), T);
+    const { recorded } = await refreshTripwires(refresh, { clusters: new Set(clusters), cycleMs: CYCLE * MINUTE }, T);
     const { byAlarm } = await new DynamoDbTripwires(
       new DynamoDbTable({ client: db, table: TABLE, now: () => T }),
     ).armed(T);
@@ -198,4 +200,77 @@ describe('the tripwire states read back from CloudWatch on the slow cadence', ()
     expect((harness.cloudwatch.calls.DescribeAlarms ?? 0) - before).toBe(clusters.length / DESCRIBE_ALARMS_MAX_RECORDS);
     expect([recorded, byAlarm.size]).toEqual([1_500, 1_500]);
   }, 30_000);
+
+  describe('a fleet refreshed cycle after cycle', () => {
+    const clusters = Array.from({ length: 250 }, (_, i) => `steady-${i}`);
+    const changed = ['steady-3', 'steady-70', 'steady-249'];
+    const db = documentClient();
+    const tripwires = new DynamoDbTripwires(new DynamoDbTable({ client: db, table: TABLE, now: () => T }));
+    /** The cluster of every conditional put the refresh sends, through the recorder the poller uses. */
+    const puts: string[] = [];
+    const recorder = new DynamoDbTripwireRecorder(db, TABLE);
+    const refresh = {
+      alarms: new CloudWatchTripwireAlarms({
+        deployment: 'steady',
+        clientFor: cloudWatchClients('us-east-1'),
+        regions: ['default'],
+      }),
+      recorder: {
+        record: (cluster: string, state: string, changedAt: number, now: number) => {
+          puts.push(cluster);
+          return recorder.record(cluster, state, changedAt, now);
+        },
+      },
+    };
+    const alarmOf = (cluster: string, state: 'ALARM' | 'OK', since: number) => {
+      const name = tripwireAlarmName('steady', cluster);
+      harness.cloudwatch.setAlarm({
+        AlarmName: name,
+        AlarmArn: `arn:aws:cloudwatch:us-east-1:111122223333:alarm:${name}`,
+        StateValue: state,
+        StateTransitionedTimestamp: new Date(since),
+      });
+    };
+    /** The refresh of the slow cycle at `at`, as a poll runs it: over the states its step read from the table. */
+    const refreshAt = async (at: number) => {
+      puts.length = 0;
+      const { recorded } = await tripwires.armed(at);
+      return refreshTripwires(refresh, { clusters: new Set(clusters), recorded, cycleMs: CYCLE * MINUTE }, at);
+    };
+
+    beforeEach(() => {
+      for (const cluster of clusters) alarmOf(cluster, 'ALARM', T - HOUR);
+      harness.cloudwatch.describeAlarmsQuota.reset();
+    });
+
+    it('writes nothing the second time when no alarm changed', async () => {
+      const first = await refreshAt(T);
+      const second = await refreshAt(T + CYCLE * MINUTE);
+
+      expect([first.written, second]).toEqual([250, { states: 250, written: 0, recorded: 0 }]);
+      expect(puts).toEqual([]);
+    }, 30_000);
+
+    it('writes exactly the alarms that changed since, and the table then holds them', async () => {
+      await refreshAt(T);
+      for (const cluster of changed) alarmOf(cluster, 'OK', T + 5 * MINUTE);
+
+      const second = await refreshAt(T + CYCLE * MINUTE);
+      const { byAlarm } = await tripwires.armed(T + CYCLE * MINUTE);
+
+      expect([second.written, puts.sort()]).toEqual([3, [...changed].sort()]);
+      expect([byAlarm.size, changed.some((c) => byAlarm.has(c))]).toEqual([247, false]);
+    }, 30_000);
+
+    it('renews the unchanged states once they near their expiry, and keeps them armed', async () => {
+      await refreshAt(T);
+
+      // The first refresh after the day less the renewal window: the states written at T expire within it.
+      const nearExpiry = T + DAY_MS - tripwireRenewalWindowMs(CYCLE * MINUTE);
+      const renewal = await refreshAt(nearExpiry);
+      const { byAlarm } = await tripwires.armed(T + DAY_MS + MINUTE);
+
+      expect([renewal.written, byAlarm.size]).toEqual([250, 250]);
+    }, 30_000);
+  });
 });

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { documentClient } from '../../aws/clients.ts';
 import { DynamoDbNodeChurnLedger } from '../../aws/dynamodb/node-churn-ledger.ts';
@@ -119,6 +119,27 @@ describe('tripwires in DynamoDB', () => {
 
     // Recorded when it arrived, 5 s after the change.
     expect(await armedByAlarm(6_000 + 86_400_000 + 1_000)).toEqual([]);
+  });
+
+  it('says what it holds of each alarm, expired and OK ones too, for the refresh to compare, and nothing of node churn', async () => {
+    await record('dev-a', 'ALARM', 1_000);
+    await record('dev-b', 'OK', 2_000);
+    await new DynamoDbNodeChurnLedger(documentClient(), TABLE).notePossibleRepair(
+      { cluster: 'dev-a', instanceId: 'i-1', at: 3_000, reason: 'unhealthy' },
+      3_000,
+    );
+    // An alarm state as a release that wrote no change time would have stored it.
+    await documentClient().send(
+      new PutCommand({ TableName: TABLE, Item: { ...tripwireKey('dev-c'), state: 'ALARM', expiresAt: 86_400 } }),
+    );
+
+    const { recorded } = await tripwires.armed(2 * 86_400_000);
+
+    expect(recorded && Object.fromEntries(recorded)).toEqual({
+      'dev-a': { state: 'ALARM', changedAt: 1_000, expiresAt: 86_406_000 },
+      'dev-b': { state: 'OK', changedAt: 2_000, expiresAt: 86_407_000 },
+      'dev-c': { state: 'ALARM', expiresAt: 86_400_000 },
+    });
   });
 
   it('ignores alarms of clusters it does not watch', async () => {

@@ -3,12 +3,16 @@ import { STORE_REQUESTS_IN_FLIGHT } from '../../shared/at-most.ts';
 import { buildPlan } from '../../shared/pipeline/build-plan.ts';
 import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import { type PollDependencies, runPoll } from '../../shared/pipeline/poll.ts';
-import type { TripwireAlarmState, TripwireRecorder } from '../../shared/pipeline/ports.ts';
+import type { RecordedTripwireState, TripwireAlarmState, TripwireRecorder } from '../../shared/pipeline/ports.ts';
 import { refreshesTripwires, refreshTripwires } from '../../shared/pipeline/tripwire-refresh.ts';
-import { isoSeconds } from '../../shared/time.ts';
+import { tripwireRenewalWindowMs, tripwireStateExpiresAt } from '../../shared/pipeline/tripwire-state.ts';
+import { DAY_MS, HOUR_MS, isoSeconds, MINUTE_MS } from '../../shared/time.ts';
 import { defaultRuleSet, notificationAt } from '../support/engine-fixtures.ts';
 
 const NOW = Date.parse('2026-01-05T12:00:00Z');
+
+/** The default slow cycle, 20 minutes. */
+const CYCLE_MS = 20 * MINUTE_MS;
 
 /** A recorder that answers after the others in flight have started, and keeps what it was asked to record. */
 function recorder() {
@@ -30,19 +34,27 @@ function recorder() {
 
 describe('refreshTripwires', () => {
   const fleet = Array.from({ length: 10_000 }, (_, i) => `fleet-${i}`);
-  const alarms = fleet.map((cluster): TripwireAlarmState => ({ cluster, state: 'ALARM', changedAt: NOW - 60_000 }));
+  const changedAt = NOW - 60_000;
+  const alarms = fleet.map((cluster): TripwireAlarmState => ({ cluster, state: 'ALARM', changedAt }));
+  /** Every alarm's state as its event recorded it, a few seconds after the change. */
+  const recordedByEvents = new Map(
+    fleet.map((cluster) => [
+      cluster,
+      { state: 'ALARM', changedAt, expiresAt: tripwireStateExpiresAt(changedAt, changedAt + 5_000) },
+    ]),
+  );
 
-  it('records every alarm of a fleet of 10,000 clusters, a few dozen at a time', async () => {
+  it('records every alarm of a fleet of 10,000 clusters whose store says nothing, a few dozen at a time', async () => {
     const store = recorder();
 
-    const recorded = await refreshTripwires(
+    const outcome = await refreshTripwires(
       { alarms: { states: async () => alarms }, recorder: store.port },
-      new Set(fleet),
+      { clusters: new Set(fleet), cycleMs: CYCLE_MS },
       NOW,
     );
 
-    expect([recorded, new Set(store.recorded).size, store.mostInFlight()]).toEqual([
-      10_000,
+    expect([outcome, new Set(store.recorded).size, store.mostInFlight()]).toEqual([
+      { states: 10_000, written: 10_000, recorded: 10_000 },
       10_000,
       STORE_REQUESTS_IN_FLIGHT,
     ]);
@@ -53,11 +65,45 @@ describe('refreshTripwires', () => {
 
     await refreshTripwires(
       { alarms: { states: async () => alarms }, recorder: store.port },
-      new Set(['fleet-7', 'gone']),
+      { clusters: new Set(['fleet-7', 'gone']), cycleMs: CYCLE_MS },
       NOW,
     );
 
     expect(store.recorded).toEqual(['fleet-7']);
+  });
+
+  it('writes nothing for a fleet of 10,000 whose states are recorded as CloudWatch holds them', async () => {
+    const store = recorder();
+
+    const outcome = await refreshTripwires(
+      { alarms: { states: async () => alarms }, recorder: store.port },
+      { clusters: new Set(fleet), recorded: recordedByEvents, cycleMs: CYCLE_MS },
+      NOW,
+    );
+
+    expect([outcome, store.recorded]).toEqual([{ states: 10_000, written: 0, recorded: 0 }, []]);
+  });
+
+  it('writes the states that changed, were never recorded, or are near their expiry, and no other', async () => {
+    const store = recorder();
+    const recorded = new Map<string, RecordedTripwireState>(recordedByEvents);
+    recorded.set('fleet-1', { state: 'OK', changedAt: changedAt - HOUR_MS, expiresAt: NOW + DAY_MS });
+    recorded.set('fleet-2', { state: 'ALARM', changedAt: changedAt - HOUR_MS, expiresAt: NOW + DAY_MS });
+    recorded.delete('fleet-3');
+    recorded.set('fleet-4', { state: 'ALARM', changedAt, expiresAt: NOW + tripwireRenewalWindowMs(CYCLE_MS) });
+    recorded.set('fleet-5', { state: 'ALARM', changedAt, expiresAt: NOW + tripwireRenewalWindowMs(CYCLE_MS) + 1000 });
+    recorded.set('fleet-6', { state: 'ALARM', expiresAt: NOW + DAY_MS });
+
+    const outcome = await refreshTripwires(
+      { alarms: { states: async () => alarms }, recorder: store.port },
+      { clusters: new Set(fleet), recorded, cycleMs: CYCLE_MS },
+      NOW,
+    );
+
+    expect([outcome.written, store.recorded.sort()]).toEqual([
+      5,
+      ['fleet-1', 'fleet-2', 'fleet-3', 'fleet-4', 'fleet-6'],
+    ]);
   });
 });
 
@@ -74,7 +120,7 @@ describe('the refresh in a poll', () => {
     stores: ReturnType<typeof memoryStores>,
     order: string[],
     answered: () => Promise<unknown>,
-    step: Partial<Pick<PollDependencies, 'metrics' | 'notifier'>> = {},
+    step: Partial<Pick<PollDependencies, 'metrics' | 'notifier' | 'tripwires'>> = {},
   ) {
     return runPoll(
       {
@@ -82,8 +128,8 @@ describe('the refresh in a poll', () => {
         ...stores,
         metrics: { read: async () => ({ windows: new Map(), metricsRequested: 0, unreadable: [] }) },
         notifier: { publish: async () => ({ messageId: 'm-1' }) },
-        ...step,
         tripwires: { armed: async () => ({ byAlarm: new Set(), byNodeChurn: new Set() }) },
+        ...step,
         tripwireRefresh: {
           alarms: {
             states: async () => {
@@ -141,6 +187,24 @@ describe('the refresh in a poll', () => {
     expect(refreshesTripwires(plan, at)).toBe(true);
     expect(order).toEqual(['refresh started', 'step read', 'published', 'refreshed']);
     expect([report.claim, report.delivered.length, report.tripwireRefreshFailure]).toEqual(['claimed', 1, undefined]);
+  });
+
+  it('compares the alarms with the states its step read, and writes none that the table already holds', async () => {
+    const order: string[] = [];
+    const recorded = new Map([
+      ['a', { state: 'ALARM', changedAt: at - 60_000, expiresAt: tripwireStateExpiresAt(at - 60_000, at) }],
+    ]);
+
+    await pollWithRefresh(
+      memoryStores(() => at),
+      order,
+      async () => undefined,
+      {
+        tripwires: { armed: async () => ({ byAlarm: new Set(['a']), byNodeChurn: new Set(), recorded }) },
+      },
+    );
+
+    expect(order).toEqual(['refresh started']);
   });
 
   it('is awaited when the delivery throws too, so that no refresh outlives the poll that started it', async () => {

@@ -397,8 +397,9 @@ export async function runFleetOutage(options: {
     }
     await deliver(step, attempt, arrival + invocation.ms);
   };
-  const pollSteps = async (from: number, to: number, until: (sent: number) => boolean) => {
-    for (let step = from; step <= to && !until(sent().length); step++) {
+  /** Poll minute by minute from `from` to `to`, until what the paging topic has sent (its subjects) satisfies `until`. */
+  const pollSteps = async (from: number, to: number, until: (subjects: readonly string[]) => boolean) => {
+    for (let step = from; step <= to && !until(sent().map((m) => m.subject ?? '')); step++) {
       const arrival = Date.parse(pollEventFor(scenario.start + step * STEP_MS).scheduledTime) + 3_000;
       for (let retry = retries.shift(); retry; retry = retries.shift()) {
         if (retry.at > arrival) {
@@ -419,9 +420,11 @@ export async function runFleetOutage(options: {
     // cluster's outage, an hour after the fleet's ended.
     // Each window ends when its message has been delivered; its last step leaves room for a page or a resolve that
     // throttling or faults make later.
-    await pollSteps(74, 95, (n) => n >= 1);
-    await pollSteps(115, 150, (n) => n >= 2);
-    await pollSteps(115 + HOUR_STEPS, 115 + HOUR_STEPS + 8, (n) => n >= 3);
+    await pollSteps(74, 95, (subjects) => subjects.some((subject) => subject.startsWith('[PAGE]')));
+    await pollSteps(115, 150, (subjects) => subjects.some((subject) => subject.startsWith('[RESOLVED]')));
+    await pollSteps(115 + HOUR_STEPS, 115 + HOUR_STEPS + 8, (subjects) =>
+      subjects.some((subject) => subject.includes(LONE_CLUSTER)),
+    );
     run = {
       subjects: harness.sns.published.map((m) => m.subject ?? ''),
       paged,

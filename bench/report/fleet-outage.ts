@@ -1,4 +1,4 @@
-import type { PagedMessage } from '../../support/fleet-outage.ts';
+import { LONE_CLUSTER, type PagedMessage } from '../../support/fleet-outage.ts';
 import type { FleetOutageRow, FunctionFigures } from '../fleet-outage.ts';
 import type { BenchResults } from '../report.ts';
 import { count, mb, ms, table } from './markdown.ts';
@@ -101,7 +101,11 @@ function hotPartitions(rows: readonly FleetOutageRow[]): string[] {
 /** The fleet's page and resolve (the first `[PAGE]` and `[RESOLVED]` of the paging topic) of a case, if they left. */
 function fleetMessages(row: FleetOutageRow) {
   const first = (tag: string) => row.published?.find((message) => message.subject.startsWith(tag));
-  return { page: first('[PAGE]'), resolve: first('[RESOLVED]') };
+  return {
+    page: first('[PAGE]'),
+    resolve: first('[RESOLVED]'),
+    lone: row.published?.find((message) => message.subject.includes(LONE_CLUSTER)),
+  };
 }
 
 /** How much later a message left in the throttled case than without the line: seconds, and polls rolled forward. */
@@ -139,6 +143,7 @@ export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: Benc
         'failed polls',
         "fleet's page later by",
         "fleet's resolve later by",
+        "lone cluster's page later by",
       ],
       [
         [
@@ -149,11 +154,12 @@ export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: Benc
           failedPolls,
           lateBy(late.page, early.page),
           lateBy(late.resolve, early.resolve),
+          lateBy(late.lone, early.lone),
         ],
       ],
     ),
     '',
-    'Requests the line refused, by the partition key they met it at (`table` for the table in all); the SDK retried each (five attempts) before the call failed.',
+    "Requests the line refused, by the partition key they met it at (`table` for the table in all), each refusal counted: the SDK retries a refused request (at most five attempts) while its client's retry quota lasts, and not after.",
     '',
     table(
       ['partition', 'refused requests'],

@@ -95,7 +95,10 @@ export interface FleetOutageRow {
   readonly hottestPartitions?: readonly HotPartition[];
   /** In the throttled case: the line, per partition, as the run held it. */
   readonly throughputLine?: { readonly partitionWriteUnits: number; readonly partitionReadUnits: number };
-  /** In the throttled case: the requests refused, by the partition key whose line they met (`table` for the line in all). */
+  /**
+   * In the throttled case: the requests refused, by operation and the partition key whose line they met (`table` for
+   * the line in all): `PutItem OPEN`.
+   */
   readonly throttledRequests?: Readonly<Record<string, number>>;
   /** Each message of the paging topic, in order: when it left, and the poll (step, attempt) that published it. */
   readonly published?: readonly PagedMessage[];
@@ -223,7 +226,7 @@ function partitionHeat(limits?: ReturnType<typeof scaledThroughput>) {
       meter = await startDynamoDbThroughputProxy({ target: dynalite, ...(limits && { limits }) });
       return meter;
     },
-    throttled: () => Object.fromEntries(meter?.throttled ?? []),
+    throttled: () => Object.fromEntries(meter?.throttledRequests ?? []),
     pollEnded: ({ step, ms }: FleetInvocation) => {
       if (!meter) return;
       for (const [partition, now] of meter.partitions) {

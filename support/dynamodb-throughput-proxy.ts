@@ -95,6 +95,8 @@ export interface DynamoDbThroughputProxy {
    * reset: callers take differences.
    */
   readonly throttled: Map<string, number>;
+  /** The same refusals by operation and partition (`PutItem OPEN`): which requests met the line. */
+  readonly throttledRequests: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -174,6 +176,7 @@ export async function startDynamoDbThroughputProxy(options: {
   const usage = new Map<string, OperationUsage>();
   const partitions = new Map<string, PartitionUsage>();
   const throttled = new Map<string, number>();
+  const throttledRequests = new Map<string, number>();
   const server = createServer((req, res) => {
     void (async () => {
       const raw = await readAll(req).catch(() => undefined);
@@ -192,6 +195,8 @@ export async function startDynamoDbThroughputProxy(options: {
       const over = draw.find(([bucket, units]) => !bucket.has(units));
       if (over) {
         throttled.set(over[2], (throttled.get(over[2]) ?? 0) + 1);
+        const request = `${operation} ${over[2]}`;
+        throttledRequests.set(request, (throttledRequests.get(request) ?? 0) + 1);
         reply(res, throughputExceeded(body, least, over[2]));
         return;
       }
@@ -211,6 +216,7 @@ export async function startDynamoDbThroughputProxy(options: {
     usage,
     partitions,
     throttled,
+    throttledRequests,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

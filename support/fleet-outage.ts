@@ -194,8 +194,9 @@ export async function runFleetOutage(options: {
   /** A folder each function's log lines go to, a file per function; by default they are dropped. */
   readonly logDirectory?: string;
   /**
-   * A proxy every function reaches DynamoDB through, started in front of dynalite's endpoint (the benchmark's meter of
-   * request units); the poller's faults, when it has some, strike between it and the poller.
+   * A proxy every function reaches DynamoDB through, started in front of dynalite's endpoint (the throughput proxy,
+   * support/dynamodb-throughput-proxy.ts, metering request units and, given limits, holding DynamoDB's line); the
+   * poller's faults, when it has some, strike between it and the poller.
    */
   readonly interposeDynamoDb?: (dynalite: string) => Promise<{ readonly endpoint: string; close(): Promise<void> }>;
 }): Promise<FleetOutageRun> {

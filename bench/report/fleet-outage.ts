@@ -159,11 +159,11 @@ export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: Benc
       ],
     ),
     '',
-    "Requests the line refused, by the partition key they met it at (`table` for the table in all), each refusal counted: the SDK retries a refused request (at most five attempts) while its client's retry quota lasts, and not after.",
+    "Requests the line refused, by operation and the partition key they met it at (`table` for the table in all), each refusal counted: the SDK retries a refused request (at most five attempts) while its client's retry quota lasts, and not after.",
     '',
     table(
-      ['partition', 'refused requests'],
-      refused.map(([partition, n]) => [partition, count(n)]),
+      ['request', 'refused'],
+      refused.map(([request, n]) => [request, count(n)]),
     ),
     '',
   ];

@@ -87,6 +87,7 @@ describe('the loopback DynamoDB throughput line', () => {
       ],
     });
     expect(proxy.throttled.get('OPEN')).toBe(refused.length);
+    expect([...proxy.throttledRequests]).toEqual([['PutItem OPEN', refused.length]]);
     expect((await stored('OPEN')).sort()).toEqual(written.sort());
   });
 

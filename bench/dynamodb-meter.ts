@@ -26,7 +26,7 @@ export interface DynamoMeter {
  * a real poll uses instead of guessing them.
  */
 export async function startDynamoMeter(dynalite: string): Promise<DynamoMeter> {
-  const proxy = await startDynamoDbThroughputProxy({ target: dynalite });
+  const proxy = await startDynamoDbThroughputProxy({ target: dynalite, limits: 'unlimited' });
   return {
     endpoint: proxy.endpoint,
     usage: proxy.usage,

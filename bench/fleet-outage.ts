@@ -223,7 +223,7 @@ function partitionHeat(limits?: ReturnType<typeof scaledThroughput>) {
   const hottest = new Map<string, HotPartition>();
   return {
     meter: async (dynalite: string) => {
-      meter = await startDynamoDbThroughputProxy({ target: dynalite, ...(limits && { limits }) });
+      meter = await startDynamoDbThroughputProxy({ target: dynalite, limits: limits ?? 'unlimited' });
       return meter;
     },
     throttled: () => Object.fromEntries(meter?.throttledRequests ?? []),

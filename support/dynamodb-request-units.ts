@@ -45,7 +45,8 @@ export function isIndexPartition(partition: string): boolean {
 
 /**
  * The units `operation` took, from the request and what the answer reported it consumed (`ConsumedCapacity`,
- * asked for with `ReturnConsumedCapacity`); without an answer, the least it can take, of the same partitions.
+ * asked for with `ReturnConsumedCapacity`); without an answer, what it will take at least, of the same partitions: a
+ * put its item's size (which the request holds), anything else its minimum.
  */
 export function requestUnits(operation: string, request: Record<string, unknown>, consumed?: unknown): RequestUnits {
   const reported = [consumed]
@@ -58,7 +59,8 @@ export function requestUnits(operation: string, request: Record<string, unknown>
     const units = Math.max(reported, request.ConsistentRead === true ? 1 : 0.5);
     return { kind: 'read', units, charges: spread(units, keys) };
   }
-  const tableUnits = Math.max(reported, 1);
+  const putSize = operation === 'PutItem' && consumed === undefined ? itemBytes(request.Item) : 0;
+  const tableUnits = Math.max(reported, 1, Math.ceil(putSize / 1024));
   const indexUnits = tableUnits * indexWrites(operation, request);
   // A move writes the new entry and removes the old one, whose value the request does not name.
   const moved = indexUnits > tableUnits;
@@ -113,4 +115,26 @@ function indexWrites(operation: string, request: Record<string, unknown>): numbe
   if (!key || !indexed.includes(key)) return 0;
   const names = Object.values((request.ExpressionAttributeNames as Record<string, string> | undefined) ?? {});
   return operation === 'UpdateItem' && names.includes(indexKey) ? 2 : 1;
+}
+
+/**
+ * An item's size as DynamoDB counts it: each attribute's name and value, a string or binary by its bytes, a number
+ * by about one byte per two digits, a list or map by its elements and a few bytes more
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html).
+ */
+function itemBytes(item: unknown): number {
+  if (!item || typeof item !== 'object') return 0;
+  return Object.entries(item).reduce((n, [name, value]) => n + Buffer.byteLength(name) + valueBytes(value), 0);
+}
+
+function valueBytes(value: unknown): number {
+  const typed = (value ?? {}) as Record<string, unknown>;
+  if (typeof typed.S === 'string') return Buffer.byteLength(typed.S);
+  if (typeof typed.N === 'string') return Math.ceil(typed.N.replace(/^-|\./g, '').length / 2) + 1;
+  if (typeof typed.B === 'string') return Buffer.from(typed.B, 'base64').length;
+  if (Array.isArray(typed.L)) return 3 + typed.L.reduce((n: number, element) => n + 1 + valueBytes(element), 0);
+  if (typed.M && typeof typed.M === 'object') return 3 + itemBytes(typed.M) + Object.keys(typed.M).length;
+  const set = typed.SS ?? typed.NS ?? typed.BS;
+  if (Array.isArray(set)) return set.reduce((n: number, element) => n + Buffer.byteLength(String(element)), 0);
+  return 1;
 }

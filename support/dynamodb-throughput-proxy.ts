@@ -163,16 +163,18 @@ class ThroughputLine {
 }
 
 /**
- * Start the proxy in front of `target`. Without `limits` it only meters (the benchmark's meter); with them, a
- * request is admitted when each bucket it draws from still holds the least it can take (a unit a write, half or one
- * a read), takes that at once, and the rest of what it consumed when DynamoDB has answered.
+ * Start the proxy in front of `target`, holding `limits` (DynamoDB's own, DYNAMODB_THROUGHPUT, unless told), or
+ * none (`unlimited`: the benchmark's meter, which only counts). A request is admitted when each bucket it draws from
+ * still holds the least it can take (a unit a write, half or one a read), takes that at once, and the rest of what it
+ * consumed when DynamoDB has answered.
  */
 export async function startDynamoDbThroughputProxy(options: {
   readonly target: string;
-  readonly limits?: ThroughputLimits;
+  readonly limits?: ThroughputLimits | 'unlimited';
 }): Promise<DynamoDbThroughputProxy> {
   const target = new URL(options.target);
-  const line = options.limits && new ThroughputLine(options.limits);
+  const limits = options.limits ?? DYNAMODB_THROUGHPUT;
+  const line = limits === 'unlimited' ? undefined : new ThroughputLine(limits);
   const usage = new Map<string, OperationUsage>();
   const partitions = new Map<string, PartitionUsage>();
   const throttled = new Map<string, number>();

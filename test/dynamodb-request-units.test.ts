@@ -16,6 +16,16 @@ describe('the request units of a DynamoDB request, as DynamoDB bills them', () =
     expect(requestUnits('PutItem', item).units).toBe(1);
   });
 
+  it('expects of a put before its answer the size of its item, a kilobyte a unit rounded up', () => {
+    const item = (bytes: number) => ({ Item: { pk: S('OPEN'), sk: S('a'), payload: S('x'.repeat(bytes)) } });
+    // `pk`, `sk` and `payload` with their values: 2 + 4 + 2 + 1 + 7 bytes beside the payload's own.
+    const besides = 16;
+
+    expect(requestUnits('PutItem', item(1024 - besides)).units).toBe(1);
+    expect(requestUnits('PutItem', item(1025 - besides)).units).toBe(2);
+    expect(requestUnits('PutItem', item(3 * 1024 - besides)).units).toBe(3);
+  });
+
   it("charges a put of an item that carries the index's key on the index's partition of that value too", () => {
     const item = { Item: { pk: S('INCIDENT'), sk: S('a'), day: S('INCIDENT#2026-11-27'), at: S('x') } };
 

@@ -91,6 +91,24 @@ describe('the loopback DynamoDB throughput line', () => {
     expect((await stored('OPEN')).sort()).toEqual(written.sort());
   });
 
+  it("holds DynamoDB's own line unless told another: a partition key's 1,000 write units a second", async () => {
+    const proxy = await startDynamoDbThroughputProxy({ target: harness.dynamoEndpoint });
+    proxies.push(proxy);
+    const client = new DynamoDBClient({ endpoint: proxy.endpoint, maxAttempts: 1 });
+    clients.push(client);
+    const db = DynamoDBDocumentClient.from(client);
+    // Items of just under 8 KB, eight write units each: 300 of them at once are 2,400 units.
+    const payload = 'x'.repeat(8000);
+
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => put(db, 'OPEN', `${i}`, { payload })));
+
+    const written = answers.filter((answer) => answer === 'written').length;
+    expect(DYNAMODB_THROUGHPUT.partitionWriteUnits).toBe(1_000);
+    expect(proxy.throttled.get('OPEN')).toBe(300 - written);
+    expect(written).toBeGreaterThanOrEqual(1_000 / 8);
+    expect(written).toBeLessThan(300);
+  });
+
   it('leaves every other partition key its own units', async () => {
     const { proxy, db } = await proxied(LIMITS, 1);
     await Promise.all(Array.from({ length: 2 * PER_PARTITION_WRITES }, (_, i) => put(db, 'OPEN', `${i}`)));

@@ -17,17 +17,23 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
+  type DynamoDbThroughputProxy,
+  type PartitionUsage,
+  scaledThroughput,
+  startDynamoDbThroughputProxy,
+} from '../support/dynamodb-throughput-proxy.ts';
+import {
   FLEET_OUTAGE_FAULTS,
   type FleetInvocation,
   FUNCTION_NAMES,
   type FunctionName,
   functionLimits,
   LONE_CLUSTER,
+  type PagedMessage,
   runFleetOutage,
   withinLimits,
 } from '../support/fleet-outage.ts';
 import type { FunctionLimits } from '../support/function-container.ts';
-import { type DynamoMeter, type PartitionUsage, startDynamoMeter } from './dynamodb-meter.ts';
 
 /** The most clusters one deployment watches: the fleet-scale test's size when run alone. */
 export const FLEET_OUTAGE_CLUSTERS = 10_000;
@@ -40,6 +46,18 @@ export const BENCH_CLUSTERS = 1_000;
 const runTimeoutMs = (clusters: number) => (clusters <= BENCH_CLUSTERS ? 480_000 : 3_600_000);
 
 const CASES = [['without faults', undefined], ...FLEET_OUTAGE_FAULTS] as const;
+/** The case run at DynamoDB's throughput line (THROTTLED_CLUSTERS), after CASES. */
+const THROTTLED_CASE = CASES.length;
+/**
+ * The size the throttled case runs at, against DynamoDB's limits scaled by THROTTLED_CLUSTERS / 10,000
+ * (scaledThroughput): each partition the fleet grows (an incident per cluster in `OPEN`, `INCIDENT` and `byDay`, a
+ * tripwire state per cluster, a step's parts) meets the line as at 10,000 clusters at DynamoDB's own, 1,000 clusters
+ * at 100 write units a second a partition as 10,000 at 1,000. What does not grow is a larger share of the scaled
+ * line: a poll's claim and record, and the size of one part of a step (300 KB, 293 write units whatever the fleet),
+ * 2.9 s of a partition at 100 a second where it is 0.3 s at 1,000. A smaller fleet is ruled by that: at 150 clusters
+ * (15 a second) one part outlasts the SDK's retries on its own.
+ */
+export const THROTTLED_CLUSTERS = 1_000;
 
 /** One function's invocations in a case: how many, the slowest, the most memory, and whether each was within limits. */
 export interface FunctionFigures {
@@ -75,6 +93,15 @@ export interface FleetOutageRow {
   readonly dynalitePeakRssMb?: number;
   /** The partitions that took the most write units within one poll, hottest first (at most HOT_PARTITIONS). */
   readonly hottestPartitions?: readonly HotPartition[];
+  /** In the throttled case: the line, per partition, as the run held it. */
+  readonly throughputLine?: { readonly partitionWriteUnits: number; readonly partitionReadUnits: number };
+  /**
+   * In the throttled case: the requests refused, by operation and the partition key whose line they met (`table` for
+   * the line in all): `PutItem OPEN`.
+   */
+  readonly throttledRequests?: Readonly<Record<string, number>>;
+  /** Each message of the paging topic, in order: when it left, and the poll (step, attempt) that published it. */
+  readonly published?: readonly PagedMessage[];
   /** The machine's one-minute load average when the run ended: above its cores, wall times are not the run's own. */
   readonly loadAverage?: number;
   readonly error?: string;
@@ -101,27 +128,40 @@ const self = fileURLToPath(import.meta.url);
 /** Every case of the fleet outage at `clusters`, one child process each. */
 export async function measureFleetOutage(clusters = BENCH_CLUSTERS): Promise<FleetOutageRow[]> {
   const rows: FleetOutageRow[] = [];
-  for (const [index, [faults]] of CASES.entries()) {
-    try {
-      const { stdout } = await run(
-        process.execPath,
-        ['--import', 'tsx', self, '--case', String(index), String(clusters)],
-        {
-          timeout: runTimeoutMs(clusters),
-          maxBuffer: 1 << 24,
-          env: { ...process.env, NODE_OPTIONS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-        },
-      );
-      rows.push(JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as FleetOutageRow);
-    } catch (error) {
-      const failure = error as { killed?: boolean; message: string };
-      const reason = failure.killed
-        ? `timed out after ${runTimeoutMs(clusters) / 1000} s`
-        : failure.message.split('\n')[0];
-      rows.push({ faults, clusters, completed: false, error: reason ?? 'failed' });
-    }
-  }
+  for (const [index, [faults]] of CASES.entries()) rows.push(await caseInChild(index, faults, clusters));
   return rows;
+}
+
+/**
+ * The outage without faults and at DynamoDB's throughput line, scaled to `clusters` (THROTTLED_CLUSTERS): how much
+ * later the page and the resolve leave, and which requests were refused. A few minutes: not part of `npm run bench`.
+ */
+export async function measureThrottledFleetOutage(clusters = THROTTLED_CLUSTERS): Promise<FleetOutageRow[]> {
+  return [
+    await caseInChild(0, CASES[0][0], clusters),
+    await caseInChild(THROTTLED_CASE, 'at the throughput line', clusters),
+  ];
+}
+
+async function caseInChild(index: number, faults: string, clusters: number): Promise<FleetOutageRow> {
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', self, '--case', String(index), String(clusters)],
+      {
+        timeout: runTimeoutMs(clusters),
+        maxBuffer: 1 << 24,
+        env: { ...process.env, NODE_OPTIONS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      },
+    );
+    return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as FleetOutageRow;
+  } catch (error) {
+    const failure = error as { killed?: boolean; message: string };
+    const reason = failure.killed
+      ? `timed out after ${runTimeoutMs(clusters) / 1000} s`
+      : failure.message.split('\n')[0];
+    return { faults, clusters, completed: false, error: reason ?? 'failed' };
+  }
 }
 
 function figuresOf(
@@ -173,16 +213,20 @@ function pollOf({ step, ms, cpuMs, peakHeapMb, peakRssMb, result, error }: Fleet
   };
 }
 
-/** Every function's DynamoDB requests through a meter, and each partition's largest share of one poll. */
-function partitionHeat() {
-  let meter: DynamoMeter | undefined;
+/**
+ * Every function's DynamoDB requests through the throughput proxy, each partition's largest share of one poll, and,
+ * given a line, the requests it refused.
+ */
+function partitionHeat(limits?: ReturnType<typeof scaledThroughput>) {
+  let meter: DynamoDbThroughputProxy | undefined;
   let before = new Map<string, PartitionUsage>();
   const hottest = new Map<string, HotPartition>();
   return {
     meter: async (dynalite: string) => {
-      meter = await startDynamoMeter(dynalite);
+      meter = await startDynamoDbThroughputProxy({ target: dynalite, limits: limits ?? 'unlimited' });
       return meter;
     },
+    throttled: () => Object.fromEntries(meter?.throttledRequests ?? []),
     pollEnded: ({ step, ms }: FleetInvocation) => {
       if (!meter) return;
       for (const [partition, now] of meter.partitions) {
@@ -201,9 +245,11 @@ function partitionHeat() {
 
 /** One case, in this (child) process: prints its FleetOutageRow. */
 async function runCase(index: number, clusters: number): Promise<FleetOutageRow> {
-  const [faults, plan] = CASES[index] ?? CASES[0];
+  const throttled = index === THROTTLED_CASE;
+  const [faults, plan] = throttled ? (['at the throughput line', undefined] as const) : (CASES[index] ?? CASES[0]);
   const started = performance.now();
-  const heat = partitionHeat();
+  const limits = throttled ? scaledThroughput(clusters / FLEET_OUTAGE_CLUSTERS) : undefined;
+  const heat = partitionHeat(limits);
   const outage = await runFleetOutage({
     clusters,
     ...(plan && { faults: plan() }),
@@ -238,6 +284,14 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
       loneIncident.triggers === 1,
     subjects: outage.subjects,
     pagedAtSteps: outage.paged.map((message) => message.step),
+    published: outage.paged,
+    ...(limits && {
+      throughputLine: {
+        partitionWriteUnits: limits.partitionWriteUnits,
+        partitionReadUnits: limits.partitionReadUnits,
+      },
+      throttledRequests: heat.throttled(),
+    }),
     totalMs,
     polls: outage.invocations.filter((invocation) => invocation.function === 'poller').map(pollOf),
     functions: FUNCTION_NAMES.map((name) => figuresOf(name, functionLimits(clusters), outage.invocations)),
@@ -257,10 +311,19 @@ if (process.argv[1] === self) {
   } else {
     const { renderResults } = await import('./report.ts');
     const file = fileURLToPath(new URL('./results.json', import.meta.url));
-    const fleetOutage = await measureFleetOutage(Number(process.argv[2] ?? FLEET_OUTAGE_CLUSTERS));
-    const results = { ...JSON.parse(readFileSync(file, 'utf8')), fleetOutage };
+    const throttledAt = process.argv.indexOf('--throttled');
+    const rows =
+      throttledAt >= 0
+        ? {
+            fleetOutageThrottled: await measureThrottledFleetOutage(
+              Number(process.argv[throttledAt + 1] ?? THROTTLED_CLUSTERS),
+            ),
+          }
+        : { fleetOutage: await measureFleetOutage(Number(process.argv[2] ?? FLEET_OUTAGE_CLUSTERS)) };
+    const results = { ...JSON.parse(readFileSync(file, 'utf8')), ...rows };
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     writeFileSync(fileURLToPath(new URL('./RESULTS.md', import.meta.url)), renderResults(results));
-    for (const row of fleetOutage) process.stderr.write(`${JSON.stringify({ ...row, polls: undefined })}\n`);
+    for (const row of Object.values(rows).flat())
+      process.stderr.write(`${JSON.stringify({ ...row, polls: undefined })}\n`);
   }
 }

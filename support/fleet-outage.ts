@@ -136,8 +136,8 @@ export interface FleetInvocation extends Invocation {
 export interface FleetOutageRun {
   /** The subjects of what reached the paging and notice topics, in order. */
   readonly subjects: readonly string[];
-  /** Each message of the paging topic, with the step of the poll (or retry) that published it. */
-  readonly paged: readonly { readonly step: number; readonly subject: string }[];
+  /** Each message of the paging topic, with the invocation of the poller (or Lambda's retry of it) that published it. */
+  readonly paged: readonly PagedMessage[];
   /** PagerDuty's incidents, in the order they opened: their status and how many trigger events each took. */
   readonly pagerDuty: readonly { readonly status: string; readonly triggers: number }[];
   readonly invocations: readonly FleetInvocation[];
@@ -146,6 +146,20 @@ export interface FleetOutageRun {
   /** The shard messages the poller sent: none unless the step was larger than a shard. */
   readonly shardsSent: number;
   readonly dynalitePeakRssMb?: number;
+}
+
+/** A message of the paging topic, and the poller's invocation that published it. */
+export interface PagedMessage {
+  readonly subject: string;
+  /** The step of the poll, or of the poll Lambda retried, that published it. */
+  readonly step: number;
+  /** The attempt: 0 for the scheduled invocation, 1 and 2 for Lambda's retries of it. */
+  readonly attempt: number;
+  /**
+   * When it left: the time the invocation arrived (on the schedule's clock) and the time it ran, as in AWS a message
+   * leaves at the end of the poll that publishes it, give or take the delivery within the poll.
+   */
+  readonly publishedAt: number;
 }
 
 /** Whether an invocation ran within its function's timeout and memory. */
@@ -180,8 +194,9 @@ export async function runFleetOutage(options: {
   /** A folder each function's log lines go to, a file per function; by default they are dropped. */
   readonly logDirectory?: string;
   /**
-   * A proxy every function reaches DynamoDB through, started in front of dynalite's endpoint (the benchmark's meter of
-   * request units); the poller's faults, when it has some, strike between it and the poller.
+   * A proxy every function reaches DynamoDB through, started in front of dynalite's endpoint (the throughput proxy,
+   * support/dynamodb-throughput-proxy.ts, metering request units and, given limits, holding DynamoDB's line); the
+   * poller's faults, when it has some, strike between it and the poller.
    */
   readonly interposeDynamoDb?: (dynalite: string) => Promise<{ readonly endpoint: string; close(): Promise<void> }>;
 }): Promise<FleetOutageRun> {
@@ -314,11 +329,11 @@ export async function runFleetOutage(options: {
 
   /** What the paging topic's subscription puts in the delivery queue: each message with a `kind`, raw. */
   let forwarded = 0;
-  const paged: { step: number; subject: string }[] = [];
-  const deliver = async (step: number) => {
+  const paged: PagedMessage[] = [];
+  const deliver = async (step: number, attempt: number, publishedAt: number) => {
     const messages = harness.sns.published.slice(forwarded).filter((m) => m.topicArn === harness.topics.paging);
     forwarded = harness.sns.published.length;
-    paged.push(...messages.map((m) => ({ step, subject: m.subject ?? '' })));
+    paged.push(...messages.map((m) => ({ step, attempt, publishedAt, subject: m.subject ?? '' })));
     const queued = messages
       .filter((m) => m.messageAttributes.kind !== undefined)
       .map((m): QueuedMessage => {
@@ -337,23 +352,34 @@ export async function runFleetOutage(options: {
     while (tripwires[0] && tripwires[0].at + 5_000 <= until) {
       const change = tripwires.shift();
       if (!change) break;
-      const step = Math.round((change.at - scenario.start) / STEP_MS);
-      for (const cluster of change.clusters) {
+      const changedAt = change.changedAt ?? change.at;
+      const step = Math.round((changedAt - scenario.start) / STEP_MS);
+      const attempt = change.attempt ?? 0;
+      for (const cluster of attempt === 0 ? change.clusters : []) {
         harness.cloudwatch.setAlarm({
           AlarmName: tripwireAlarmName('test', cluster),
           StateValue: change.state,
-          StateTransitionedTimestamp: new Date(change.at),
+          StateTransitionedTimestamp: new Date(changedAt),
         });
       }
       const queue = [...change.clusters];
+      const failed: string[] = [];
       const side = async () => {
         for (let cluster = queue.shift(); cluster !== undefined; cluster = queue.shift()) {
-          const event = alarmEventFor(cluster, change.state, change.at);
+          const event = alarmEventFor(cluster, change.state, changedAt);
           const container = await tripwire.container();
-          record('tripwire', step, await container.invoke(event, change.at + 5_000, `tripwire-${++requests}`));
+          const invocation = await container.invoke(event, change.at + 5_000, `tripwire-${++requests}`);
+          record('tripwire', step, invocation);
+          if (invocation.error !== undefined) failed.push(cluster);
         }
       };
       await Promise.all(Array.from({ length: TRIPWIRE_BURST }, side));
+      // Lambda retries a failed asynchronous invocation twice, one and then two minutes later.
+      if (failed.length > 0 && attempt < 2) {
+        const retry = { ...change, at: change.at + (attempt + 1) * STEP_MS, changedAt, attempt: attempt + 1 };
+        const later = tripwires.findIndex((next) => next.at > retry.at);
+        tripwires.splice(later < 0 ? tripwires.length : later, 0, { ...retry, clusters: failed });
+      }
     }
   };
 
@@ -370,10 +396,11 @@ export async function runFleetOutage(options: {
     if (invocation.error !== undefined && attempt < 2) {
       retries.push({ at: arrival + (attempt + 1) * STEP_MS, step, attempt: attempt + 1 });
     }
-    await deliver(step);
+    await deliver(step, attempt, arrival + invocation.ms);
   };
-  const pollSteps = async (from: number, to: number, until: (sent: number) => boolean) => {
-    for (let step = from; step <= to && !until(sent().length); step++) {
+  /** Poll minute by minute from `from` to `to`, until what the paging topic has sent (its subjects) satisfies `until`. */
+  const pollSteps = async (from: number, to: number, until: (subjects: readonly string[]) => boolean) => {
+    for (let step = from; step <= to && !until(sent().map((m) => m.subject ?? '')); step++) {
       const arrival = Date.parse(pollEventFor(scenario.start + step * STEP_MS).scheduledTime) + 3_000;
       for (let retry = retries.shift(); retry; retry = retries.shift()) {
         if (retry.at > arrival) {
@@ -392,9 +419,13 @@ export async function runFleetOutage(options: {
   try {
     // The outage begins at step 75: the page; it ends after step 114: the resolve, after the hold-down; then the lone
     // cluster's outage, an hour after the fleet's ended.
-    await pollSteps(74, 80, (n) => n >= 1);
-    await pollSteps(115, 135, (n) => n >= 2);
-    await pollSteps(115 + HOUR_STEPS, 115 + HOUR_STEPS + 8, (n) => n >= 3);
+    // Each window ends when its message has been delivered; its last step leaves room for a page or a resolve that
+    // throttling or faults make later.
+    await pollSteps(74, 95, (subjects) => subjects.some((subject) => subject.startsWith('[PAGE]')));
+    await pollSteps(115, 150, (subjects) => subjects.some((subject) => subject.startsWith('[RESOLVED]')));
+    await pollSteps(115 + HOUR_STEPS, 115 + HOUR_STEPS + 8, (subjects) =>
+      subjects.some((subject) => subject.includes(LONE_CLUSTER)),
+    );
     run = {
       subjects: harness.sns.published.map((m) => m.subject ?? ''),
       paged,
@@ -480,7 +511,12 @@ async function tripwireChanges(scenario: Scenario, config: object): Promise<Trip
 }
 
 interface TripwireChange {
+  /** When the event reaches the tripwire function. */
   readonly at: number;
+  /** When the alarm changed state, for Lambda's retries of the event: `at` otherwise. */
+  readonly changedAt?: number;
+  /** 1 and 2 for Lambda's retries of the event. */
+  readonly attempt?: number;
   readonly state: 'ALARM' | 'OK';
   readonly clusters: readonly string[];
 }

@@ -1,3 +1,4 @@
+import { LONE_CLUSTER, type PagedMessage } from '../../support/fleet-outage.ts';
 import type { FleetOutageRow, FunctionFigures } from '../fleet-outage.ts';
 import type { BenchResults } from '../report.ts';
 import { count, mb, ms, table } from './markdown.ts';
@@ -92,6 +93,77 @@ function hotPartitions(rows: readonly FleetOutageRow[]): string[] {
         ms(partition.pollMs),
         `${(partition.writeUnits / 1000).toFixed(1)} s`,
       ]),
+    ),
+    '',
+  ];
+}
+
+/** The fleet's page and resolve (the first `[PAGE]` and `[RESOLVED]` of the paging topic) of a case, if they left. */
+function fleetMessages(row: FleetOutageRow) {
+  const first = (tag: string) => row.published?.find((message) => message.subject.startsWith(tag));
+  return {
+    page: first('[PAGE]'),
+    resolve: first('[RESOLVED]'),
+    lone: row.published?.find((message) => message.subject.includes(LONE_CLUSTER)),
+  };
+}
+
+/** How much later a message left in the throttled case than without the line: seconds, and polls rolled forward. */
+function lateBy(throttled?: PagedMessage, unthrottled?: PagedMessage): string {
+  if (!throttled) return 'never';
+  if (!unthrottled) return '–';
+  const seconds = (throttled.publishedAt - unthrottled.publishedAt) / 1000;
+  const where = `step ${throttled.step}${throttled.attempt > 0 ? ` (Lambda's retry ${throttled.attempt})` : ''}`;
+  return `${seconds.toFixed(0)} s, by the poll of ${where}`;
+}
+
+/**
+ * The outage at DynamoDB's throughput line (`npx tsx bench/fleet-outage.ts --throttled`): how much later the fleet's
+ * page and resolve leave than without it, and the requests the line refused, by partition key.
+ */
+export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: BenchResults): string[] {
+  const throttled = rows?.find((row) => row.throughputLine !== undefined);
+  const unthrottled = rows?.find((row) => row.throughputLine === undefined);
+  if (!throttled?.throughputLine) return [];
+  const line = throttled.throughputLine;
+  const [late, early] = [fleetMessages(throttled), fleetMessages(unthrottled ?? throttled)];
+  const refused = Object.entries(throttled.throttledRequests ?? {}).sort(([, a], [, b]) => b - a);
+  const failedPolls = (throttled.polls ?? []).filter((poll) => poll.error !== undefined).length;
+  return [
+    '### At the throughput line',
+    '',
+    `The same outage of ${count(throttled.clusters)} clusters with the loopback DynamoDB holding the line DynamoDB holds and dynalite does not (support/dynamodb-throughput-proxy.ts), scaled to the fleet: ${count(line.partitionWriteUnits)} write and ${count(line.partitionReadUnits)} read units a second a partition key, DynamoDB's 1,000 and 3,000 times ${count(throttled.clusters)} / 10,000, so that each partition the fleet grows meets it as at 10,000 clusters at DynamoDB's own. Run alone (a few minutes): \`npx tsx bench/fleet-outage.ts --throttled ${throttled.clusters}\`.`,
+    '',
+    table(
+      [
+        'case',
+        'completed',
+        'paged as expected',
+        'polls',
+        'failed polls',
+        "fleet's page later by",
+        "fleet's resolve later by",
+        "lone cluster's page later by",
+      ],
+      [
+        [
+          throttled.faults,
+          throttled.completed ? 'yes' : `no: ${throttled.error ?? ''}`,
+          throttled.pagedAsExpected ? 'yes' : 'no',
+          throttled.polls?.length ?? 0,
+          failedPolls,
+          lateBy(late.page, early.page),
+          lateBy(late.resolve, early.resolve),
+          lateBy(late.lone, early.lone),
+        ],
+      ],
+    ),
+    '',
+    "Requests the line refused, by operation and the partition key they met it at (`table` for the table in all), each refusal counted: the SDK retries a refused request (at most five attempts) while its client's retry quota lasts, and not after.",
+    '',
+    table(
+      ['request', 'refused'],
+      refused.map(([request, n]) => [request, count(n)]),
     ),
     '',
   ];

@@ -109,8 +109,13 @@ class UnitBucket {
     this.#units = perSecond;
   }
 
+  /**
+   * Whether a request of `units` may start: a request larger than a whole second's line (a step's part of 293 write
+   * units against a scaled line of 100) starts when the bucket is full, as DynamoDB serves any one item, 400 KB at
+   * most, within its partition's second.
+   */
   has(units: number): boolean {
-    return this.#refilled() >= units;
+    return this.#refilled() >= Math.min(units, this.perSecond);
   }
 
   /** May run into debt: a query's or an update's units are known only once it has run, in DynamoDB as here. */
@@ -165,8 +170,8 @@ class ThroughputLine {
 /**
  * Start the proxy in front of `target`, holding `limits` (DynamoDB's own, DYNAMODB_THROUGHPUT, unless told), or
  * none (`unlimited`: the benchmark's meter, which only counts). A request is admitted when each bucket it draws from
- * still holds the least it can take (a unit a write, half or one a read), takes that at once, and the rest of what it
- * consumed when DynamoDB has answered.
+ * still holds what it will take at least (a put its item's size, any other write a unit, a read half or one), takes
+ * that at once, and the rest of what it consumed, or back what it did not, when DynamoDB has answered.
  */
 export async function startDynamoDbThroughputProxy(options: {
   readonly target: string;

@@ -109,6 +109,19 @@ describe('the loopback DynamoDB throughput line', () => {
     expect(written).toBeLessThan(300);
   });
 
+  it("admits an item larger than a second's line when the partition is full, and nothing more until it is paid", async () => {
+    const { proxy, db } = await proxied(LIMITS, 1);
+    // About 20 write units against a line of 10 a second: DynamoDB serves any one item within its partition's second.
+    const payload = 'x'.repeat(20 * 1024 - 100);
+
+    const large = await put(db, 'STEP', 'part-0', { payload });
+    const next = await put(db, 'STEP', 'header');
+
+    expect(large).toBe('written');
+    expect(next).toBeInstanceOf(ProvisionedThroughputExceededException);
+    expect(proxy.throttled.get('STEP')).toBe(1);
+  });
+
   it('leaves every other partition key its own units', async () => {
     const { proxy, db } = await proxied(LIMITS, 1);
     await Promise.all(Array.from({ length: 2 * PER_PARTITION_WRITES }, (_, i) => put(db, 'OPEN', `${i}`)));

@@ -199,6 +199,8 @@ export async function runFleetOutage(options: {
    * poller's faults, when it has some, strike between it and the poller.
    */
   readonly interposeDynamoDb?: (dynalite: string) => Promise<{ readonly endpoint: string; close(): Promise<void> }>;
+  /** The write units a second the interposed table serves a partition, when it holds a line other than DynamoDB's. */
+  readonly partitionWriteUnits?: number;
 }): Promise<FleetOutageRun> {
   const scenario = fleetOutageScenario(options.clusters);
   const limits = functionLimits(options.clusters);
@@ -248,6 +250,7 @@ export async function runFleetOutage(options: {
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     SENTINEL_PAGERDUTY_ENDPOINT: pagerduty.endpoint,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...(options.partitionWriteUnits && { SENTINEL_PARTITION_WRITE_UNITS: String(options.partitionWriteUnits) }),
   };
   const start = async (name: FunctionName, extra: Record<string, string> = {}) => {
     const container = await startContainer({

@@ -255,6 +255,8 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
     ...(plan && { faults: plan() }),
     ...(process.env.FLEET_OUTAGE_LOGS && { logDirectory: process.env.FLEET_OUTAGE_LOGS }),
     interposeDynamoDb: heat.meter,
+    // The poller paces its writes to the line it is told, as it does to DynamoDB's own.
+    ...(limits && { partitionWriteUnits: limits.partitionWriteUnits }),
     // Each poll as it ends, for whoever watches a long run.
     onInvocation: (invocation) => {
       if (invocation.function !== 'poller') return;

@@ -156,8 +156,8 @@ export interface PagedMessage {
   /** The attempt: 0 for the scheduled invocation, 1 and 2 for Lambda's retries of it. */
   readonly attempt: number;
   /**
-   * When it left: the time the invocation arrived (on the schedule's clock) and the time it ran, as in AWS a message
-   * leaves at the end of the poll that publishes it, give or take the delivery within the poll.
+   * When it left, on the schedule's clock: the time the invocation that published it arrived, and how long into it
+   * SNS took the message (the loopback SNS notes when, on the wall clock).
    */
   readonly publishedAt: number;
 }
@@ -199,6 +199,8 @@ export async function runFleetOutage(options: {
    * poller's faults, when it has some, strike between it and the poller.
    */
   readonly interposeDynamoDb?: (dynalite: string) => Promise<{ readonly endpoint: string; close(): Promise<void> }>;
+  /** The write units a second the interposed table serves a partition, when it holds a line other than DynamoDB's. */
+  readonly partitionWriteUnits?: number;
 }): Promise<FleetOutageRun> {
   const scenario = fleetOutageScenario(options.clusters);
   const limits = functionLimits(options.clusters);
@@ -248,6 +250,7 @@ export async function runFleetOutage(options: {
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     SENTINEL_PAGERDUTY_ENDPOINT: pagerduty.endpoint,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...(options.partitionWriteUnits && { SENTINEL_PARTITION_WRITE_UNITS: String(options.partitionWriteUnits) }),
   };
   const start = async (name: FunctionName, extra: Record<string, string> = {}) => {
     const container = await startContainer({
@@ -330,10 +333,12 @@ export async function runFleetOutage(options: {
   /** What the paging topic's subscription puts in the delivery queue: each message with a `kind`, raw. */
   let forwarded = 0;
   const paged: PagedMessage[] = [];
-  const deliver = async (step: number, attempt: number, publishedAt: number) => {
+  const deliver = async (step: number, attempt: number, publishedAt: (wallTime: number) => number) => {
     const messages = harness.sns.published.slice(forwarded).filter((m) => m.topicArn === harness.topics.paging);
     forwarded = harness.sns.published.length;
-    paged.push(...messages.map((m) => ({ step, attempt, publishedAt, subject: m.subject ?? '' })));
+    paged.push(
+      ...messages.map((m) => ({ step, attempt, publishedAt: publishedAt(m.at.getTime()), subject: m.subject ?? '' })),
+    );
     const queued = messages
       .filter((m) => m.messageAttributes.kind !== undefined)
       .map((m): QueuedMessage => {
@@ -389,6 +394,8 @@ export async function runFleetOutage(options: {
     await changeTripwires(arrival);
     arriveAt(arrival);
     const event = pollEventFor(scenario.start + step * STEP_MS);
+    // The wall clock, as the loopback SNS notes a message's time: this process's Date.now is the schedule's.
+    const startedWall = performance.timeOrigin + performance.now();
     const polling = (await pollerSlot.container()).invoke(event, arrival, `poll-${step}-${attempt}`);
     await workOffShards(step, polling);
     const invocation = await polling;
@@ -396,7 +403,7 @@ export async function runFleetOutage(options: {
     if (invocation.error !== undefined && attempt < 2) {
       retries.push({ at: arrival + (attempt + 1) * STEP_MS, step, attempt: attempt + 1 });
     }
-    await deliver(step, attempt, arrival + invocation.ms);
+    await deliver(step, attempt, (wallTime) => arrival + (wallTime - startedWall));
   };
   /** Poll minute by minute from `from` to `to`, until what the paging topic has sent (its subjects) satisfies `until`. */
   const pollSteps = async (from: number, to: number, until: (subjects: readonly string[]) => boolean) => {

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { applyStep } from '../../shared/pipeline/apply-step.ts';
+import { type Application, applyStep } from '../../shared/pipeline/apply-step.ts';
 import type {
   AfterQueued,
   IncidentRepository,
@@ -18,8 +18,16 @@ import {
 import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
 import { putGzippedParts, readGzippedParts, readPartPayloads } from './gzipped-parts.ts';
 import type { DynamoDbTable } from './table.ts';
-import { cursorItem, decodeItem, decodeJson, stepHeaderItem, stepOutcome, stepPartItem } from './table-items.ts';
-import { CURSOR_KEY, stepKey, stepPartKey } from './table-keys.ts';
+import {
+  cursorItem,
+  decodeItem,
+  decodeJson,
+  stepHeaderItem,
+  stepOutcome,
+  stepPartItem,
+  stepProgressItem,
+} from './table-items.ts';
+import { CURSOR_KEY, stepKey, stepPartKey, stepProgressKey } from './table-keys.ts';
 import { INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
@@ -84,7 +92,7 @@ export class DynamoDbStepLedger implements StepLedger {
 
   async recordStep(outcome: StepOutcome, owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]> {
     const committed = await this.commitStep(outcome, owner);
-    await this.apply(committed, afterQueued);
+    await this.apply(committed, { afterQueued });
     return committed.notifications;
   }
 
@@ -166,8 +174,34 @@ export class DynamoDbStepLedger implements StepLedger {
   private async rollForward(at: number): Promise<boolean> {
     const outcome = await this.readStep(at);
     if (!outcome) return false;
-    await this.apply(outcome);
+    await this.apply(outcome, { saved: await this.savedIncidents(at) });
     return true;
+  }
+
+  /** How many of step `at`'s changed incidents its earlier applications marked saved (`markSaved`). */
+  private async savedIncidents(at: number): Promise<number> {
+    const key = stepProgressKey(at);
+    const { Item } = await this.table.db.send(
+      new GetCommand({ TableName: this.table.name, Key: key, ConsistentRead: true }),
+    );
+    return Item ? decodeItem(stepProgressItem, Item, key).savedIncidents : 0;
+  }
+
+  /**
+   * Marks the first `saved` of step `at`'s changed incidents saved, so that a roll-forward resumes after them. Only
+   * forward: two invocations applying the same step (a lease run out) may mark out of order.
+   */
+  private async markSaved(at: number, saved: number): Promise<void> {
+    await unlessConditionFails(
+      this.table.db.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: { ...stepProgressKey(at), savedIncidents: saved, expiresAt: this.table.expiresAt(this.table.now()) },
+          ConditionExpression: 'attribute_not_exists(savedIncidents) OR savedIncidents < :saved',
+          ExpressionAttributeValues: { ':saved': saved },
+        }),
+      ),
+    );
   }
 
   /**
@@ -176,9 +210,12 @@ export class DynamoDbStepLedger implements StepLedger {
    * step is marked done so that the cursor moves past it, and a StepQuarantinedError says so. Without this every
    * later poll would roll the step forward, fail on the same write, and nothing would be published again.
    */
-  private async apply(outcome: StepOutcome, afterQueued?: AfterQueued): Promise<void> {
+  private async apply(outcome: StepOutcome, application: Application): Promise<void> {
     try {
-      await applyStep(outcome, this.parts, afterQueued);
+      await applyStep(outcome, this.parts, {
+        ...application,
+        markSaved: (saved) => this.markSaved(outcome.at, saved),
+      });
     } catch (error) {
       if (!isRefusedForGood(error)) throw error;
       const reason = `${(error as Error).name}: ${(error as Error).message}`.slice(0, 1000);

@@ -224,6 +224,9 @@ export const stepHeaderItem = z.union([
   partsHeaderItem,
 ]);
 
+/** `STEP`/`<at>#saved`: how many of a step's changed incidents are saved. */
+export const stepProgressItem = z.object({ savedIncidents: z.number().int().nonnegative() });
+
 /** `STEP`/`<at>#<owner>#<part>` of an earlier release: one slice of the outcome's JSON itself. */
 export const stepPartItem = z.object({ payload: z.string() });
 

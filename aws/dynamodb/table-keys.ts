@@ -9,6 +9,9 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  * - `STEP`/`<at>` (+ `<at>#<owner>#<part>`): a step's outcome, written before it is applied: the write-ahead record
  *   that lets any invocation finish a step whose writer died (the step ledger). The header holds the outcome itself
  *   when it fits, in gzipped parts otherwise (0.1.0 and earlier wrote parts of the JSON itself, still read).
+ * - `STEP`/`<at>#saved`: how many of the step's changed incidents, in order, are saved, marked every
+ *   `INCIDENTS_PER_MARK` (shared/pipeline/apply-step.ts), so that a roll-forward resumes there. Releases before 0.2.0
+ *   neither write nor read it.
  * - `OPEN`/`<incident id>`: open incidents, read with a consistent query every poll; each expires the retention
  *   period after its last change (an incident of a cluster no longer configured is resolved at the next poll).
  * - `INCIDENT`/`<incident id>`: resolved incidents (day `INCIDENT#<resolved day>`).
@@ -43,7 +46,8 @@ import { TABLE_SCHEMA } from './table-schema.ts';
  *   (shared/pipeline/poll-record.ts); the error is cut to 1,000 characters.
  * - `TRIPWIRE`/`<cluster>#node-churn`: the repairs set keeps the repairs of the last arming window and at most
  *   `REPAIRS_KEPT` of them, and its TTL moves with each repair.
- * - `INSTANCE`, `NODES#`, `TRIPWIRE`/`<cluster>`, `POLL`/`CURSOR`, `DELIVERY`: a fixed set of short attributes.
+ * - `INSTANCE`, `NODES#`, `TRIPWIRE`/`<cluster>`, `POLL`/`CURSOR`, `DELIVERY`, `STEP`/`<at>#saved`: a fixed set of
+ *   short attributes.
  * - `SILENCE`: one silence, its reason bounded by the silence command.
  */
 export const PARTITION = {
@@ -80,6 +84,8 @@ export const stepKey = (at: number) => key(PARTITION.step, iso(at));
 /** Parts are keyed by their writer, so a competing writer of the same step can never splice into them. */
 export const stepPartKey = (at: number, owner: string, part: number) =>
   key(PARTITION.step, `${iso(at)}#${owner}#${part}`);
+/** How many of a step's changed incidents are saved; no writer is named `saved`, so no part can take this key. */
+export const stepProgressKey = (at: number) => key(PARTITION.step, `${iso(at)}#saved`);
 export const shardKey = (at: number, shard: number) => key(PARTITION.shard, `${iso(at)}#${shard}`);
 export const shardPartKey = (at: number, shard: number, owner: string, part: number) =>
   key(PARTITION.shard, `${iso(at)}#${shard}#${owner}#${part}`);

@@ -15,6 +15,11 @@ export interface DynamoDbTableOptions {
   readonly now: () => number;
   /** How long resolved incidents, notifications and poll records are kept (the digest compares two weeks). */
   readonly retentionDays?: number;
+  /**
+   * The write units a second the table serves one partition: DynamoDB's 1,000 (partition-pacing.ts), unless a
+   * stand-in holds a line scaled to a smaller fleet.
+   */
+  readonly partitionWriteUnits?: number;
 }
 
 /**
@@ -36,12 +41,14 @@ export class DynamoDbTable {
   readonly now: () => number;
   /** How long resolved incidents, notifications and poll records are kept. */
   readonly retentionMs: number;
+  readonly partitionWriteUnits: number | undefined;
 
   constructor(options: DynamoDbTableOptions) {
     this.db = options.client;
     this.name = options.table;
     this.now = options.now;
     this.retentionMs = (options.retentionDays ?? TABLE_RETENTION_DAYS) * DAY_MS;
+    this.partitionWriteUnits = options.partitionWriteUnits;
   }
 
   /** The TTL of an item kept for the retention period from `from`. */

@@ -44,7 +44,14 @@ const metricSource = new NodeChurnMetricSource(
   config.clusters,
   plan.ruleSet.signals(),
 );
-const stores = dynamoDbStores({ client: db, table, now: Date.now });
+// DynamoDB's own partition line unless a stand-in holds one scaled to a smaller fleet (support/fleet-outage.ts).
+const partitionLine = process.env.SENTINEL_PARTITION_WRITE_UNITS;
+const stores = dynamoDbStores({
+  client: db,
+  table,
+  now: Date.now,
+  ...(partitionLine && { partitionWriteUnits: positiveIntegerEnv('SENTINEL_PARTITION_WRITE_UNITS') }),
+});
 const tripwires = new DynamoDbTripwires(incidentTable);
 // The tripwire states as CloudWatch holds them, read back on the slow cadence: an alarm that stays in ALARM sends no
 // further event, and its recorded state would otherwise expire.

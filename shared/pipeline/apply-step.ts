@@ -1,20 +1,44 @@
 import type { AfterQueued, IncidentRepository, Outbox, StepOutcome } from './ports.ts';
 
 /**
+ * How many of a step's changed incidents are saved between two marks of how far the saving got: a fleet outage's
+ * step changes an incident on every cluster, more than one invocation may have time to write, and a roll-forward
+ * resumes at the last mark instead of writing them all again.
+ */
+export const INCIDENTS_PER_MARK = 250;
+
+/** How a ledger applies an outcome: what runs between its writes, and how far an earlier application got. */
+export interface Application {
+  /** Runs once the notifications are queued, before the incidents are written: their delivery. */
+  readonly afterQueued?: AfterQueued;
+  /** How many of the outcome's changed incidents, in order, an earlier application of it saved. */
+  readonly saved?: number;
+  /** Called with how many are saved, every `INCIDENTS_PER_MARK` while more are left. */
+  readonly markSaved?: (saved: number) => Promise<void>;
+}
+
+/**
  * Apply a committed step's outcome: notifications into the outbox first, then `afterQueued` (the poll delivers them
  * there), then incidents. In this order a death between the writes leaves notifications whose incidents are not yet
  * saved, which the roll-forward of the step completes; the other order would leave open incidents whose page was
  * never queued. And the page does not wait for the incidents: a fleet outage opens an incident per cluster, thousands
  * of writes into one partition, which DynamoDB serves at most 1,000 write units a second
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.Partitions.html). Both writes are
- * idempotent, so applying an outcome twice is harmless. A ledger marks the step done only after this returns.
+ * idempotent, so applying an outcome twice is harmless, and a roll-forward starts its incidents at the last mark. A
+ * ledger marks the step done only after this returns.
  */
 export async function applyStep(
   outcome: StepOutcome,
   parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
-  afterQueued?: AfterQueued,
+  application: Application = {},
 ): Promise<void> {
   await parts.outbox.enqueue(outcome.notifications);
-  await afterQueued?.(outcome.notifications);
-  await parts.incidents.save(outcome.changed, outcome.at);
+  await application.afterQueued?.(outcome.notifications);
+  const { changed, at } = outcome;
+  for (let saved = application.saved ?? 0; saved < changed.length; ) {
+    const batch = changed.slice(saved, saved + INCIDENTS_PER_MARK);
+    await parts.incidents.save(batch, at);
+    saved += batch.length;
+    if (saved < changed.length) await application.markSaved?.(saved);
+  }
 }

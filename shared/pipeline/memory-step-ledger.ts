@@ -25,7 +25,7 @@ export class MemoryStepLedger implements StepLedger {
   }
 
   async recordStep(outcome: StepOutcome, _owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]> {
-    await applyStep(outcome, this.parts, afterQueued);
+    await applyStep(outcome, this.parts, { afterQueued });
     const doneStep = behindClock(this.cursor.doneStep, this.now());
     this.cursor = { ...this.cursor, doneStep: Math.max(doneStep ?? Number.NEGATIVE_INFINITY, outcome.at) };
     return outcome.notifications;

@@ -7,6 +7,7 @@ import { DynamoDbTable } from '../../aws/dynamodb/table.ts';
 import { PARTITION, stepKey, stepPartKey } from '../../aws/dynamodb/table-keys.ts';
 import { PART_BYTES } from '../../aws/dynamodb/table-limits.ts';
 import type { Notification } from '../../shared/engine/notification.ts';
+import { INCIDENTS_PER_MARK } from '../../shared/pipeline/apply-step.ts';
 import { isoSeconds } from '../../shared/time.ts';
 import { type AwsHarness, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { dyingAtFirstOutboxWrite, type FaultPlan, faultyClients } from '../../support/store-faults.ts';
@@ -140,6 +141,40 @@ describe('a step whose writer dies after committing it', () => {
       'done',
       expect.arrayContaining([incident.id]),
     ]);
+  });
+
+  it('resumes a death in the middle of its incidents at the last mark, not at the first incident', async () => {
+    let now = Date.parse('2026-11-20T13:00:00Z');
+    const at = now - 180_000;
+    // A fleet outage's step: an incident on each of 300 clusters, more than one mark's worth.
+    const incidents = Array.from({ length: INCIDENTS_PER_MARK + 50 }, (_, i) =>
+      openIncident(`fleet-${i}`, 'webhook-blackhole', 0, { id: `fleet-${i}/webhook-blackhole/${at}` }),
+    );
+    let openWrites = 0;
+    const dyingPastTheMark: FaultPlan = (request) => {
+      if (request.Item?.pk !== PARTITION.open) return undefined;
+      openWrites++;
+      return openWrites === INCIDENTS_PER_MARK + 20 ? 'die' : undefined;
+    };
+    const dying = dynamoDbStores({ client: faultyClients(dyingPastTheMark)(), table: TABLE, now: () => now });
+    expect(await dying.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    await expect(dying.ledger.recordStep({ at, changed: incidents, notifications: [] }, 'first')).rejects.toThrow(
+      'Task timed out',
+    );
+    const writtenBeforeDeath = openWrites;
+
+    now += 120_000;
+    let resumedWrites = 0;
+    const counting: FaultPlan = (request) => {
+      if (request.Item?.pk === PARTITION.open) resumedWrites++;
+      return undefined;
+    };
+    const retry = dynamoDbStores({ client: faultyClients(counting)(), table: TABLE, now: () => now });
+    const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
+    const open = new Set((await retry.incidents.openIncidents()).map((i) => i.id));
+
+    expect([claim, resumedWrites, incidents.every((i) => open.has(i.id))]).toEqual(['done', 50, true]);
+    expect(writtenBeforeDeath).toBeGreaterThan(INCIDENTS_PER_MARK);
   });
 
   it('is rolled forward from parts when an earlier release wrote a small outcome in parts', async () => {

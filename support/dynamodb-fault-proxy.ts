@@ -4,8 +4,9 @@
  * that sent the request) and never answers; `lose-answer` lets DynamoDB apply the request and then drops the
  * connection before the answer, so the SDK's retry sends it again and the caller sees the retry's answer.
  */
-import { createServer, request as forward, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { forward, readAll, reply } from './http-proxying.ts';
 import type { FaultPlan, StoreRequest } from './store-faults.ts';
 
 export interface DynamoDbFaultProxy {
@@ -13,15 +14,6 @@ export interface DynamoDbFaultProxy {
   /** The faults struck so far, in order. */
   readonly struck: string[];
   close(): Promise<void>;
-}
-
-function body(message: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks)));
-    message.on('error', reject);
-  });
 }
 
 type AttributeValues = Record<string, { S?: string; N?: string }>;
@@ -57,7 +49,7 @@ export async function startDynamoDbFaultProxy(options: {
   const struck: string[] = [];
   const server = createServer(async (incoming, answer) => {
     // A request cut off while its body was sent (its client's container killed mid-write) is dropped with its socket.
-    const raw = await body(incoming).catch(() => undefined);
+    const raw = await readAll(incoming).catch(() => undefined);
     if (raw === undefined) {
       incoming.socket.destroy();
       return;
@@ -70,25 +62,13 @@ export async function startDynamoDbFaultProxy(options: {
       incoming.socket.destroy();
       return;
     }
-    const upstream = forward(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: incoming.url,
-        method: incoming.method,
-        headers: incoming.headers,
-      },
-      async (reply) => {
-        const replied = await body(reply);
-        if (fault === 'lose-answer') {
-          answer.socket?.destroy();
-          return;
-        }
-        answer.writeHead(reply.statusCode ?? 500, reply.headers).end(replied);
-      },
-    );
-    upstream.on('error', () => answer.socket?.destroy());
-    upstream.end(raw);
+    // DynamoDB applies the request either way; a lost answer, like an unreachable DynamoDB, leaves only a dropped socket.
+    const replied = await forward(target, incoming, raw).catch(() => undefined);
+    if (!replied || fault === 'lose-answer') {
+      answer.socket?.destroy();
+      return;
+    }
+    reply(answer, replied);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return {

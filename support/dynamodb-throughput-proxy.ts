@@ -6,10 +6,11 @@
  * it, with nothing applied, and the SDK's retries meet it again until the bucket has refilled.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TABLE_SCHEMA } from '../aws/dynamodb/table-schema.ts';
 import { consumesUnits, isIndexPartition, type RequestUnits, requestUnits } from './dynamodb-request-units.ts';
+import { forward, type ProxiedAnswer, readAll, reply } from './http-proxying.ts';
 
 /**
  * DynamoDB's throughput, per second, on demand as provisioned:
@@ -186,7 +187,10 @@ export async function startDynamoDbThroughputProxy(options: {
   const throttledRequests = new Map<string, number>();
   const server = createServer((req, res) => {
     void (async () => {
-      const raw = await readAll(req).catch(() => undefined);
+      const raw = await readAll(req).then(
+        (read) => read.toString('utf8'),
+        () => undefined,
+      );
       if (raw === undefined) {
         req.socket.destroy();
         return;
@@ -249,14 +253,8 @@ function record(
   }
 }
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: Buffer;
-}
-
 /** The refusal of a request over `line` (a partition key value, `table` or `index`), as DynamoDB answers it. */
-function throughputExceeded(request: Record<string, unknown>, { kind }: RequestUnits, line: string): Answer {
+function throughputExceeded(request: Record<string, unknown>, { kind }: RequestUnits, line: string): ProxiedAnswer {
   const table = typeof request.TableName === 'string' ? request.TableName : 'table';
   const onIndex = line === 'index' || isIndexPartition(line);
   const resource = `arn:aws:dynamodb:us-east-1:000000000000:table/${table}${onIndex ? `/index/${TABLE_SCHEMA.dayIndex.name}` : ''}`;
@@ -275,37 +273,4 @@ function throughputExceeded(request: Record<string, unknown>, { kind }: RequestU
     },
     body: Buffer.from(body),
   };
-}
-
-function reply(res: ServerResponse, answer: Answer) {
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
-}
-
-async function readAll(stream: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function forward(target: URL, req: IncomingMessage, body: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, 'content-length': Buffer.byteLength(body) },
-      },
-      (answer) => {
-        void readAll(answer).then(
-          (text) => resolve({ status: answer.statusCode ?? 500, headers: answer.headers, body: Buffer.from(text) }),
-          reject,
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
 }

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { EKS_CALLS_PER_SECOND } from '../../aws/eks/node-facts.ts';
-import type { CommandOutput } from '../../cli/command.ts';
 import { doctorCommand } from '../../cli/doctor-command.ts';
 import type { ClusterObservation } from '../../shared/doctor/diagnosis.ts';
 import { type AwsHarness, startAwsHarness, writeConfig } from '../../support/aws-harness.ts';
 import { DEFAULT_ACCOUNT_ID } from '../../support/cloudwatch-server.ts';
 import { type EksClusterState, type EksServer, startEksServer } from '../../support/eks-server.ts';
 import { EKS_READS_PER_SECOND } from '../../support/request-rate-quotas.ts';
+import { CapturedCommandOutput } from '../support/command-output.ts';
 
 /**
  * `sentinel doctor` on a fleet of EKS clusters whose configuration does not say how their nodes run, so that doctor
@@ -36,16 +36,8 @@ const factsOf = (index: number) => {
 };
 
 /** A terminal's stderr: it takes progress. */
-class TerminalOutput implements CommandOutput {
-  readonly out: string[] = [];
-  readonly err: string[] = [];
+class TerminalOutput extends CapturedCommandOutput {
   readonly progressLines: string[] = [];
-  stdout(line: string) {
-    this.out.push(line);
-  }
-  stderr(line: string) {
-    this.err.push(line);
-  }
   progress(line: string) {
     this.err.push(line);
     this.progressLines.push(line);

@@ -5,6 +5,7 @@ import { replayScenario } from '../../shared/scenario/replay.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, putScenario, startAwsHarness } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { monotonicFollowsArrivals } from '../../support/handler-clock.ts';
 import { harnessClusters, loadPoller, pollAt, trimmedScenario } from '../../support/poller-harness.ts';
 
 /*
@@ -25,6 +26,8 @@ const sent = () =>
 const pages = () => sent().filter((n) => n.kind === 'page');
 
 beforeAll(async () => {
+  // The minute between two polls passes for the poller's quota pacers and the fakes' quota meters too, as in Lambda.
+  monotonicFollowsArrivals();
   output = captureOutput();
   harness = await startAwsHarness();
   scenario = trimmedScenario('scenarios/staging-then-prod-webhook-outages.json', FROM_STEP);

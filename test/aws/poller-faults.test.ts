@@ -7,6 +7,7 @@ import type { Notification } from '../../shared/engine/notification.ts';
 import type { Scenario } from '../../shared/scenario/scenario.ts';
 import { type AwsHarness, clearTable, putScenario, startAwsHarness, TABLE } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { monotonicFollowsArrivals } from '../../support/handler-clock.ts';
 import {
   alarmEventFor,
   arriveAt,
@@ -63,6 +64,8 @@ describe('the poller under faults', () => {
       .filter((n) => n.kind === kind);
 
   beforeAll(async () => {
+    // The minute between two polls passes for the poller's quota pacers and the fakes' quota meters too, as in Lambda.
+    monotonicFollowsArrivals();
     output = captureOutput();
     harness = await startAwsHarness();
     scenario = trimmedScenario('scenarios/fleet-webhook-outage.json', FROM_STEP);

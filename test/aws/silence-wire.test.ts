@@ -15,6 +15,7 @@ import { parseScenario, type Scenario } from '../../shared/scenario/scenario.ts'
 import { parseJson } from '../../shared/schema-errors.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { monotonicFollowsArrivals } from '../../support/handler-clock.ts';
 import { arriveAt, harnessClusters, loadPoller, type PollHandler, pollAt } from '../../support/poller-harness.ts';
 import type { CloudFormationServer } from '../support/cloudformation-server.ts';
 import { ALICE, startOperatorStack } from '../support/operator-stack.ts';
@@ -108,6 +109,8 @@ let configFile: string;
 let output: CapturedOutput;
 
 beforeAll(async () => {
+  // The minute between two polls passes for the poller's quota pacers and the fakes' quota meters too, as in Lambda.
+  monotonicFollowsArrivals();
   // The poller logs its metrics in embedded metric format on stdout.
   output = captureOutput();
   harness = await startAwsHarness();

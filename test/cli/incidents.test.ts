@@ -5,6 +5,7 @@ import type { IncidentExplanation } from '../../shared/incidents/explain-inciden
 import type { FleetIncidentSummary } from '../../shared/incidents/fleet-incidents.ts';
 import { type AwsHarness, putScenario, startAwsHarness, TABLE, writeConfig } from '../../support/aws-harness.ts';
 import { type CapturedOutput, captureOutput } from '../../support/captured-output.ts';
+import { monotonicFollowsArrivals } from '../../support/handler-clock.ts';
 import {
   arriveAt,
   harnessClusters,
@@ -44,6 +45,8 @@ let output: CapturedOutput;
 let config: string;
 
 beforeAll(async () => {
+  // The minute between two polls passes for the poller's quota pacers and the fakes' quota meters too, as in Lambda.
+  monotonicFollowsArrivals();
   // The poller logs its metrics in embedded metric format on stdout.
   output = captureOutput();
   harness = await startAwsHarness();

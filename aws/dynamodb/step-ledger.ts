@@ -13,6 +13,7 @@ import {
   afterRollForward,
   ruleOnClaim,
   StepQuarantinedError,
+  StepUnfinishedError,
   tookItAlready,
 } from '../../shared/pipeline/step-claim.ts';
 import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
@@ -45,14 +46,14 @@ export class DynamoDbStepLedger implements StepLedger {
     private readonly parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
   ) {}
 
-  async claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim> {
+  async claimStep(at: number, owner: string, leaseUntil: number, writeUntil?: number): Promise<StepClaim> {
     const written = await this.cursor();
     const ruling = ruleOnClaim(written, at, owner, this.table.now());
     if (ruling.answer !== 'take') return ruling.answer;
     if (ruling.unfinished !== undefined) {
       // The step's writer died (or this is its retry). What it committed is the step's outcome: finish applying it
       // rather than evaluating the step again on fresher data and saying something different.
-      const rolledForward = await this.rollForward(ruling.unfinished);
+      const rolledForward = await this.rollForward(ruling.unfinished, owner, writeUntil);
       if (afterRollForward(at, ruling.unfinished, rolledForward) === 'done') return 'done';
     }
     try {
@@ -90,10 +91,55 @@ export class DynamoDbStepLedger implements StepLedger {
     return decodeItem(cursorItem, Item ?? {}, CURSOR_KEY);
   }
 
-  async recordStep(outcome: StepOutcome, owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]> {
+  async recordStep(
+    outcome: StepOutcome,
+    owner: string,
+    afterQueued?: AfterQueued,
+    writeUntil?: number,
+  ): Promise<readonly Notification[]> {
     const committed = await this.commitStep(outcome, owner);
-    await this.apply(committed, { afterQueued });
+    await this.applyUntil(committed, { afterQueued }, owner, writeUntil);
     return committed.notifications;
+  }
+
+  /**
+   * Apply an outcome, saving its incidents until `writeUntil` at most. A step left unfinished is let go, if `owner`
+   * holds it (its own claim, or its own earlier attempt when this is a retried invocation).
+   */
+  private async applyUntil(
+    outcome: StepOutcome,
+    application: Application,
+    owner: string,
+    writeUntil: number | undefined,
+  ): Promise<void> {
+    try {
+      await this.apply(
+        outcome,
+        writeUntil === undefined ? application : { ...application, inTime: () => this.table.now() < writeUntil },
+      );
+    } catch (error) {
+      if (error instanceof StepUnfinishedError) await this.letGo(outcome.at, owner);
+      throw error;
+    }
+  }
+
+  /**
+   * Ends this owner's lease of a step it leaves unfinished, so that the next poll rolls the step forward at once
+   * rather than find it busy until the lease runs out, and skip its own minute.
+   */
+  private async letGo(at: number, owner: string): Promise<void> {
+    await unlessConditionFails(
+      this.table.db.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: CURSOR_KEY,
+          UpdateExpression: 'SET leaseUntil = :now',
+          ConditionExpression: 'claimedStep = :at AND #owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':at': at, ':owner': owner, ':now': this.table.now() },
+        }),
+      ),
+    );
   }
 
   /**
@@ -171,10 +217,10 @@ export class DynamoDbStepLedger implements StepLedger {
   }
 
   /** Apply a committed step and mark it done; false when its writer died before committing anything. */
-  private async rollForward(at: number): Promise<boolean> {
+  private async rollForward(at: number, owner: string, writeUntil: number | undefined): Promise<boolean> {
     const outcome = await this.readStep(at);
     if (!outcome) return false;
-    await this.apply(outcome, { saved: await this.savedIncidents(at) });
+    await this.applyUntil(outcome, { saved: await this.savedIncidents(at) }, owner, writeUntil);
     return true;
   }
 

@@ -76,6 +76,12 @@ const heartbeat = config.selfMonitoring.externalHeartbeat;
 const externalHeartbeat = heartbeat && new HttpHeartbeat({ ...heartbeat, secrets: secretValues() });
 /** What the poll keeps of its time, after waiting for the shards, to run the step, commit it and deliver. */
 const JOIN_RESERVE_MS = 10_000;
+/**
+ * What the poll keeps of its time after it stops saving a step's incidents: the batch under way (250 incidents, about
+ * a second at the paced partition line), the lease let go, the poll's record. A fleet outage's step can change more
+ * incidents than one invocation has time to save; the next poll saves the rest from the last mark.
+ */
+const WRITE_RESERVE_MS = 5_000;
 
 /** How a step larger than one shard fans out: the poll waits for the shards as long as its timeout leaves room. */
 function fanOut(queue: SqsShardQueue, context: Context): FanOut {
@@ -107,6 +113,7 @@ export const handler = middy<PollEvent, PollSummary, Error, Context>()
         ...(shardQueue && { fanOut: fanOut(shardQueue, context) }),
         now: Date.now,
         leaseMs: 60_000,
+        writeUntil: Date.now() + context.getRemainingTimeInMillis() - WRITE_RESERVE_MS,
         ingestionLag: config.poll.ingestionLag,
         logger,
         pipelineMetrics: metrics,

@@ -87,6 +87,14 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('NotificationsSent', report.delivered.length);
   record('NotificationFailures', report.failed.length);
   record('UnreadableClusters', report.unreadableClusters);
+  if (report.unfinished) {
+    const { step, saved, changed } = report.unfinished;
+    deps.logger.warn('out of time saving the step: the next poll saves the rest of its incidents', {
+      step: new Date(step).toISOString(),
+      saved,
+      changed,
+    });
+  }
   for (const step of report.quarantined) {
     deps.logger.error('step quarantined: its outcome cannot be stored, polling goes on', {
       step: new Date(step).toISOString(),

@@ -1,4 +1,5 @@
 import type { AfterQueued, IncidentRepository, Outbox, StepOutcome } from './ports.ts';
+import { StepUnfinishedError } from './step-claim.ts';
 
 /**
  * How many of a step's changed incidents are saved between two marks of how far the saving got: a fleet outage's
@@ -15,6 +16,12 @@ export interface Application {
   readonly saved?: number;
   /** Called with how many are saved, every `INCIDENTS_PER_MARK` while more are left. */
   readonly markSaved?: (saved: number) => Promise<void>;
+  /**
+   * Whether there is time to save another batch of incidents. When there is not, the saving stops at a mark with a
+   * StepUnfinishedError, and the next claim rolls the step forward from there: an invocation that stops on its own
+   * records its poll and lets go of the step, where one cut off by its timeout would do neither.
+   */
+  readonly inTime?: () => boolean;
 }
 
 /**
@@ -36,6 +43,7 @@ export async function applyStep(
   await application.afterQueued?.(outcome.notifications);
   const { changed, at } = outcome;
   for (let saved = application.saved ?? 0; saved < changed.length; ) {
+    if (application.inTime?.() === false) throw new StepUnfinishedError(at, saved, changed.length);
     const batch = changed.slice(saved, saved + INCIDENTS_PER_MARK);
     await parts.incidents.save(batch, at);
     saved += batch.length;

@@ -76,3 +76,19 @@ export class StepQuarantinedError extends SentinelError {
     super(`step ${new Date(step).toISOString()} cannot be applied and is quarantined: ${reason}`, options);
   }
 }
+
+/**
+ * A step whose incidents were not all saved before the invocation's time ran out: its outcome is committed, its
+ * notifications are queued (and delivered), and the next claim saves the rest from the last mark. Not a failure.
+ */
+export class StepUnfinishedError extends SentinelError {
+  constructor(
+    readonly step: number,
+    readonly saved: number,
+    readonly changed: number,
+  ) {
+    super(
+      `step ${new Date(step).toISOString()} saved ${saved} of its ${changed} changed incidents before the time ran out; the next poll saves the rest`,
+    );
+  }
+}

@@ -6,7 +6,7 @@ import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import { deliverPending, runPoll } from '../../shared/pipeline/poll.ts';
 import type { AfterQueued, PendingNotification, StepOutcome } from '../../shared/pipeline/ports.ts';
 import { isoSeconds } from '../../shared/time.ts';
-import { defaultRuleSet, notificationAt, openIncident } from '../support/engine-fixtures.ts';
+import { defaultRuleSet, notificationAt, openIncident, pagedAt } from '../support/engine-fixtures.ts';
 
 /** An outbox whose bookkeeping fails right after SNS accepted the message. */
 class ForgetfulOutbox extends MemoryOutbox {
@@ -144,5 +144,40 @@ describe('runPoll', () => {
     const report = await runPoll({ ...quiet, ...stores, ledger, outbox, notifier: collecting(published) }, now());
 
     expect([report.created, report.delivered.map((n) => n.id), published]).toEqual([[], [page.id], [page.id]]);
+  });
+
+  it('pages, records its poll and returns when its time runs out saving the step; the next poll saves the rest', async () => {
+    let clock = now();
+    const stores = memoryStores(() => clock);
+    const at = now();
+    const fleet = Array.from({ length: 300 }, (_, i) => `fleet-${i}`);
+    const incidents = fleet.map((cluster) => pagedAt(openIncident(cluster, 'webhook-blackhole', 0), 0));
+    // The step pages a fleet outage and opens an incident on each of 300 clusters.
+    const ledger = {
+      claimStep: stores.ledger.claimStep.bind(stores.ledger),
+      recordStep: (outcome: StepOutcome, owner: string, afterQueued?: AfterQueued, writeUntil?: number) =>
+        stores.ledger.recordStep(
+          outcome.at === at ? { ...outcome, notifications: [page], changed: incidents } : outcome,
+          owner,
+          afterQueued,
+          writeUntil,
+        ),
+    };
+    const published: string[] = [];
+    const fleetPlan = buildPlan({ ruleSet: defaultRuleSet(), clusters: fleet, maintenance: [], stepSeconds: 60 });
+    const deps = { ...quiet, ...stores, plan: fleetPlan, ledger, notifier: collecting(published), now: () => clock };
+
+    const report = await runPoll({ ...deps, writeUntil: clock }, at);
+    const { polls } = await stores.activityLog.activityBetween(at, at + 1);
+    const openBefore = (await stores.incidents.openIncidents()).length;
+    clock += 60_000;
+    const next = await runPoll({ ...deps, owner: 'next' }, at + 60_000);
+    const openAfter = (await stores.incidents.openIncidents()).length;
+
+    expect(report.unfinished).toEqual({ step: at, saved: 0, changed: 300 });
+    expect(polls.map((p) => [p.unfinishedStep, p.error])).toEqual([[{ step: at, saved: 0, changed: 300 }, undefined]]);
+    // The next step says what it says of 300 open incidents; what matters is that no page goes out twice.
+    const pages = published.filter((id) => id.includes('/page/'));
+    expect([pages, openBefore, next.claim, openAfter]).toEqual([[page.id], 0, 'claimed', 300]);
   });
 });

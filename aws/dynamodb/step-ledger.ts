@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { type Application, applyStep } from '../../shared/pipeline/apply-step.ts';
+import { type Application, applyStep, batchesEndingBy } from '../../shared/pipeline/apply-step.ts';
 import type {
   AfterQueued,
   IncidentRepository,
@@ -115,7 +115,9 @@ export class DynamoDbStepLedger implements StepLedger {
     try {
       await this.apply(
         outcome,
-        writeUntil === undefined ? application : { ...application, inTime: () => this.table.now() < writeUntil },
+        writeUntil === undefined
+          ? application
+          : { ...application, inTime: batchesEndingBy(writeUntil, () => this.table.now()) },
       );
     } catch (error) {
       if (error instanceof StepUnfinishedError) await this.letGo(outcome.at, owner);

@@ -8,6 +8,22 @@ import { StepUnfinishedError } from './step-claim.ts';
  */
 export const INCIDENTS_PER_MARK = 250;
 
+/**
+ * `Application.inTime` for saving until `writeUntil`: true while the next batch, if it takes as long as the longest
+ * one so far, ends before then. It is asked before each batch, so the time between two askings is a batch's, which
+ * the partition line a table holds (or a throttled one) decides.
+ */
+export function batchesEndingBy(writeUntil: number, now: () => number): () => boolean {
+  let asked: number | undefined;
+  let longest = 0;
+  return () => {
+    const at = now();
+    if (asked !== undefined) longest = Math.max(longest, at - asked);
+    asked = at;
+    return at + longest < writeUntil;
+  };
+}
+
 /** How a ledger applies an outcome: what runs between its writes, and how far an earlier application got. */
 export interface Application {
   /** Runs once the notifications are queued, before the incidents are written: their delivery. */

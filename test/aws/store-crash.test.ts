@@ -164,16 +164,12 @@ describe('a step whose writer dies after committing it', () => {
     const writtenBeforeDeath = openWrites;
 
     now += 120_000;
-    let resumedWrites = 0;
-    const counting: FaultPlan = (request) => {
-      if (request.Item?.pk === PARTITION.open) resumedWrites++;
-      return undefined;
-    };
-    const retry = dynamoDbStores({ client: faultyClients(counting)(), table: TABLE, now: () => now });
+    const resumed = openWriteCount();
+    const retry = dynamoDbStores({ client: faultyClients(resumed.plan)(), table: TABLE, now: () => now });
     const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
     const open = new Set((await retry.incidents.openIncidents()).map((i) => i.id));
 
-    expect([claim, resumedWrites, incidents.every((i) => open.has(i.id))]).toEqual(['done', 50, true]);
+    expect([claim, resumed.writes(), incidents.every((i) => open.has(i.id))]).toEqual(['done', 50, true]);
     expect(writtenBeforeDeath).toBeGreaterThan(INCIDENTS_PER_MARK);
   });
 
@@ -198,17 +194,13 @@ describe('a step whose writer dies after committing it', () => {
     const writtenInTime = openWrites;
 
     now += 1_000;
-    let resumedWrites = 0;
-    const counting: FaultPlan = (request) => {
-      if (request.Item?.pk === PARTITION.open) resumedWrites++;
-      return undefined;
-    };
-    const next = dynamoDbStores({ client: faultyClients(counting)(), table: TABLE, now: () => now });
+    const resumed = openWriteCount();
+    const next = dynamoDbStores({ client: faultyClients(resumed.plan)(), table: TABLE, now: () => now });
     const claim = await next.ledger.claimStep(at + 60_000, 'second', now + 60_000);
     const open = new Set((await next.incidents.openIncidents()).map((i) => i.id));
 
     expect(stopped).toMatchObject({ name: 'StepUnfinishedError', saved: INCIDENTS_PER_MARK, changed: 300 });
-    expect([writtenInTime, claim, resumedWrites, incidents.every((i) => open.has(i.id))]).toEqual([
+    expect([writtenInTime, claim, resumed.writes(), incidents.every((i) => open.has(i.id))]).toEqual([
       INCIDENTS_PER_MARK,
       'claimed',
       50,
@@ -241,4 +233,16 @@ describe('a step whose writer dies after committing it', () => {
 async function pendingAt(stores: ReturnType<typeof dynamoDbStores>, at: number): Promise<string[]> {
   const pending = await stores.outbox.pending();
   return pending.map((p) => p.notification.id).filter((id) => id.startsWith(isoSeconds(at)));
+}
+
+/** A fault plan that only counts the writes into `OPEN`: how many incidents a roll-forward saved. */
+function openWriteCount(): { readonly plan: FaultPlan; writes(): number } {
+  let writes = 0;
+  return {
+    plan: (request) => {
+      if (request.Item?.pk === PARTITION.open) writes++;
+      return undefined;
+    },
+    writes: () => writes,
+  };
 }

@@ -120,7 +120,9 @@ export class DynamoDbStepLedger implements StepLedger {
           : { ...application, inTime: batchesEndingBy(writeUntil, () => this.table.now()) },
       );
     } catch (error) {
-      if (error instanceof StepUnfinishedError) await this.letGo(outcome.at, owner);
+      // A lease that cannot be let go runs out on its own, a minute after the claim at most: the next poll may find
+      // the step busy once, and nothing is lost, so a failure here must not turn the stop into a failed poll.
+      if (error instanceof StepUnfinishedError) await this.letGo(outcome.at, owner).catch(() => undefined);
       throw error;
     }
   }

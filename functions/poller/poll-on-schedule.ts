@@ -9,7 +9,7 @@ import {
 } from '../../shared/pipeline/pipeline-metrics.ts';
 import { type PollDependencies, type PollReport, runPoll } from '../../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../../shared/pipeline/poll-time.ts';
-import type { ExternalHeartbeat } from '../../shared/pipeline/ports.ts';
+import type { ExternalHeartbeat, UnfinishedStep } from '../../shared/pipeline/ports.ts';
 
 export const pollEventSchema = z.object({
   kind: z.literal('poll'),
@@ -40,7 +40,7 @@ export interface PollSummary {
   readonly deliveryFailures: number;
   readonly unreadableClusters: number;
   /** The step whose incidents the poll ran out of time to save, and how far it got; absent when none. */
-  readonly unfinished?: { readonly step: string; readonly saved: number; readonly changed: number };
+  readonly unfinished?: Omit<UnfinishedStep, 'step'> & { readonly step: string };
 }
 
 export interface ScheduledPollDependencies extends PollDependencies {

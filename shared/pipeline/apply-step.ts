@@ -55,11 +55,13 @@ export async function applyStep(
   parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
   application: Application = {},
 ): Promise<void> {
-  await parts.outbox.enqueue(outcome.notifications);
+  // A mark is written only after the notifications were queued: an application resumed at one need not queue them
+  // again (idempotent, but a fleet's page is large, and a resumed step is short of time).
+  if (!application.saved) await parts.outbox.enqueue(outcome.notifications);
   await application.afterQueued?.(outcome.notifications);
   const { changed, at } = outcome;
   for (let saved = application.saved ?? 0; saved < changed.length; ) {
-    if (application.inTime?.() === false) throw new StepUnfinishedError(at, saved, changed.length);
+    if (application.inTime?.() === false) throw new StepUnfinishedError({ step: at, saved, changed: changed.length });
     const batch = changed.slice(saved, saved + INCIDENTS_PER_MARK);
     await parts.incidents.save(batch, at);
     saved += batch.length;

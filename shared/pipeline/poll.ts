@@ -168,6 +168,9 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         { at, changed: outcome.changed, notifications },
         deps.owner,
         async (queued) => {
+          // Kept before delivering: a step left unfinished returns nothing, and a delivery that throws here is tried
+          // again below without waiting for the outbox to list what was queued.
+          committed = queued;
           stepDelivery = await deliverPending(deps, queued).catch(() => undefined);
         },
         deps.writeUntil,
@@ -177,8 +180,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     // A quarantined step has moved the cursor on: this poll is done with it, and the alarm reads the report. An
     // unfinished one is committed and its notifications queued: the next claim saves the rest of its incidents.
     if (error instanceof StepQuarantinedError) quarantined.push(error.step);
-    else if (error instanceof StepUnfinishedError)
-      unfinished = { step: error.step, saved: error.saved, changed: error.changed };
+    else if (error instanceof StepUnfinishedError) unfinished = error.unfinished;
     else stepError = error;
   }
   const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);

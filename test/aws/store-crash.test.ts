@@ -199,7 +199,10 @@ describe('a step whose writer dies after committing it', () => {
     const claim = await next.ledger.claimStep(at + 60_000, 'second', now + 60_000);
     const open = new Set((await next.incidents.openIncidents()).map((i) => i.id));
 
-    expect(stopped).toMatchObject({ name: 'StepUnfinishedError', saved: INCIDENTS_PER_MARK, changed: 300 });
+    expect(stopped).toMatchObject({
+      name: 'StepUnfinishedError',
+      unfinished: { step: at, saved: INCIDENTS_PER_MARK, changed: incidents.length },
+    });
     expect([writtenInTime, claim, resumed.writes(), incidents.every((i) => open.has(i.id))]).toEqual([
       INCIDENTS_PER_MARK,
       'claimed',

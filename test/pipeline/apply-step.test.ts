@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { batchesEndingBy } from '../../shared/pipeline/apply-step.ts';
 
 describe('batchesEndingBy', () => {
-  it('stops before the batch that, as long as the longest one so far, would end after the deadline', () => {
-    const times = [0, 3, 5, 8];
+  it('stops before the batch that, as long as the longest one so far (not the last), would end after the deadline', () => {
+    const times = [0, 4, 5, 7];
     let at = 0;
     const inTime = batchesEndingBy(10, () => at);
 

@@ -165,19 +165,41 @@ describe('runPoll', () => {
     };
     const published: string[] = [];
     const fleetPlan = buildPlan({ ruleSet: defaultRuleSet(), clusters: fleet, maintenance: [], stepSeconds: 60 });
-    const deps = { ...quiet, ...stores, plan: fleetPlan, ledger, notifier: collecting(published), now: () => clock };
+    // A lease longer than a minute: the next poll takes the step only because the first let go of it.
+    const deps = {
+      ...quiet,
+      ...stores,
+      plan: fleetPlan,
+      ledger,
+      notifier: collecting(published),
+      now: () => clock,
+      leaseMs: 120_000,
+    };
 
-    const report = await runPoll({ ...deps, writeUntil: clock }, at);
-    const { polls } = await stores.activityLog.activityBetween(at, at + 1);
-    const openBefore = (await stores.incidents.openIncidents()).length;
+    const first = await runPoll({ ...deps, writeUntil: clock }, at);
+    const openAfterFirst = (await stores.incidents.openIncidents()).length;
     clock += 60_000;
-    const next = await runPoll({ ...deps, owner: 'next' }, at + 60_000);
-    const openAfter = (await stores.incidents.openIncidents()).length;
+    // The next poll has no time either: its roll-forward stops, and it does not evaluate its own step.
+    const second = await runPoll({ ...deps, owner: 'second', writeUntil: clock }, at + 60_000);
+    clock += 60_000;
+    const third = await runPoll({ ...deps, owner: 'third' }, at + 120_000);
+    const openAfterThird = (await stores.incidents.openIncidents()).length;
+    const { polls } = await stores.activityLog.activityBetween(at, at + 120_001);
 
-    expect(report.unfinished).toEqual({ step: at, saved: 0, changed: 300 });
-    expect(polls.map((p) => [p.unfinishedStep, p.error])).toEqual([[{ step: at, saved: 0, changed: 300 }, undefined]]);
-    // The next step says what it says of 300 open incidents; what matters is that no page goes out twice.
+    const stopped = { step: at, saved: 0, changed: 300 };
+    expect([first.unfinished, second.claim, second.unfinished, third.claim]).toEqual([
+      stopped,
+      'busy',
+      stopped,
+      'claimed',
+    ]);
+    expect(polls.map((p) => [p.claim, p.unfinishedStep, p.error])).toEqual([
+      ['claimed', stopped, undefined],
+      ['busy', stopped, undefined],
+      ['claimed', undefined, undefined],
+    ]);
+    // The later steps say what they say of 300 open incidents; what matters is that no page goes out twice.
     const pages = published.filter((id) => id.includes('/page/'));
-    expect([pages, openBefore, next.claim, openAfter]).toEqual([[page.id], 0, 'claimed', 300]);
+    expect([pages, openAfterFirst, openAfterThird]).toEqual([[page.id], 0, 300]);
   });
 });

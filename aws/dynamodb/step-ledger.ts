@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { type Application, applyStep, batchesEndingBy } from '../../shared/pipeline/apply-step.ts';
+import { type Application, applyStep, batchesEndingBy, INCIDENTS_PER_MARK } from '../../shared/pipeline/apply-step.ts';
 import type {
   AfterQueued,
   IncidentRepository,
@@ -18,6 +18,7 @@ import {
 } from '../../shared/pipeline/step-claim.ts';
 import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
 import { putGzippedParts, readGzippedParts, readPartPayloads } from './gzipped-parts.ts';
+import { PARTITION_WRITE_UNITS_PER_SECOND } from './partition-pacing.ts';
 import type { DynamoDbTable } from './table.ts';
 import {
   cursorItem,
@@ -41,10 +42,20 @@ export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Up
  * so that any invocation can finish a step whose writer died. See `StepLedger` for the order of the writes.
  */
 export class DynamoDbStepLedger implements StepLedger {
+  /**
+   * `INCIDENTS_PER_MARK` at DynamoDB's partition line; at a stand-in's scaled line (support/fleet-outage.ts) fewer in
+   * proportion, so that a mark is as many seconds of paced writes apart as in AWS, and a poll stops as close to its
+   * time.
+   */
+  private readonly incidentsPerMark: number;
+
   constructor(
     private readonly table: DynamoDbTable,
     private readonly parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
-  ) {}
+  ) {
+    const line = table.partitionWriteUnits ?? PARTITION_WRITE_UNITS_PER_SECOND;
+    this.incidentsPerMark = Math.max(1, Math.round((INCIDENTS_PER_MARK * line) / PARTITION_WRITE_UNITS_PER_SECOND));
+  }
 
   async claimStep(at: number, owner: string, leaseUntil: number, writeUntil?: number): Promise<StepClaim> {
     const written = await this.cursor();
@@ -265,6 +276,7 @@ export class DynamoDbStepLedger implements StepLedger {
       await applyStep(outcome, this.parts, {
         ...application,
         markSaved: (saved) => this.markSaved(outcome.at, saved),
+        incidentsPerMark: this.incidentsPerMark,
       });
     } catch (error) {
       if (!isRefusedForGood(error)) throw error;

@@ -30,8 +30,10 @@ export interface Application {
   readonly afterQueued?: AfterQueued;
   /** How many of the outcome's changed incidents, in order, an earlier application of it saved. */
   readonly saved?: number;
-  /** Called with how many are saved, every `INCIDENTS_PER_MARK` while more are left. */
+  /** Called with how many are saved, every `incidentsPerMark` while more are left. */
   readonly markSaved?: (saved: number) => Promise<void>;
+  /** How many incidents are saved between two marks: `INCIDENTS_PER_MARK` unless the store says otherwise. */
+  readonly incidentsPerMark?: number;
   /**
    * Whether there is time to save another batch of incidents. When there is not, the saving stops at a mark with a
    * StepUnfinishedError, and the next claim rolls the step forward from there: an invocation that stops on its own
@@ -62,7 +64,7 @@ export async function applyStep(
   const { changed, at } = outcome;
   for (let saved = application.saved ?? 0; saved < changed.length; ) {
     if (application.inTime?.() === false) throw new StepUnfinishedError({ step: at, saved, changed: changed.length });
-    const batch = changed.slice(saved, saved + INCIDENTS_PER_MARK);
+    const batch = changed.slice(saved, saved + (application.incidentsPerMark ?? INCIDENTS_PER_MARK));
     await parts.incidents.save(batch, at);
     saved += batch.length;
     if (saved < changed.length) await application.markSaved?.(saved);

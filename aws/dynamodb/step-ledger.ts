@@ -33,6 +33,15 @@ import { CURSOR_KEY, stepKey, stepPartKey, stepProgressKey } from './table-keys.
 import { INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
+/**
+ * How many incidents a step saves between two marks: `INCIDENTS_PER_MARK` at DynamoDB's partition line, and at a
+ * stand-in's scaled line (support/fleet-outage.ts) fewer in proportion, so that marks are as many seconds of paced
+ * writes apart as in AWS and a poll stops as close to its time.
+ */
+export function incidentsPerMark(partitionWriteUnits = PARTITION_WRITE_UNITS_PER_SECOND): number {
+  return Math.max(1, Math.round((INCIDENTS_PER_MARK * partitionWriteUnits) / PARTITION_WRITE_UNITS_PER_SECOND));
+}
+
 /** What this module sends: claims of a step and the commit of its outcome. */
 export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 
@@ -42,19 +51,13 @@ export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Up
  * so that any invocation can finish a step whose writer died. See `StepLedger` for the order of the writes.
  */
 export class DynamoDbStepLedger implements StepLedger {
-  /**
-   * `INCIDENTS_PER_MARK` at DynamoDB's partition line; at a stand-in's scaled line (support/fleet-outage.ts) fewer in
-   * proportion, so that a mark is as many seconds of paced writes apart as in AWS, and a poll stops as close to its
-   * time.
-   */
   private readonly incidentsPerMark: number;
 
   constructor(
     private readonly table: DynamoDbTable,
     private readonly parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
   ) {
-    const line = table.partitionWriteUnits ?? PARTITION_WRITE_UNITS_PER_SECOND;
-    this.incidentsPerMark = Math.max(1, Math.round((INCIDENTS_PER_MARK * line) / PARTITION_WRITE_UNITS_PER_SECOND));
+    this.incidentsPerMark = incidentsPerMark(table.partitionWriteUnits);
   }
 
   async claimStep(at: number, owner: string, leaseUntil: number, writeUntil?: number): Promise<StepClaim> {

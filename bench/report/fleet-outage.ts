@@ -1,3 +1,4 @@
+import { incidentsPerMark } from '../../aws/dynamodb/step-ledger.ts';
 import { POLLER_TIMEOUT } from '../../infra/ops-stack.ts';
 import { LONE_CLUSTER, type PagedMessage } from '../../support/fleet-outage.ts';
 import type { FleetOutageRow, FunctionFigures } from '../fleet-outage.ts';
@@ -133,7 +134,7 @@ export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: Benc
   const failedPolls = (throttled.polls ?? []).filter((poll) => poll.error !== undefined).length;
   const unfinishedPolls = (throttled.polls ?? []).filter((poll) => poll.unfinished !== undefined).length;
   const time = throttled.pollerTimeoutMs
-    ? ` Its poller had ${seconds(throttled.pollerTimeoutMs)} of its ${seconds(POLLER_TIMEOUT.toMilliseconds())}: what is left of it once the poll has taken as long as the fan-out coordinator takes for the worst minute of 10,000 clusters (section 4), so that its writes have the time they would have at 10,000. A poll out of time stops at a mark and the next one saves the rest.`
+    ? ` Its poller had ${seconds(throttled.pollerTimeoutMs)} of its ${seconds(POLLER_TIMEOUT.toMilliseconds())}: the timeout less what the fan-out coordinator's worst minute of 10,000 clusters (section 4) takes beyond this fleet's paging poll, so that its writes get the time they would get at 10,000, marked every ${incidentsPerMark(line.partitionWriteUnits)} incidents as ${incidentsPerMark()} are at DynamoDB's line. A poll out of time stops at a mark, and the next one saves the rest.`
     : '';
   return [
     '### At the throughput line',

@@ -88,7 +88,7 @@ const report = await runPoll(
       },
       findings,
       shardSize: SHARD_SIZE,
-      waitMs: 240_000,
+      waitUntil: FLEET_STEP_AT + 240_000,
       checkEveryMs: 100,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     },

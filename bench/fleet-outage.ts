@@ -16,6 +16,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { PollSummary } from '../functions/poller/poll-on-schedule.ts';
+import { POLLER_TIMEOUT } from '../infra/ops-stack.ts';
 import {
   type DynamoDbThroughputProxy,
   type PartitionUsage,
@@ -34,6 +36,7 @@ import {
   withinLimits,
 } from '../support/fleet-outage.ts';
 import type { FunctionLimits } from '../support/function-container.ts';
+import type { BenchResults } from './report.ts';
 
 /** The most clusters one deployment watches: the fleet-scale test's size when run alone. */
 export const FLEET_OUTAGE_CLUSTERS = 10_000;
@@ -58,6 +61,8 @@ const THROTTLED_CASE = CASES.length;
  * (15 a second) one part outlasts the SDK's retries on its own.
  */
 export const THROTTLED_CLUSTERS = 1_000;
+/** The poller's timeout as deployed (infra/ops-stack.ts). */
+const POLLER_TIMEOUT_MS = POLLER_TIMEOUT.toMilliseconds();
 
 /** One function's invocations in a case: how many, the slowest, the most memory, and whether each was within limits. */
 export interface FunctionFigures {
@@ -95,6 +100,11 @@ export interface FleetOutageRow {
   readonly hottestPartitions?: readonly HotPartition[];
   /** In the throttled case: the line, per partition, as the run held it. */
   readonly throughputLine?: { readonly partitionWriteUnits: number; readonly partitionReadUnits: number };
+  /**
+   * In the throttled case: the poller's timeout, when it was given what a 10,000-cluster poll's evaluation leaves of
+   * it (measureThrottledFleetOutage), not the deployed one.
+   */
+  readonly pollerTimeoutMs?: number;
   /**
    * In the throttled case: the requests refused, by operation and the partition key whose line they met (`table` for
    * the line in all): `PutItem OPEN`.
@@ -135,19 +145,44 @@ export async function measureFleetOutage(clusters = BENCH_CLUSTERS): Promise<Fle
 /**
  * The outage without faults and at DynamoDB's throughput line, scaled to `clusters` (THROTTLED_CLUSTERS): how much
  * later the page and the resolve leave, and which requests were refused. A few minutes: not part of `npm run bench`.
+ *
+ * The line makes the writes of the paging and resolving polls take as long as at 10,000 clusters, but the evaluation
+ * before them is a smaller fleet's. Given `evaluationAtScaleMs`, the time the fan-out coordinator takes to read and
+ * evaluate the worst minute of 10,000 clusters (the fleet-scale figures), the throttled case's poller gets that much
+ * less of its timeout than this fleet's paging poll took without the line, so that its writes have the time they
+ * would have at 10,000.
  */
-export async function measureThrottledFleetOutage(clusters = THROTTLED_CLUSTERS): Promise<FleetOutageRow[]> {
-  return [
-    await caseInChild(0, CASES[0][0], clusters),
-    await caseInChild(THROTTLED_CASE, 'at the throughput line', clusters),
-  ];
+export async function measureThrottledFleetOutage(
+  clusters = THROTTLED_CLUSTERS,
+  evaluationAtScaleMs?: number,
+): Promise<FleetOutageRow[]> {
+  const unthrottled = await caseInChild(0, CASES[0][0], clusters);
+  const pagingPollMs = unthrottled.polls?.find((poll) => poll.step === unthrottled.pagedAtSteps?.[0])?.ms;
+  const pollerTimeoutMs =
+    evaluationAtScaleMs && pagingPollMs
+      ? Math.round(POLLER_TIMEOUT_MS - Math.max(0, evaluationAtScaleMs - pagingPollMs))
+      : undefined;
+  return [unthrottled, await caseInChild(THROTTLED_CASE, 'at the throughput line', clusters, pollerTimeoutMs)];
 }
 
-async function caseInChild(index: number, faults: string, clusters: number): Promise<FleetOutageRow> {
+async function caseInChild(
+  index: number,
+  faults: string,
+  clusters: number,
+  pollerTimeoutMs?: number,
+): Promise<FleetOutageRow> {
   try {
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', self, '--case', String(index), String(clusters)],
+      [
+        '--import',
+        'tsx',
+        self,
+        '--case',
+        String(index),
+        String(clusters),
+        ...(pollerTimeoutMs ? ['--poller-timeout', String(pollerTimeoutMs)] : []),
+      ],
       {
         timeout: runTimeoutMs(clusters),
         maxBuffer: 1 << 24,
@@ -193,11 +228,13 @@ interface PollFigures {
   readonly claim?: string;
   readonly delivered?: number;
   readonly unreadableClusters?: number;
+  /** The step whose incidents the poll ran out of time to save, and how far it got. */
+  readonly unfinished?: PollSummary['unfinished'];
   readonly error?: string;
 }
 
 function pollOf({ step, ms, cpuMs, peakHeapMb, peakRssMb, result, error }: FleetInvocation): PollFigures {
-  const summary = result as { claim?: string; delivered?: number; unreadableClusters?: number } | undefined;
+  const summary = result as Partial<PollSummary> | undefined;
   return {
     step,
     ms,
@@ -208,6 +245,7 @@ function pollOf({ step, ms, cpuMs, peakHeapMb, peakRssMb, result, error }: Fleet
       claim: summary.claim,
       delivered: summary.delivered,
       unreadableClusters: summary.unreadableClusters,
+      ...(summary.unfinished && { unfinished: summary.unfinished }),
     }),
     ...(error !== undefined && { error }),
   };
@@ -244,7 +282,7 @@ function partitionHeat(limits?: ReturnType<typeof scaledThroughput>) {
 }
 
 /** One case, in this (child) process: prints its FleetOutageRow. */
-async function runCase(index: number, clusters: number): Promise<FleetOutageRow> {
+async function runCase(index: number, clusters: number, pollerTimeoutMs?: number): Promise<FleetOutageRow> {
   const throttled = index === THROTTLED_CASE;
   const [faults, plan] = throttled ? (['at the throughput line', undefined] as const) : (CASES[index] ?? CASES[0]);
   const started = performance.now();
@@ -257,6 +295,7 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
     interposeDynamoDb: heat.meter,
     // The poller paces its writes to the line it is told, as it does to DynamoDB's own.
     ...(limits && { partitionWriteUnits: limits.partitionWriteUnits }),
+    ...(pollerTimeoutMs && { pollerTimeoutMs }),
     // Each poll as it ends, for whoever watches a long run.
     onInvocation: (invocation) => {
       if (invocation.function !== 'poller') return;
@@ -294,9 +333,12 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
       },
       throttledRequests: heat.throttled(),
     }),
+    ...(pollerTimeoutMs && { pollerTimeoutMs }),
     totalMs,
     polls: outage.invocations.filter((invocation) => invocation.function === 'poller').map(pollOf),
-    functions: FUNCTION_NAMES.map((name) => figuresOf(name, functionLimits(clusters), outage.invocations)),
+    functions: FUNCTION_NAMES.map((name) =>
+      figuresOf(name, functionLimits(clusters, pollerTimeoutMs), outage.invocations),
+    ),
     withinLimits: outage.invocations.every(withinLimits),
     struck: outage.struck,
     ...(outage.dynalitePeakRssMb !== undefined && { dynalitePeakRssMb: outage.dynalitePeakRssMb }),
@@ -308,21 +350,30 @@ async function runCase(index: number, clusters: number): Promise<FleetOutageRow>
 if (process.argv[1] === self) {
   const caseAt = process.argv.indexOf('--case');
   if (caseAt >= 0) {
-    const row = await runCase(Number(process.argv[caseAt + 1]), Number(process.argv[caseAt + 2]));
+    const timeoutAt = process.argv.indexOf('--poller-timeout');
+    const row = await runCase(
+      Number(process.argv[caseAt + 1]),
+      Number(process.argv[caseAt + 2]),
+      timeoutAt >= 0 ? Number(process.argv[timeoutAt + 1]) : undefined,
+    );
     console.log(JSON.stringify(row));
   } else {
     const { renderResults } = await import('./report.ts');
     const file = fileURLToPath(new URL('./results.json', import.meta.url));
+    const previous = JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
     const throttledAt = process.argv.indexOf('--throttled');
+    // What the last `npm run bench` measured: the coordinator's worst minute of 10,000 clusters.
+    const atScale = previous.fleet?.find((row) => row.clusters === FLEET_OUTAGE_CLUSTERS)?.fanOut?.figures;
     const rows =
       throttledAt >= 0
         ? {
             fleetOutageThrottled: await measureThrottledFleetOutage(
               Number(process.argv[throttledAt + 1] ?? THROTTLED_CLUSTERS),
+              atScale?.coordinatorMs,
             ),
           }
         : { fleetOutage: await measureFleetOutage(Number(process.argv[2] ?? FLEET_OUTAGE_CLUSTERS)) };
-    const results = { ...JSON.parse(readFileSync(file, 'utf8')), ...rows };
+    const results = { ...previous, ...rows };
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     writeFileSync(fileURLToPath(new URL('./RESULTS.md', import.meta.url)), renderResults(results));
     for (const row of Object.values(rows).flat())

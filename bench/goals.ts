@@ -3,6 +3,7 @@ import type { BundleFigures } from './bundles.ts';
 import type { CostModel } from './cost-model.ts';
 import type { DetectionQuality } from './detection-quality.ts';
 import type { FleetScaleRow } from './fleet-scale.ts';
+import { seconds } from './report/markdown.ts';
 
 export interface Goal {
   readonly id: string;
@@ -110,7 +111,7 @@ export function evaluateGoals(results: {
       'fleet.time',
       'the worst minute of 10,000 clusters (every tripwire armed) read and evaluated within 40 s, under the quotas',
       worst?.figures
-        ? `${(worst.figures.pollMs / 1000).toFixed(1)} s, ${worst.quota?.throttled ?? '?'} throttled call(s)`
+        ? `${seconds(worst.figures.pollMs)}, ${worst.quota?.throttled ?? '?'} throttled call(s)`
         : (worst?.error ?? 'did not run'),
       worst?.figures !== undefined &&
         worst.figures.pollMs < MAX_WORST_MINUTE_MS &&

@@ -35,11 +35,13 @@ const limitsOf = ({ memorySize, timeout }: { memorySize: number; timeout: Durati
 
 /**
  * Each function's memory and timeout in a deployment of `clusters`, as the stacks deploy it (infra/ops-stack.ts and
- * the constructs beside it): the poller's memory grows with the fleet.
+ * the constructs beside it): the poller's memory grows with the fleet. `pollerTimeoutMs` stands in for the poller's
+ * when a run stands for a larger fleet (runFleetOutage).
  */
-export function functionLimits(clusters: number): Record<FunctionName, FunctionLimits> {
+export function functionLimits(clusters: number, pollerTimeoutMs?: number): Record<FunctionName, FunctionLimits> {
+  const poller = limitsOf({ memorySize: pollerMemoryMb(clusters), timeout: POLLER_TIMEOUT });
   return {
-    poller: limitsOf({ memorySize: pollerMemoryMb(clusters), timeout: POLLER_TIMEOUT }),
+    poller: pollerTimeoutMs ? { ...poller, timeoutMs: pollerTimeoutMs } : poller,
     'shard worker': limitsOf(SHARD_WORKER_LIMITS),
     tripwire: limitsOf(TRIPWIRE_LIMITS),
     delivery: limitsOf(DELIVERY_LIMITS),
@@ -201,9 +203,14 @@ export async function runFleetOutage(options: {
   readonly interposeDynamoDb?: (dynalite: string) => Promise<{ readonly endpoint: string; close(): Promise<void> }>;
   /** The write units a second the interposed table serves a partition, when it holds a line other than DynamoDB's. */
   readonly partitionWriteUnits?: number;
+  /**
+   * The poller's timeout, when the run stands for a larger fleet whose evaluation leaves the poller less of its time
+   * to write than this fleet's does (bench/fleet-outage.ts, the throttled case).
+   */
+  readonly pollerTimeoutMs?: number;
 }): Promise<FleetOutageRun> {
   const scenario = fleetOutageScenario(options.clusters);
-  const limits = functionLimits(options.clusters);
+  const limits = functionLimits(options.clusters, options.pollerTimeoutMs);
   const names = [...scenario.clusters.keys()];
   const clusters = harnessClusters(names);
   const shardSize = options.shardSize ?? (names.length > SHARD_SIZE ? SHARD_SIZE : undefined);

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { type Application, applyStep } from '../../shared/pipeline/apply-step.ts';
+import { type Application, applyStep, batchesEndingBy, INCIDENTS_PER_MARK } from '../../shared/pipeline/apply-step.ts';
 import type {
   AfterQueued,
   IncidentRepository,
@@ -13,10 +13,12 @@ import {
   afterRollForward,
   ruleOnClaim,
   StepQuarantinedError,
+  StepUnfinishedError,
   tookItAlready,
 } from '../../shared/pipeline/step-claim.ts';
 import { isConditionFailure, isRefusedForGood, unlessConditionFails } from './conditions.ts';
 import { putGzippedParts, readGzippedParts, readPartPayloads } from './gzipped-parts.ts';
+import { PARTITION_WRITE_UNITS_PER_SECOND } from './partition-pacing.ts';
 import type { DynamoDbTable } from './table.ts';
 import {
   cursorItem,
@@ -31,6 +33,15 @@ import { CURSOR_KEY, stepKey, stepPartKey, stepProgressKey } from './table-keys.
 import { INLINE_JSON_BYTES, utf8Bytes } from './table-limits.ts';
 import { TABLE_SCHEMA } from './table-schema.ts';
 
+/**
+ * How many incidents a step saves between two marks: `INCIDENTS_PER_MARK` at DynamoDB's partition line, and at a
+ * stand-in's scaled line (support/fleet-outage.ts) fewer in proportion, so that marks are as many seconds of paced
+ * writes apart as in AWS and a poll stops as close to its time.
+ */
+export function incidentsPerMark(partitionWriteUnits = PARTITION_WRITE_UNITS_PER_SECOND): number {
+  return Math.max(1, Math.round((INCIDENTS_PER_MARK * partitionWriteUnits) / PARTITION_WRITE_UNITS_PER_SECOND));
+}
+
 /** What this module sends: claims of a step and the commit of its outcome. */
 export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 
@@ -40,19 +51,23 @@ export const IAM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Up
  * so that any invocation can finish a step whose writer died. See `StepLedger` for the order of the writes.
  */
 export class DynamoDbStepLedger implements StepLedger {
+  private readonly incidentsPerMark: number;
+
   constructor(
     private readonly table: DynamoDbTable,
     private readonly parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
-  ) {}
+  ) {
+    this.incidentsPerMark = incidentsPerMark(table.partitionWriteUnits);
+  }
 
-  async claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim> {
+  async claimStep(at: number, owner: string, leaseUntil: number, writeUntil?: number): Promise<StepClaim> {
     const written = await this.cursor();
     const ruling = ruleOnClaim(written, at, owner, this.table.now());
     if (ruling.answer !== 'take') return ruling.answer;
     if (ruling.unfinished !== undefined) {
       // The step's writer died (or this is its retry). What it committed is the step's outcome: finish applying it
       // rather than evaluating the step again on fresher data and saying something different.
-      const rolledForward = await this.rollForward(ruling.unfinished);
+      const rolledForward = await this.rollForward(ruling.unfinished, owner, writeUntil);
       if (afterRollForward(at, ruling.unfinished, rolledForward) === 'done') return 'done';
     }
     try {
@@ -90,10 +105,59 @@ export class DynamoDbStepLedger implements StepLedger {
     return decodeItem(cursorItem, Item ?? {}, CURSOR_KEY);
   }
 
-  async recordStep(outcome: StepOutcome, owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]> {
+  async recordStep(
+    outcome: StepOutcome,
+    owner: string,
+    afterQueued?: AfterQueued,
+    writeUntil?: number,
+  ): Promise<readonly Notification[]> {
     const committed = await this.commitStep(outcome, owner);
-    await this.apply(committed, { afterQueued });
+    await this.applyUntil(committed, { afterQueued }, owner, writeUntil);
     return committed.notifications;
+  }
+
+  /**
+   * Apply an outcome, saving its incidents until `writeUntil` at most. A step left unfinished is let go, if `owner`
+   * holds it (its own claim, or its own earlier attempt when this is a retried invocation).
+   */
+  private async applyUntil(
+    outcome: StepOutcome,
+    application: Application,
+    owner: string,
+    writeUntil: number | undefined,
+  ): Promise<void> {
+    try {
+      await this.apply(
+        outcome,
+        writeUntil === undefined
+          ? application
+          : { ...application, inTime: batchesEndingBy(writeUntil, () => this.table.now()) },
+      );
+    } catch (error) {
+      // A lease that cannot be let go runs out on its own, a minute after the claim at most: the next poll may find
+      // the step busy once, and nothing is lost, so a failure here must not turn the stop into a failed poll.
+      if (error instanceof StepUnfinishedError) await this.letGo(outcome.at, owner).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Ends this owner's lease of a step it leaves unfinished, so that the next poll rolls the step forward at once
+   * rather than find it busy until the lease runs out, and skip its own minute.
+   */
+  private async letGo(at: number, owner: string): Promise<void> {
+    await unlessConditionFails(
+      this.table.db.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: CURSOR_KEY,
+          UpdateExpression: 'SET leaseUntil = :now',
+          ConditionExpression: 'claimedStep = :at AND #owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':at': at, ':owner': owner, ':now': this.table.now() },
+        }),
+      ),
+    );
   }
 
   /**
@@ -171,10 +235,10 @@ export class DynamoDbStepLedger implements StepLedger {
   }
 
   /** Apply a committed step and mark it done; false when its writer died before committing anything. */
-  private async rollForward(at: number): Promise<boolean> {
+  private async rollForward(at: number, owner: string, writeUntil: number | undefined): Promise<boolean> {
     const outcome = await this.readStep(at);
     if (!outcome) return false;
-    await this.apply(outcome, { saved: await this.savedIncidents(at) });
+    await this.applyUntil(outcome, { saved: await this.savedIncidents(at) }, owner, writeUntil);
     return true;
   }
 
@@ -215,6 +279,7 @@ export class DynamoDbStepLedger implements StepLedger {
       await applyStep(outcome, this.parts, {
         ...application,
         markSaved: (saved) => this.markSaved(outcome.at, saved),
+        incidentsPerMark: this.incidentsPerMark,
       });
     } catch (error) {
       if (!isRefusedForGood(error)) throw error;

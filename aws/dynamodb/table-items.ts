@@ -196,6 +196,7 @@ const pollRecord: z.ZodType<PollRecord> = z.looseObject({
   nearMisses: z.array(nearMiss),
   nearMissesOmitted: z.number().optional(),
   quarantinedSteps: z.array(z.number()).optional(),
+  unfinishedStep: z.object({ step: z.number(), saved: z.number(), changed: z.number() }).optional(),
   error: z.string().optional(),
 });
 

@@ -1,7 +1,9 @@
+import { incidentsPerMark } from '../../aws/dynamodb/step-ledger.ts';
+import { POLLER_TIMEOUT } from '../../infra/ops-stack.ts';
 import { LONE_CLUSTER, type PagedMessage } from '../../support/fleet-outage.ts';
 import type { FleetOutageRow, FunctionFigures } from '../fleet-outage.ts';
 import type { BenchResults } from '../report.ts';
-import { count, mb, ms, table } from './markdown.ts';
+import { count, mb, ms, seconds, table } from './markdown.ts';
 
 /**
  * The fleet-scale fault test: every cluster of the fleet but one failing in the same minute, through the deployed
@@ -130,10 +132,14 @@ export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: Benc
   const [late, early] = [fleetMessages(throttled), fleetMessages(unthrottled ?? throttled)];
   const refused = Object.entries(throttled.throttledRequests ?? {}).sort(([, a], [, b]) => b - a);
   const failedPolls = (throttled.polls ?? []).filter((poll) => poll.error !== undefined).length;
+  const unfinishedPolls = (throttled.polls ?? []).filter((poll) => poll.unfinished !== undefined).length;
+  const time = throttled.pollerTimeoutMs
+    ? ` Its poller had ${seconds(throttled.pollerTimeoutMs)} of its ${seconds(POLLER_TIMEOUT.toMilliseconds())}: the timeout less what the fan-out coordinator's worst minute of 10,000 clusters (section 4) takes beyond this fleet's paging poll, so that its writes get the time they would get at 10,000, marked every ${incidentsPerMark(line.partitionWriteUnits)} incidents as ${incidentsPerMark()} are at DynamoDB's line. A poll out of time stops at a mark, and the next one saves the rest.`
+    : '';
   return [
     '### At the throughput line',
     '',
-    `The same outage of ${count(throttled.clusters)} clusters with the loopback DynamoDB holding the line DynamoDB holds and dynalite does not (support/dynamodb-throughput-proxy.ts), scaled to the fleet: ${count(line.partitionWriteUnits)} write and ${count(line.partitionReadUnits)} read units a second a partition key, DynamoDB's 1,000 and 3,000 times ${count(throttled.clusters)} / 10,000, so that each partition the fleet grows meets it as at 10,000 clusters at DynamoDB's own. Run alone (a few minutes): \`npx tsx bench/fleet-outage.ts --throttled ${throttled.clusters}\`.`,
+    `The same outage of ${count(throttled.clusters)} clusters with the loopback DynamoDB holding the line DynamoDB holds and dynalite does not (support/dynamodb-throughput-proxy.ts), scaled to the fleet: ${count(line.partitionWriteUnits)} write and ${count(line.partitionReadUnits)} read units a second a partition key, DynamoDB's 1,000 and 3,000 times ${count(throttled.clusters)} / 10,000, so that each partition the fleet grows meets it as at 10,000 clusters at DynamoDB's own.${time} Run alone (a few minutes): \`npx tsx bench/fleet-outage.ts --throttled ${throttled.clusters}\`.`,
     '',
     table(
       [
@@ -142,6 +148,7 @@ export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: Benc
         'paged as expected',
         'polls',
         'failed polls',
+        'polls out of time saving',
         "fleet's page later by",
         "fleet's resolve later by",
         "lone cluster's page later by",
@@ -153,6 +160,7 @@ export function fleetOutageThrottledSection({ fleetOutageThrottled: rows }: Benc
           throttled.pagedAsExpected ? 'yes' : 'no',
           throttled.polls?.length ?? 0,
           failedPolls,
+          unfinishedPolls,
           lateBy(late.page, early.page),
           lateBy(late.resolve, early.resolve),
           lateBy(late.lone, early.lone),

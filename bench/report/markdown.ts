@@ -14,6 +14,8 @@ export const table = (header: readonly string[], rows: readonly (readonly (strin
 };
 export const min = (n: number | null | undefined) => (n === null || n === undefined ? '–' : `${n} min`);
 export const dollars = (n: number) => (n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`);
+/** Milliseconds as seconds to a tenth. */
+export const seconds = (n: number) => `${(n / 1000).toFixed(1)} s`;
 export const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
 export const mb = (n: number) => `${Math.round(n).toLocaleString('en-US')} MB`;
 export const count = (n: number) => n.toLocaleString('en-US');

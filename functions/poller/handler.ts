@@ -76,6 +76,14 @@ const heartbeat = config.selfMonitoring.externalHeartbeat;
 const externalHeartbeat = heartbeat && new HttpHeartbeat({ ...heartbeat, secrets: secretValues() });
 /** What the poll keeps of its time, after waiting for the shards, to run the step, commit it and deliver. */
 const JOIN_RESERVE_MS = 10_000;
+/**
+ * What the poll keeps of its time after the last batch of a step's incidents it starts: a fleet outage's step can
+ * change more incidents than one invocation has time to save, and the next poll saves the rest from the last mark.
+ * A batch is started only when one as long as the longest so far ends by then, so this is for a first batch, whose
+ * length is not known yet (250 incidents, about half a second at the paced partition line), and what follows the
+ * stop: the lease let go, the tripwire refresh awaited, the poll's record.
+ */
+const WRITE_RESERVE_MS = 5_000;
 
 /** How a step larger than one shard fans out: the poll waits for the shards as long as its timeout leaves room. */
 function fanOut(queue: SqsShardQueue, context: Context): FanOut {
@@ -83,7 +91,7 @@ function fanOut(queue: SqsShardQueue, context: Context): FanOut {
     queue,
     findings: new DynamoDbShardFindings(incidentTable, context.awsRequestId),
     shardSize,
-    waitMs: Math.max(0, context.getRemainingTimeInMillis() - JOIN_RESERVE_MS),
+    waitUntil: Date.now() + context.getRemainingTimeInMillis() - JOIN_RESERVE_MS,
     checkEveryMs: 1_000,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
@@ -107,6 +115,7 @@ export const handler = middy<PollEvent, PollSummary, Error, Context>()
         ...(shardQueue && { fanOut: fanOut(shardQueue, context) }),
         now: Date.now,
         leaseMs: 60_000,
+        writeUntil: Date.now() + context.getRemainingTimeInMillis() - WRITE_RESERVE_MS,
         ingestionLag: config.poll.ingestionLag,
         logger,
         pipelineMetrics: metrics,

@@ -9,7 +9,7 @@ import {
 } from '../../shared/pipeline/pipeline-metrics.ts';
 import { type PollDependencies, type PollReport, runPoll } from '../../shared/pipeline/poll.ts';
 import { stepForSchedule } from '../../shared/pipeline/poll-time.ts';
-import type { ExternalHeartbeat } from '../../shared/pipeline/ports.ts';
+import type { ExternalHeartbeat, UnfinishedStep } from '../../shared/pipeline/ports.ts';
 
 export const pollEventSchema = z.object({
   kind: z.literal('poll'),
@@ -39,6 +39,8 @@ export interface PollSummary {
   readonly delivered: number;
   readonly deliveryFailures: number;
   readonly unreadableClusters: number;
+  /** The step whose incidents the poll ran out of time to save, and how far it got; absent when none. */
+  readonly unfinished?: Omit<UnfinishedStep, 'step'> & { readonly step: string };
 }
 
 export interface ScheduledPollDependencies extends PollDependencies {
@@ -87,6 +89,12 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
   record('NotificationsSent', report.delivered.length);
   record('NotificationFailures', report.failed.length);
   record('UnreadableClusters', report.unreadableClusters);
+  const unfinished = report.unfinished && {
+    ...report.unfinished,
+    step: new Date(report.unfinished.step).toISOString(),
+  };
+  if (unfinished)
+    deps.logger.warn('out of time saving the step: the next poll saves the rest of its incidents', unfinished);
   for (const step of report.quarantined) {
     deps.logger.error('step quarantined: its outcome cannot be stored, polling goes on', {
       step: new Date(step).toISOString(),
@@ -120,5 +128,6 @@ export async function pollOnSchedule(deps: ScheduledPollDependencies, event: Pol
     delivered: report.delivered.length,
     deliveryFailures: report.failed.length,
     unreadableClusters: report.unreadableClusters,
+    ...(unfinished && { unfinished }),
   };
 }

@@ -1,4 +1,5 @@
 import type { AfterQueued, IncidentRepository, Outbox, StepOutcome } from './ports.ts';
+import { StepUnfinishedError } from './step-claim.ts';
 
 /**
  * How many of a step's changed incidents are saved between two marks of how far the saving got: a fleet outage's
@@ -7,14 +8,38 @@ import type { AfterQueued, IncidentRepository, Outbox, StepOutcome } from './por
  */
 export const INCIDENTS_PER_MARK = 250;
 
+/**
+ * `Application.inTime` for saving until `writeUntil`: true while the next batch, if it takes as long as the longest
+ * one so far, ends before then. It is asked before each batch, so the time between two askings is a batch's, which
+ * the partition line a table holds (or a throttled one) decides.
+ */
+export function batchesEndingBy(writeUntil: number, now: () => number): () => boolean {
+  let asked: number | undefined;
+  let longest = 0;
+  return () => {
+    const at = now();
+    if (asked !== undefined) longest = Math.max(longest, at - asked);
+    asked = at;
+    return at + longest < writeUntil;
+  };
+}
+
 /** How a ledger applies an outcome: what runs between its writes, and how far an earlier application got. */
 export interface Application {
   /** Runs once the notifications are queued, before the incidents are written: their delivery. */
   readonly afterQueued?: AfterQueued;
   /** How many of the outcome's changed incidents, in order, an earlier application of it saved. */
   readonly saved?: number;
-  /** Called with how many are saved, every `INCIDENTS_PER_MARK` while more are left. */
+  /** Called with how many are saved, every `incidentsPerMark` while more are left. */
   readonly markSaved?: (saved: number) => Promise<void>;
+  /** How many incidents are saved between two marks: `INCIDENTS_PER_MARK` unless the store says otherwise. */
+  readonly incidentsPerMark?: number;
+  /**
+   * Whether there is time to save another batch of incidents. When there is not, the saving stops at a mark with a
+   * StepUnfinishedError, and the next claim rolls the step forward from there: an invocation that stops on its own
+   * records its poll and lets go of the step, where one cut off by its timeout would do neither.
+   */
+  readonly inTime?: () => boolean;
 }
 
 /**
@@ -32,11 +57,14 @@ export async function applyStep(
   parts: { readonly incidents: IncidentRepository; readonly outbox: Outbox },
   application: Application = {},
 ): Promise<void> {
-  await parts.outbox.enqueue(outcome.notifications);
+  // A mark is written only after the notifications were queued: an application resumed at one need not queue them
+  // again (idempotent, but a fleet's page is large, and a resumed step is short of time).
+  if (!application.saved) await parts.outbox.enqueue(outcome.notifications);
   await application.afterQueued?.(outcome.notifications);
   const { changed, at } = outcome;
   for (let saved = application.saved ?? 0; saved < changed.length; ) {
-    const batch = changed.slice(saved, saved + INCIDENTS_PER_MARK);
+    if (application.inTime?.() === false) throw new StepUnfinishedError({ step: at, saved, changed: changed.length });
+    const batch = changed.slice(saved, saved + (application.incidentsPerMark ?? INCIDENTS_PER_MARK));
     await parts.incidents.save(batch, at);
     saved += batch.length;
     if (saved < changed.length) await application.markSaved?.(saved);

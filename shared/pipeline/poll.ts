@@ -17,12 +17,13 @@ import type {
   PipelineStores,
   StepClaim,
   Tripwires,
+  UnfinishedStep,
 } from './ports.ts';
 import { type ObservedReads, observeDue } from './read-due.ts';
 import { retirements, withRetirementNotes } from './retired-clusters.ts';
 import { type FanOut, fanOutStep, readingOf, shardMessages } from './shards.ts';
 import { silencesForStep } from './silence.ts';
-import { StepQuarantinedError } from './step-claim.ts';
+import { StepQuarantinedError, StepUnfinishedError } from './step-claim.ts';
 import { refreshCycleMs, refreshesTripwires, refreshTripwires, type TripwireRefresh } from './tripwire-refresh.ts';
 import type { WatchPlan } from './watch-plan.ts';
 
@@ -42,6 +43,11 @@ export interface PollDependencies extends PipelineStores {
   readonly now: () => number;
   /** How long a claim protects a step or a notification from other invocations. */
   readonly leaseMs: number;
+  /**
+   * When this invocation stops saving a step's incidents and leaves the rest to the next poll (StepUnfinishedError),
+   * so that it can still record its poll before its timeout; none in replay, which has no timeout.
+   */
+  readonly writeUntil?: number;
 }
 
 export interface DeliveryFailure {
@@ -75,6 +81,8 @@ export interface PollReport {
   readonly failed: readonly DeliveryFailure[];
   /** Steps this poll quarantined (StepQuarantinedError): the StepsQuarantined metric. */
   readonly quarantined: readonly number[];
+  /** The step whose incidents this poll ran out of time to save (StepUnfinishedError): the next poll saves the rest. */
+  readonly unfinished?: UnfinishedStep;
   /** Why the tripwire states could not be read back from CloudWatch at this step; the recorded ones were used. */
   readonly tripwireRefreshFailure?: string;
 }
@@ -104,6 +112,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
   let refreshed: Promise<string | undefined> | undefined;
   let stepDelivery: Delivery | undefined;
   const quarantined: number[] = [];
+  let unfinished: UnfinishedStep | undefined;
   try {
     claim = await claimPastQuarantine(deps, at, startedAt + deps.leaseMs, quarantined);
     if (claim === 'claimed') {
@@ -159,13 +168,19 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
         { at, changed: outcome.changed, notifications },
         deps.owner,
         async (queued) => {
+          // Kept before delivering: a step left unfinished returns nothing, and a delivery that throws here is tried
+          // again below without waiting for the outbox to list what was queued.
+          committed = queued;
           stepDelivery = await deliverPending(deps, queued).catch(() => undefined);
         },
+        deps.writeUntil,
       );
     }
   } catch (error) {
-    // A quarantined step has moved the cursor on: this poll is done with it, and the alarm reads the report.
+    // A quarantined step has moved the cursor on: this poll is done with it, and the alarm reads the report. An
+    // unfinished one is committed and its notifications queued: the next claim saves the rest of its incidents.
     if (error instanceof StepQuarantinedError) quarantined.push(error.step);
+    else if (error instanceof StepUnfinishedError) unfinished = error.unfinished;
     else stepError = error;
   }
   const unreadableClusters = unreadable.reduce((n, u) => n + u.clusters.length, 0);
@@ -199,6 +214,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     ...keptBlindTripwires(blind),
     ...keptNearMisses(nearMisses(findings, plan.nearMissMargin)),
     ...(quarantined.length > 0 && { quarantinedSteps: quarantined }),
+    ...(unfinished && { unfinishedStep: unfinished }),
     // A failed poll is recorded too, so that the digest can count it; the error still fails the invocation.
     ...(stepError !== undefined && { error: recordedError(stepError) }),
   });
@@ -225,6 +241,7 @@ export async function runPoll(deps: PollDependencies, at: number, scheduledAt?: 
     delivered,
     failed,
     quarantined,
+    ...(unfinished && { unfinished }),
     ...(tripwireRefreshFailure !== undefined && { tripwireRefreshFailure }),
   };
 }
@@ -262,11 +279,11 @@ async function claimPastQuarantine(
   quarantined: number[],
 ): Promise<StepClaim> {
   try {
-    return await deps.ledger.claimStep(at, deps.owner, leaseUntil);
+    return await deps.ledger.claimStep(at, deps.owner, leaseUntil, deps.writeUntil);
   } catch (error) {
     if (!(error instanceof StepQuarantinedError)) throw error;
     quarantined.push(error.step);
-    return deps.ledger.claimStep(at, deps.owner, leaseUntil);
+    return deps.ledger.claimStep(at, deps.owner, leaseUntil, deps.writeUntil);
   }
 }
 

@@ -70,15 +70,26 @@ export type AfterQueued = (queued: readonly Notification[]) => Promise<void>;
  * make harmless; the step is never evaluated a second time.
  */
 export interface StepLedger {
-  /** Take the right to evaluate step `at`: `done` if it was evaluated, `busy` if someone holds it, `stale` if a later step was. */
-  claimStep(at: number, owner: string, leaseUntil: number): Promise<StepClaim>;
+  /**
+   * Take the right to evaluate step `at`: `done` if it was evaluated, `busy` if someone holds it, `stale` if a later
+   * step was. A step left unfinished is rolled forward first, its incidents saved until `writeUntil` at most (then a
+   * StepUnfinishedError says how far it got).
+   */
+  claimStep(at: number, owner: string, leaseUntil: number, writeUntil?: number): Promise<StepClaim>;
   /**
    * Commit a claimed step's outcome and apply it: notifications into the outbox first, then `afterQueued` (the
    * delivery of them), then incidents, then the step as done. Returns the notifications of the outcome that was
    * committed, which is another invocation's when it committed this step first (its lease ran out under it): the
-   * caller delivers them without waiting for the outbox to list them.
+   * caller delivers them without waiting for the outbox to list them. Incidents are saved until `writeUntil` at most:
+   * past it the step stays unfinished, its claim is let go, and a StepUnfinishedError says how far it got, so that the
+   * next claim saves the rest.
    */
-  recordStep(outcome: StepOutcome, owner: string, afterQueued?: AfterQueued): Promise<readonly Notification[]>;
+  recordStep(
+    outcome: StepOutcome,
+    owner: string,
+    afterQueued?: AfterQueued,
+    writeUntil?: number,
+  ): Promise<readonly Notification[]>;
 }
 
 /** Incidents, open and resolved. */
@@ -197,7 +208,19 @@ export interface PollRecord {
   readonly nearMissesOmitted?: number;
   /** Steps set aside because the store refuses their outcome for good (StepQuarantinedError); absent when none. */
   readonly quarantinedSteps?: readonly number[];
+  /** The step whose incidents the poll ran out of time to save, and how far it got; absent when none. */
+  readonly unfinishedStep?: UnfinishedStep;
   readonly error?: string;
+}
+
+/**
+ * A step whose saving stopped at the poll's `writeUntil` (StepUnfinishedError): how many of its changed incidents, in
+ * order, were saved. The next claim saves the rest.
+ */
+export interface UnfinishedStep {
+  readonly step: number;
+  readonly saved: number;
+  readonly changed: number;
 }
 
 /** A notification as the outbox last saw it: delivered or not, after how many attempts. */

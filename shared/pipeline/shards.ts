@@ -99,8 +99,12 @@ export interface FanOut {
   readonly findings: ShardFindings;
   /** Clusters per shard (see docs/scaling.md for why). */
   readonly shardSize: number;
-  /** How long the poller waits for the shards of its step, from when it sent them. */
-  readonly waitMs: number;
+  /**
+   * Until when the poller waits for the shards of its step: its own time less what it keeps to join them. A time, not
+   * a length, because what came before the fan-out (rolling forward a step an earlier poll left unfinished) may have
+   * taken most of the invocation.
+   */
+  readonly waitUntil: number;
   /** How long it sleeps between reads of the findings store. */
   readonly checkEveryMs: number;
   readonly sleep: (ms: number) => Promise<void>;
@@ -120,7 +124,7 @@ export interface FanOut {
  * largest message is over, until each fits; a shard of one cluster is a few hundred bytes. What more shards cost, as
  * a fleet past 10,000 clusters has anyway: past `SHARD_WORKERS` the rest wait for a worker, a second wave that starts
  * when a first shard is done (about 30 s into the poll by docs/scaling.md's figures) and may not report within the
- * poller's wait (`FanOut.waitMs`, about 40 s). A shard that does not is unreadable for the step: its clusters are
+ * poller's wait (`FanOut.waitUntil`, about 40 s into the poll). A shard that does not is unreadable for the step: its clusters are
  * skipped, not judged, and the step pages on the clusters the other shards read.
  */
 export function shardMessages(
@@ -207,7 +211,7 @@ export function readingOf(cluster: ShardCluster): ClusterReading {
 }
 
 /**
- * Send a step's shards and wait for their reports, at most `waitMs`. A shard that has not reported by then counts as
+ * Send a step's shards and wait for their reports, until `waitUntil` at most. A shard that has not reported by then counts as
  * unreadable for the step: its clusters are left out of it, as a cluster CloudWatch would not answer for is, so that
  * nothing is judged on the absence of its data (no resolve, no new page), and a report that comes later is ignored.
  */
@@ -218,7 +222,8 @@ export async function fanOutStep(
 ): Promise<{ reports: ShardReport[]; late: MetricReading['unreadable'] }> {
   await fanOut.queue.send(messages);
   const tasks = messages.map((message) => message.task);
-  const deadline = now() + fanOut.waitMs;
+  const sentAt = now();
+  const deadline = fanOut.waitUntil;
   const at = tasks[0]?.at ?? 0;
   let reports = await fanOut.findings.reportsOf(at, tasks.length);
   while (reports.length < tasks.length && now() < deadline) {
@@ -230,7 +235,7 @@ export async function fanOutStep(
     .filter((t) => !reported.has(t.shard))
     .map((t) => ({
       clusters: shardClusters(t),
-      error: `shard ${t.shard + 1} of ${t.shards} did not report within ${Math.round(fanOut.waitMs / 1000)} s`,
+      error: `shard ${t.shard + 1} of ${t.shards} did not report within ${Math.round(Math.max(0, deadline - sentAt) / 1000)} s`,
     }));
   return { reports, late };
 }

@@ -1,5 +1,6 @@
 import { SentinelError } from '../errors.ts';
 import { behindClock, claimableStep } from './event-time.ts';
+import type { UnfinishedStep } from './ports.ts';
 
 /** The step cursor as a ledger keeps it: which step is claimed, by whom and until when, and which step is done. */
 export interface StepCursor {
@@ -74,5 +75,17 @@ export class StepQuarantinedError extends SentinelError {
     options?: { cause?: unknown },
   ) {
     super(`step ${new Date(step).toISOString()} cannot be applied and is quarantined: ${reason}`, options);
+  }
+}
+
+/**
+ * A step whose incidents were not all saved before the invocation's time ran out: its outcome is committed, its
+ * notifications are queued (and delivered), and the next claim saves the rest from the last mark. Not a failure.
+ */
+export class StepUnfinishedError extends SentinelError {
+  constructor(readonly unfinished: UnfinishedStep) {
+    super(
+      `step ${new Date(unfinished.step).toISOString()} saved ${unfinished.saved} of its ${unfinished.changed} changed incidents before the time ran out; the next poll saves the rest`,
+    );
   }
 }

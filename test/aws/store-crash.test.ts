@@ -164,17 +164,51 @@ describe('a step whose writer dies after committing it', () => {
     const writtenBeforeDeath = openWrites;
 
     now += 120_000;
-    let resumedWrites = 0;
-    const counting: FaultPlan = (request) => {
-      if (request.Item?.pk === PARTITION.open) resumedWrites++;
-      return undefined;
-    };
-    const retry = dynamoDbStores({ client: faultyClients(counting)(), table: TABLE, now: () => now });
+    const resumed = openWriteCount();
+    const retry = dynamoDbStores({ client: faultyClients(resumed.plan)(), table: TABLE, now: () => now });
     const claim = await retry.ledger.claimStep(at, 'first-retry', now + 60_000);
     const open = new Set((await retry.incidents.openIncidents()).map((i) => i.id));
 
-    expect([claim, resumedWrites, incidents.every((i) => open.has(i.id))]).toEqual(['done', 50, true]);
+    expect([claim, resumed.writes(), incidents.every((i) => open.has(i.id))]).toEqual(['done', 50, true]);
     expect(writtenBeforeDeath).toBeGreaterThan(INCIDENTS_PER_MARK);
+  });
+
+  it('stops at the mark after its time runs out, and the next poll saves only the rest', async () => {
+    let now = Date.parse('2026-11-20T13:30:00Z');
+    const at = now - 180_000;
+    const writeUntil = now + 10_000;
+    const incidents = Array.from({ length: INCIDENTS_PER_MARK + 50 }, (_, i) =>
+      openIncident(`fleet-${i}`, 'webhook-blackhole', 0, { id: `fleet-${i}/webhook-blackhole/${at}` }),
+    );
+    // The time runs out while the first batch is written: that batch is finished and marked, and no other begins.
+    let openWrites = 0;
+    const slowing: FaultPlan = (request) => {
+      if (request.Item?.pk === PARTITION.open && ++openWrites === 100) now = writeUntil;
+      return undefined;
+    };
+    const writer = dynamoDbStores({ client: faultyClients(slowing)(), table: TABLE, now: () => now });
+    expect(await writer.ledger.claimStep(at, 'first', now + 60_000)).toBe('claimed');
+    const stopped = await writer.ledger
+      .recordStep({ at, changed: incidents, notifications: [] }, 'first', undefined, writeUntil)
+      .catch((error: unknown) => error);
+    const writtenInTime = openWrites;
+
+    now += 1_000;
+    const resumed = openWriteCount();
+    const next = dynamoDbStores({ client: faultyClients(resumed.plan)(), table: TABLE, now: () => now });
+    const claim = await next.ledger.claimStep(at + 60_000, 'second', now + 60_000);
+    const open = new Set((await next.incidents.openIncidents()).map((i) => i.id));
+
+    expect(stopped).toMatchObject({
+      name: 'StepUnfinishedError',
+      unfinished: { step: at, saved: INCIDENTS_PER_MARK, changed: incidents.length },
+    });
+    expect([writtenInTime, claim, resumed.writes(), incidents.every((i) => open.has(i.id))]).toEqual([
+      INCIDENTS_PER_MARK,
+      'claimed',
+      50,
+      true,
+    ]);
   });
 
   it('is rolled forward from parts when an earlier release wrote a small outcome in parts', async () => {
@@ -202,4 +236,16 @@ describe('a step whose writer dies after committing it', () => {
 async function pendingAt(stores: ReturnType<typeof dynamoDbStores>, at: number): Promise<string[]> {
   const pending = await stores.outbox.pending();
   return pending.map((p) => p.notification.id).filter((id) => id.startsWith(isoSeconds(at)));
+}
+
+/** A fault plan that only counts the writes into `OPEN`: how many incidents a roll-forward saved. */
+function openWriteCount(): { readonly plan: FaultPlan; writes(): number } {
+  let writes = 0;
+  return {
+    plan: (request) => {
+      if (request.Item?.pk === PARTITION.open) writes++;
+      return undefined;
+    },
+    writes: () => writes,
+  };
 }

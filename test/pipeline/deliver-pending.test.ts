@@ -6,7 +6,7 @@ import { memoryStores } from '../../shared/pipeline/memory-stores.ts';
 import { deliverPending, runPoll } from '../../shared/pipeline/poll.ts';
 import type { AfterQueued, PendingNotification, StepOutcome } from '../../shared/pipeline/ports.ts';
 import { isoSeconds } from '../../shared/time.ts';
-import { defaultRuleSet, notificationAt, openIncident } from '../support/engine-fixtures.ts';
+import { defaultRuleSet, notificationAt, openIncident, pagedAt } from '../support/engine-fixtures.ts';
 
 /** An outbox whose bookkeeping fails right after SNS accepted the message. */
 class ForgetfulOutbox extends MemoryOutbox {
@@ -144,5 +144,62 @@ describe('runPoll', () => {
     const report = await runPoll({ ...quiet, ...stores, ledger, outbox, notifier: collecting(published) }, now());
 
     expect([report.created, report.delivered.map((n) => n.id), published]).toEqual([[], [page.id], [page.id]]);
+  });
+
+  it('pages, records its poll and returns when its time runs out saving the step; the next poll saves the rest', async () => {
+    let clock = now();
+    const stores = memoryStores(() => clock);
+    const at = now();
+    const fleet = Array.from({ length: 300 }, (_, i) => `fleet-${i}`);
+    const incidents = fleet.map((cluster) => pagedAt(openIncident(cluster, 'webhook-blackhole', 0), 0));
+    // The step pages a fleet outage and opens an incident on each of 300 clusters.
+    const ledger = {
+      claimStep: stores.ledger.claimStep.bind(stores.ledger),
+      recordStep: (outcome: StepOutcome, owner: string, afterQueued?: AfterQueued, writeUntil?: number) =>
+        stores.ledger.recordStep(
+          outcome.at === at ? { ...outcome, notifications: [page], changed: incidents } : outcome,
+          owner,
+          afterQueued,
+          writeUntil,
+        ),
+    };
+    const published: string[] = [];
+    const fleetPlan = buildPlan({ ruleSet: defaultRuleSet(), clusters: fleet, maintenance: [], stepSeconds: 60 });
+    // A lease longer than a minute: the next poll takes the step only because the first let go of it.
+    const deps = {
+      ...quiet,
+      ...stores,
+      plan: fleetPlan,
+      ledger,
+      notifier: collecting(published),
+      now: () => clock,
+      leaseMs: 120_000,
+    };
+
+    const first = await runPoll({ ...deps, writeUntil: clock }, at);
+    const openAfterFirst = (await stores.incidents.openIncidents()).length;
+    clock += 60_000;
+    // The next poll has no time either: its roll-forward stops, and it does not evaluate its own step.
+    const second = await runPoll({ ...deps, owner: 'second', writeUntil: clock }, at + 60_000);
+    clock += 60_000;
+    const third = await runPoll({ ...deps, owner: 'third' }, at + 120_000);
+    const openAfterThird = (await stores.incidents.openIncidents()).length;
+    const { polls } = await stores.activityLog.activityBetween(at, at + 120_001);
+
+    const stopped = { step: at, saved: 0, changed: 300 };
+    expect([first.unfinished, second.claim, second.unfinished, third.claim]).toEqual([
+      stopped,
+      'busy',
+      stopped,
+      'claimed',
+    ]);
+    expect(polls.map((p) => [p.claim, p.unfinishedStep, p.error])).toEqual([
+      ['claimed', stopped, undefined],
+      ['busy', stopped, undefined],
+      ['claimed', undefined, undefined],
+    ]);
+    // The later steps say what they say of 300 open incidents; what matters is that no page goes out twice.
+    const pages = published.filter((id) => id.includes('/page/'));
+    expect([pages, openAfterFirst, openAfterThird]).toEqual([[page.id], 0, 300]);
   });
 });

@@ -44,7 +44,7 @@ function memoryFanOut(answer: (findings: MemoryShardFindings, tasks: ShardTask[]
     queue: { ...SQS_SHARD_MESSAGE, send: async (messages) => answer(findings, tasksOf(messages)) },
     findings,
     shardSize: 3,
-    waitMs: 5_000,
+    waitUntil: 5_000,
     checkEveryMs: 1_000,
     sleep: async (ms) => {
       clock += ms;
@@ -223,7 +223,7 @@ describe('a poll that fans out its step', () => {
       },
       findings,
       shardSize: shardSize ?? 0,
-      waitMs: 5_000,
+      waitUntil: startedAt + 5_000,
       checkEveryMs: 1_000,
       sleep: async () => {},
     };

@@ -157,6 +157,11 @@ export interface PipelineHealth {
   /** Polls that evaluated their step; the rest found it done or held by another invocation. */
   readonly evaluated: number;
   readonly failed: number;
+  /**
+   * Polls that ran out of time saving a step's incidents and left the rest to the next poll (`unfinishedStep` in
+   * their records): a fleet outage's writes at DynamoDB's partition line. Absent when none.
+   */
+  readonly outOfTime?: number;
   readonly late: number;
   readonly maxLateMs: number;
   readonly firstPollAt?: string;

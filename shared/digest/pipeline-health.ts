@@ -51,6 +51,7 @@ export function pipelineHealth(input: PipelineInput): PipelineHealth {
   const clusterReads = polls.reduce((sum, p) => sum + p.polled, 0);
   const unreadableClusters = polls.reduce((sum, p) => sum + p.unreadableClusters, 0);
   const failed = polls.filter((p) => p.error !== undefined).length;
+  const outOfTime = polls.filter((p) => p.unfinishedStep !== undefined).length;
   const blind = [...new Set(polls.flatMap((p) => p.blindTripwires ?? []))].sort();
   const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
   const problems = input.wholeWeek
@@ -78,6 +79,7 @@ export function pipelineHealth(input: PipelineInput): PipelineHealth {
     ...(problems.length > 0 && { degraded: problems.join('; ') }),
     evaluated: polls.filter((p) => p.claim === 'claimed').length,
     failed,
+    ...(outOfTime > 0 && { outOfTime }),
     late: polls.filter((p) => p.lateMs > input.lateMs).length,
     maxLateMs: polls.reduce((max, p) => Math.max(max, p.lateMs), 0),
     ...(first !== undefined && { firstPollAt: isoSeconds(first) }),

@@ -320,6 +320,14 @@ function pipeline(digest: Digest): string[] {
       INDENT,
     ),
   ];
+  if (health.outOfTime) {
+    lines.push(
+      ...wrap(
+        `${plural(health.outOfTime, 'poll')} ran out of time saving a step's incidents and left the rest to the next poll, which saved them first: a fleet outage's writes, paced to DynamoDB's partition line (docs/resilience.md).`,
+        INDENT,
+      ),
+    );
+  }
   if (health.firstPollAt && health.lastPollAt) {
     const gap = health.longestGap
       ? `; longest gap ${formatMinutes(health.longestGap.ms)}, from ${formatLocal(Date.parse(health.longestGap.from), zone)} to ${formatLocal(Date.parse(health.longestGap.to), zone)}`

@@ -220,6 +220,21 @@ describe('the digest of a week', () => {
     ]);
   });
 
+  it('says how many polls ran out of time saving a step, and says nothing of it in a week without one', () => {
+    const polls = pollsBetween(WEEK.from, WEEK.to);
+    const unfinishedStep = { step: WEEK.from, saved: 4_000, changed: 10_000 };
+    const outOfTime = polls.map((poll, i) => (i < 2 ? { ...poll, unfinishedStep } : poll));
+
+    const digest = digestOf({ ...NO_ACTIVITY, polls: outOfTime });
+    const quiet = digestOf({ ...NO_ACTIVITY, polls });
+
+    expect([digest.pipeline.outOfTime, quiet.pipeline.outOfTime]).toEqual([2, undefined]);
+    expect(flowing(renderDigest(digest).bodies.email)).toContain(
+      "2 polls ran out of time saving a step's incidents and left the rest to the next poll, which saved them first",
+    );
+    expect(renderDigest(quiet).bodies.email).not.toContain('ran out of time');
+  });
+
   it('lists the notifications that needed retries, and those never delivered', () => {
     const incident = incidentOf({ cluster: 'prod-a', rule: 'node-churn', openedAt: isoMinute(10) });
     const retried = openedWith(incident, { attempts: 3, lastError: 'ThrottledException: Rate exceeded' });

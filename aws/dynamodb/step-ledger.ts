@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../shared/engine/notification.ts';
-import { type Application, applyStep, batchesEndingBy, INCIDENTS_PER_MARK } from '../../shared/pipeline/apply-step.ts';
+import { type Application, applyStep, INCIDENTS_PER_MARK } from '../../shared/pipeline/apply-step.ts';
 import type {
   AfterQueued,
   IncidentRepository,
@@ -127,12 +127,10 @@ export class DynamoDbStepLedger implements StepLedger {
     writeUntil: number | undefined,
   ): Promise<void> {
     try {
-      await this.apply(
-        outcome,
-        writeUntil === undefined
-          ? application
-          : { ...application, inTime: batchesEndingBy(writeUntil, () => this.table.now()) },
-      );
+      await this.apply(outcome, {
+        ...application,
+        ...(writeUntil !== undefined && { writeUntil: { at: writeUntil, now: () => this.table.now() } }),
+      });
     } catch (error) {
       // A lease that cannot be let go runs out on its own, a minute after the claim at most: the next poll may find
       // the step busy once, and nothing is lost, so a failure here must not turn the stop into a failed poll.

@@ -9,9 +9,9 @@ import { StepUnfinishedError } from './step-claim.ts';
 export const INCIDENTS_PER_MARK = 250;
 
 /**
- * `Application.inTime` for saving until `writeUntil`: true while the next batch, if it takes as long as the longest
- * one so far, ends before then. It is asked before each batch, so the time between two askings is a batch's, which
- * the partition line a table holds (or a throttled one) decides.
+ * Whether there is time for another batch before `writeUntil`: true while the next batch, if it takes as long as the
+ * longest one so far, ends before then. It is asked before each batch, so the time between two askings is a batch's,
+ * which the partition line a table holds (or a throttled one) decides.
  */
 export function batchesEndingBy(writeUntil: number, now: () => number): () => boolean {
   let asked: number | undefined;
@@ -35,11 +35,12 @@ export interface Application {
   /** How many incidents are saved between two marks: `INCIDENTS_PER_MARK` unless the store says otherwise. */
   readonly incidentsPerMark?: number;
   /**
-   * Whether there is time to save another batch of incidents. When there is not, the saving stops at a mark with a
-   * StepUnfinishedError, and the next claim rolls the step forward from there: an invocation that stops on its own
-   * records its poll and lets go of the step, where one cut off by its timeout would do neither.
+   * Until when incidents may be saved, on the ledger's clock. A batch starts only if it would end by then
+   * (`batchesEndingBy`); otherwise the saving stops at a mark with a StepUnfinishedError, and the next claim rolls the
+   * step forward from there: an invocation that stops on its own records its poll and lets go of the step, where one
+   * cut off by its timeout would do neither.
    */
-  readonly inTime?: () => boolean;
+  readonly writeUntil?: { readonly at: number; readonly now: () => number };
 }
 
 /**
@@ -62,8 +63,10 @@ export async function applyStep(
   if (!application.saved) await parts.outbox.enqueue(outcome.notifications);
   await application.afterQueued?.(outcome.notifications);
   const { changed, at } = outcome;
+  const { writeUntil } = application;
+  const inTime = writeUntil && batchesEndingBy(writeUntil.at, writeUntil.now);
   for (let saved = application.saved ?? 0; saved < changed.length; ) {
-    if (application.inTime?.() === false) throw new StepUnfinishedError({ step: at, saved, changed: changed.length });
+    if (inTime?.() === false) throw new StepUnfinishedError({ step: at, saved, changed: changed.length });
     const batch = changed.slice(saved, saved + (application.incidentsPerMark ?? INCIDENTS_PER_MARK));
     await parts.incidents.save(batch, at);
     saved += batch.length;

@@ -1,5 +1,5 @@
 import type { Notification } from '../engine/notification.ts';
-import { type Application, applyStep, batchesEndingBy } from './apply-step.ts';
+import { type Application, applyStep } from './apply-step.ts';
 import { behindClock } from './event-time.ts';
 import type { AfterQueued, IncidentRepository, Outbox, StepClaim, StepLedger, StepOutcome } from './ports.ts';
 import { afterRollForward, ruleOnClaim, type StepCursor, StepUnfinishedError } from './step-claim.ts';
@@ -54,7 +54,7 @@ export class MemoryStepLedger implements StepLedger {
         markSaved: async (marked) => {
           saved = marked;
         },
-        ...(writeUntil !== undefined && { inTime: batchesEndingBy(writeUntil, this.now) }),
+        ...(writeUntil !== undefined && { writeUntil: { at: writeUntil, now: this.now } }),
       });
     } catch (error) {
       if (error instanceof StepUnfinishedError) {
